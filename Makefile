@@ -1,0 +1,40 @@
+# adfort — set-up, demo and tests.  Every install step lives here so that a
+# fresh machine passes `make demo` and `make test` with nothing done by hand.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEMO   := build/demo
+
+.PHONY: setup gfortran demo test bench clean
+
+setup: $(VENV)/.installed gfortran
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+gfortran:
+	@command -v gfortran >/dev/null 2>&1 || { \
+	  echo "installing gfortran (Debian package)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq gfortran >/dev/null; }
+
+# Differentiate the bundled ocean equation-of-state example, compile the
+# adjoint with a driver and print the gradient next to finite differences.
+demo: setup
+	@mkdir -p $(DEMO)
+	$(BIN)/adfort diff examples/seawater.f90 --dep rho --indep temp,salt -o $(DEMO)/seawater_ad.f90
+	cd $(DEMO) && gfortran -O2 -o demo ../../examples/seawater.f90 seawater_ad.f90 ../../examples/demo_driver.f90
+	$(DEMO)/demo
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/python scripts/benchmark.py
+
+clean:
+	rm -rf build $(VENV) *.egg-info

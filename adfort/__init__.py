@@ -1,0 +1,17 @@
+"""adfort: source-to-source reverse-mode automatic differentiation for Fortran."""
+
+__version__ = "0.1.0"
+
+from adfort.errors import AdfortError  # noqa: E402
+from adfort.schedules import (  # noqa: E402
+    ADReversalSchedule, JointReversalSchedule, LinkReversalSchedule,
+    SplitReversalSchedule)
+from adfort.transformations import (  # noqa: E402
+    ADReverseAssignmentTrans, ADReverseContainerTrans, ADReverseOperationTrans,
+    ADReverseRoutineTrans)
+
+__all__ = [
+    "ADReversalSchedule", "ADReverseAssignmentTrans", "ADReverseContainerTrans",
+    "ADReverseOperationTrans", "ADReverseRoutineTrans", "AdfortError",
+    "JointReversalSchedule", "LinkReversalSchedule", "SplitReversalSchedule",
+    "__version__"]

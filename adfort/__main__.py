@@ -1,0 +1,5 @@
+"""``python -m adfort`` runs the command-line interface."""
+
+from adfort.cli import main
+
+main()

@@ -1,0 +1,113 @@
+"""Activity analysis: which variables carry derivatives.
+
+A variable is *varied* when its value depends differentiably on an
+independent, *useful* when a dependent depends differentiably on it.  Only
+variables that are both (plus the dependents and independents themselves,
+whose adjoints are arguments) get an adjoint.  The analysis is
+flow-insensitive, so it over-approximates: an extra adjoint costs a little
+work, a missing one a wrong derivative.
+"""
+
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, BinaryOperation, IntrinsicCall, Literal,
+    Reference, UnaryOperation)
+from psyclone.psyir.symbols import DataSymbol, ScalarType
+
+from adfort import rules
+
+_DIFFERENTIABLE_BINARY = {"ADD", "SUB", "MUL", "DIV", "POW"}
+_DIFFERENTIABLE_UNARY = {"MINUS", "PLUS"}
+
+
+def operation_name(node):
+    """The rules-table key of an operation node (``"MUL"``, ``"SIN"``…)."""
+    if isinstance(node, (BinaryOperation, UnaryOperation)):
+        return node.operator.name
+    if isinstance(node, IntrinsicCall):
+        return node.intrinsic.name
+    return None
+
+
+def operands(node):
+    """The argument expressions of an operation node, in order."""
+    if isinstance(node, IntrinsicCall):
+        return list(node.arguments)
+    return list(node.children)
+
+
+def is_real(symbol):
+    """Whether `symbol` is a real (floating-point) variable."""
+    dtype = getattr(symbol, "datatype", None)
+    return (isinstance(symbol, DataSymbol) and
+            getattr(dtype, "intrinsic", None) == ScalarType.Intrinsic.REAL)
+
+
+def differentiable_args(node):
+    """The indices of `node`'s operands through which derivatives flow.
+
+    Comparisons and logical operators pass none; operations missing from
+    the rules table are reported by the fence before we get here.
+    """
+    name = operation_name(node)
+    if isinstance(node, BinaryOperation) and name not in _DIFFERENTIABLE_BINARY:
+        return []
+    if isinstance(node, UnaryOperation) and name not in _DIFFERENTIABLE_UNARY:
+        return []
+    args = operands(node)
+    rule = rules.RULES.get(name)
+    if rule is None:
+        return []
+    if callable(rule) and not isinstance(rule, tuple):
+        return [0] if args else []
+    if isinstance(rule, rules.Variadic):
+        return list(range(len(args)))
+    return [i for i in range(len(args)) if i < len(rule) and rule[i] is not None]
+
+
+def differentiable_references(expr):
+    """Yield the References in `expr` through which a derivative can flow.
+
+    Array indices, kind arguments and arguments of piecewise-constant
+    intrinsics are skipped.
+    """
+    if isinstance(expr, Literal):
+        return
+    if isinstance(expr, Reference) and type(expr) in (Reference, ArrayReference):
+        if is_real(expr.symbol):
+            yield expr
+        return
+    if isinstance(expr, (BinaryOperation, UnaryOperation, IntrinsicCall)):
+        args = operands(expr)
+        for i in differentiable_args(expr):
+            yield from differentiable_references(args[i])
+
+
+def active_variables(routine, dependents, independents):
+    """Return the lower-case names of the variables that need an adjoint.
+
+    :param routine: the PSyIR Routine.
+    :param dependents: names of the dependent variables.
+    :param independents: names of the independent variables.
+    """
+    assignments = [a for a in routine.walk(Assignment)]
+    edges = []  # (target name, source names)
+    for assign in assignments:
+        if not is_real(assign.lhs.symbol):
+            continue
+        sources = {r.symbol.name.lower() for r in differentiable_references(assign.rhs)}
+        edges.append((assign.lhs.symbol.name.lower(), sources))
+
+    varied = {n.lower() for n in independents}
+    useful = {n.lower() for n in dependents}
+    changed = True
+    while changed:
+        changed = False
+        for target, sources in edges:
+            if target not in varied and sources & varied:
+                varied.add(target)
+                changed = True
+            if target in useful and not sources <= useful:
+                useful |= sources
+                changed = True
+    return (varied & useful) | {n.lower() for n in dependents} | \
+        {n.lower() for n in independents}

@@ -1,0 +1,110 @@
+"""The ``adfort`` command line."""
+
+import os
+import sys
+import tempfile
+import traceback
+
+import click
+
+from adfort import __version__
+from adfort.api import differentiate_file
+from adfort.errors import AdfortError
+from adfort.schedules import SCHEDULES
+
+
+def _names(values):
+    """Flatten repeated and comma-separated option values."""
+    names = []
+    for value in values:
+        names.extend(n.strip() for n in value.split(",") if n.strip())
+    return names
+
+
+def _write_atomically(path, text):
+    """Write `text` to `path` only once it is complete (no partial files)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, tmp = tempfile.mkstemp(dir=directory, prefix=".adfort-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="adfort")
+def main():
+    """adfort: reverse-mode automatic differentiation of Fortran."""
+
+
+@main.command(epilog="""\b
+Example:
+  adfort diff eos.f90 --dep rho --indep temp,salt -o eos_ad.f90
+  gfortran -c eos.f90 eos_ad.f90
+\b
+For a routine r of module m the output defines module m_ad with r_rec,
+r_ret and r_rev; call r_rev(args...) where each --dep/--indep argument is
+followed by its adjoint <name>_adj.""")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--dep", "deps", multiple=True, metavar="NAME[,NAME…]",
+              help="Dependent variable(s): the outputs to differentiate. Repeatable.")
+@click.option("--indep", "indeps", multiple=True, metavar="NAME[,NAME…]",
+              help="Independent variable(s): the inputs to differentiate with "
+                   "respect to. Repeatable.")
+@click.option("--routine", help="Routine to differentiate (default: the only "
+                                 "routine whose arguments include all the variables).")
+@click.option("-o", "--output", metavar="OUT",
+              help="Output file ('-' for standard output; default <stem>_ad.f90 "
+                   "in the current directory).")
+@click.option("--schedule", type=click.Choice(sorted(SCHEDULES)), default="split",
+              show_default=True, help="Reversal schedule for called routines.")
+@click.option("--jacobian", is_flag=True, help="Also generate r_jacobian.")
+@click.option("--verbose", is_flag=True,
+              help="Comment each adjoint block with the statement it reverses.")
+@click.option("--no-simplify", is_flag=True, help="Do not simplify generated expressions.")
+@click.option("--simplify-n-times", type=click.IntRange(min=0), default=5,
+              show_default=True, help="Passes of simplification.")
+@click.option("--no-inline-operation-adjoints", is_flag=True,
+              help="Keep every op_adj temporary instead of substituting single-use ones.")
+def diff(file, deps, indeps, routine, output, schedule, jacobian, verbose,
+         no_simplify, simplify_n_times, no_inline_operation_adjoints):
+    """Differentiate FILE in reverse mode and write the adjoint Fortran."""
+    options = {
+        "jacobian": jacobian,
+        "verbose": verbose,
+        "simplify": not no_simplify,
+        "simplify_n_times": simplify_n_times,
+        "inline_operation_adjoints": not no_inline_operation_adjoints,
+    }
+    try:
+        dependents, independents = _names(deps), _names(indeps)
+        if not dependents:
+            raise AdfortError("no dependent variable: name at least one with --dep")
+        if not independents:
+            raise AdfortError("no independent variable: name at least one with --indep")
+        if output is None:
+            output = os.path.splitext(os.path.basename(file))[0] + "_ad.f90"
+        if output != "-" and os.path.exists(file) and os.path.exists(output) \
+                and os.path.samefile(file, output):
+            raise AdfortError(f"the output file '{output}' is the input file: choose "
+                              "another with -o")
+        text, _, _ = differentiate_file(file, dependents, independents,
+                                        SCHEDULES[schedule](), routine, options)
+        if output == "-":
+            click.echo(text, nl=False)
+        else:
+            _write_atomically(output, text)
+    except AdfortError as err:
+        click.echo(f"adfort: error: {err}", err=True)
+        sys.exit(1)
+    except Exception as err:  # never show users a traceback
+        if os.environ.get("ADFORT_DEBUG"):
+            traceback.print_exc()
+        click.echo(f"adfort: internal error: {type(err).__name__}: {err}\n"
+                   "This is a bug in adfort; please report it with the input file "
+                   "(set ADFORT_DEBUG=1 for details).", err=True)
+        sys.exit(2)

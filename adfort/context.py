@@ -1,0 +1,111 @@
+"""State shared by the transformations of one routine."""
+
+from psyclone.psyir.nodes import Reference
+from psyclone.psyir.symbols import AutomaticInterface, DataSymbol
+
+from adfort import naming
+from adfort.exprs import real_type
+
+DEFAULT_OPTIONS = {
+    "jacobian": False,
+    "verbose": False,
+    "simplify": True,
+    "simplify_n_times": 5,
+    "inline_operation_adjoints": True,
+}
+
+
+def checked_options(options):
+    """Return `options` merged over the defaults, rejecting unknown keys."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(DEFAULT_OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown option(s) {', '.join(unknown)}; "
+                         f"known: {', '.join(DEFAULT_OPTIONS)}")
+    merged = dict(DEFAULT_OPTIONS)
+    merged.update(options)
+    if int(merged["simplify_n_times"]) < 0:
+        raise ValueError("'simplify_n_times' must be >= 0")
+    return merged
+
+
+class ADContext:
+    """What the statement transformations of one routine share.
+
+    :param table: the symbol table of the working copy of the routine.
+    :param active: lower-case names of the variables that need an adjoint.
+    :param options: the checked transformation options.
+    :param taken: further names generated names must avoid (those visible
+        from the enclosing module, sibling routines…).
+    :param filename: the source file, for messages.
+    """
+
+    def __init__(self, table, active, options, taken=(), filename=None):
+        self.table = table
+        self.options = options
+        self.taken = set(taken)
+        self.filename = filename
+        self.adjoints = {}     # primal lower name -> adjoint DataSymbol
+        self._op_adjoints = {}  # kind text -> [DataSymbol]
+        self._op_in_use = {}
+        for name in sorted(active):
+            primal = table.lookup(name)
+            adj_name = naming.unique(table, naming.adjoint(primal.name), self.taken)
+            symbol = DataSymbol(adj_name, primal.datatype.copy(),
+                                interface=AutomaticInterface())
+            table.add(symbol)
+            self.adjoints[name] = symbol
+
+    def adjoint_symbol(self, symbol):
+        """The adjoint DataSymbol of primal `symbol`, or None if inactive."""
+        return self.adjoints.get(symbol.name.lower())
+
+    def is_active(self, reference):
+        """Whether `reference` refers to a variable with an adjoint."""
+        return (isinstance(reference, Reference) and
+                reference.symbol.name.lower() in self.adjoints)
+
+    def is_adjoint_or_temporary(self, symbol):
+        """Whether `symbol` was generated to hold an adjoint value."""
+        if symbol in self.adjoints.values():
+            return True
+        return any(symbol in pool for pool in self._op_adjoints.values())
+
+    def start_statement(self):
+        """Make every operation-adjoint temporary free for reuse."""
+        self._op_in_use = {}
+
+    def scratch_operation_adjoint(self, kind):
+        """Return a new, undeclared operation-adjoint temporary.
+
+        Scratch temporaries get their final names from
+        :meth:`name_operation_adjoints` once inlining has removed those
+        that are not needed, so the names that remain are consecutive.
+        """
+        return DataSymbol(naming.OPERATION_ADJOINT, real_type(kind),
+                          interface=AutomaticInterface())
+
+    def name_operation_adjoints(self, statements, scratch):
+        """Bind the scratch temporaries left in `statements` to declared ones."""
+        self.start_statement()
+        mapping = {}
+        for stmt in statements:
+            for ref in stmt.walk(Reference):
+                if ref.symbol in scratch:
+                    if ref.symbol not in mapping:
+                        mapping[ref.symbol] = self.operation_adjoint(
+                            ref.symbol.datatype.precision)
+                    ref.symbol = mapping[ref.symbol]
+
+    def operation_adjoint(self, kind):
+        """Return a free operation-adjoint temporary of real kind `kind`."""
+        key = str(kind)
+        pool = self._op_adjoints.setdefault(key, [])
+        used = self._op_in_use.get(key, 0)
+        if used == len(pool):
+            name = naming.unique(self.table, naming.OPERATION_ADJOINT, self.taken)
+            symbol = DataSymbol(name, real_type(kind), interface=AutomaticInterface())
+            self.table.add(symbol)
+            pool.append(symbol)
+        self._op_in_use[key] = used + 1
+        return pool[used]

@@ -1,0 +1,54 @@
+"""Errors adfort reports to its users, each naming where and what."""
+
+
+class AdfortError(Exception):
+    """A problem with the user's input or request, reported without a traceback.
+
+    :param str message: what is wrong and what to do about it.
+    :param str location: ``file:line`` (or just ``file``) the problem is at.
+    """
+
+    def __init__(self, message, location=None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self):
+        if self.location:
+            return f"{self.location}: {self.message}"
+        return self.message
+
+
+def node_line(node):
+    """Return the source line number of the statement holding `node`, or None.
+
+    :param node: a PSyIR node read by FortranReader.
+    """
+    while node is not None:
+        ast = getattr(node, "ast", None)
+        item = getattr(ast, "item", None)
+        span = getattr(item, "span", None)
+        if span:
+            return span[0]
+        node = node.parent
+    return None
+
+
+def where(node, filename=None):
+    """Return ``file:line`` for `node` (the line part only when known).
+
+    :param node: a PSyIR node.
+    :param str filename: the source file; found from the tree when None.
+    """
+    if filename is None:
+        filename = source_name(node)
+    line = node_line(node)
+    if filename and line:
+        return f"{filename}:{line}"
+    return filename or (f"line {line}" if line else None)
+
+
+def source_name(node):
+    """Return the source file name recorded on the tree (set by the frontend)."""
+    root = node.root if node is not None else None
+    return getattr(root, "adfort_filename", None)

@@ -1,0 +1,162 @@
+"""A small algebra over PSyIR expressions, so rules read like formulas.
+
+``E`` wraps a PSyIR expression node; Python operators build new PSyIR
+operations from copies of their operands, so one ``E`` may be used many
+times.  Python numbers become literals: ``int`` an integer literal, ``float``
+a real literal of the kind the expression carries (``E.kind``), so that
+``log(10.0)`` in a rule for a ``real(wp)`` argument is written ``LOG(10.0_wp)``.
+"""
+
+from decimal import Decimal
+
+from psyclone.psyir.nodes import (
+    BinaryOperation, DataNode, IntrinsicCall, Literal, Reference, UnaryOperation)
+from psyclone.psyir.symbols import DataSymbol, ScalarType
+
+INTEGER_TYPE = ScalarType(ScalarType.Intrinsic.INTEGER, ScalarType.Precision.UNDEFINED)
+BinOp = BinaryOperation.Operator
+UnOp = UnaryOperation.Operator
+Intrinsic = IntrinsicCall.Intrinsic
+
+
+def real_kind(node):
+    """Return the precision of the first real-typed leaf of `node`, or None.
+
+    :param node: a PSyIR expression (or a DataSymbol).
+    """
+    if isinstance(node, DataSymbol):
+        dtype = node.datatype
+        if isinstance(dtype, ScalarType) or hasattr(dtype, "intrinsic"):
+            if getattr(dtype, "intrinsic", None) == ScalarType.Intrinsic.REAL:
+                return getattr(dtype, "precision", None)
+        return None
+    for leaf in node.walk((Reference, Literal)):
+        if isinstance(leaf, Literal):
+            if leaf.datatype.intrinsic == ScalarType.Intrinsic.REAL:
+                return leaf.datatype.precision
+        elif isinstance(leaf.symbol, DataSymbol):
+            kind = real_kind(leaf.symbol)
+            if kind is not None:
+                return kind
+    return None
+
+
+def real_type(kind):
+    """Return the scalar real datatype of precision `kind` (default if None)."""
+    if kind is None:
+        kind = ScalarType.Precision.UNDEFINED
+    if isinstance(kind, DataNode):
+        kind = kind.copy()
+    return ScalarType(ScalarType.Intrinsic.REAL, kind)
+
+
+def real_literal(value, kind=None):
+    """Return a real PSyIR literal for the non-negative number `value`."""
+    text = format(Decimal(repr(float(value))) if isinstance(value, float)
+                  else Decimal(value), "f")
+    if "." not in text:
+        text += ".0"
+    return Literal(text, real_type(kind))
+
+
+def int_literal(value):
+    """Return an integer PSyIR literal for the non-negative int `value`."""
+    return Literal(str(value), INTEGER_TYPE)
+
+
+class E:
+    """A PSyIR expression with arithmetic operators.
+
+    :param node: the PSyIR node (not copied; the caller hands it over).
+    :param kind: the real precision for float constants combined with it.
+    """
+
+    def __init__(self, node, kind=None):
+        self.node = node
+        self.kind = kind if kind is not None else real_kind(node)
+
+    def copy(self):
+        """Return a fresh copy of the wrapped node."""
+        return self.node.copy()
+
+    def _lift(self, other):
+        if isinstance(other, E):
+            return other
+        if isinstance(other, bool):
+            raise TypeError("booleans are not expressions")
+        if isinstance(other, int):
+            node = int_literal(abs(other))
+        elif isinstance(other, float):
+            node = real_literal(abs(other), self.kind)
+        else:
+            return E(other)
+        if other < 0:
+            node = UnaryOperation.create(UnOp.MINUS, node)
+        return E(node, self.kind)
+
+    def _binary(self, op, other, reflected=False):
+        other = self._lift(other)
+        left, right = (other, self) if reflected else (self, other)
+        kind = self.kind if self.kind is not None else other.kind
+        return E(BinaryOperation.create(op, left.copy(), right.copy()), kind)
+
+    def __add__(self, o): return self._binary(BinOp.ADD, o)
+    def __radd__(self, o): return self._binary(BinOp.ADD, o, True)
+    def __sub__(self, o): return self._binary(BinOp.SUB, o)
+    def __rsub__(self, o): return self._binary(BinOp.SUB, o, True)
+    def __mul__(self, o): return self._binary(BinOp.MUL, o)
+    def __rmul__(self, o): return self._binary(BinOp.MUL, o, True)
+    def __truediv__(self, o): return self._binary(BinOp.DIV, o)
+    def __rtruediv__(self, o): return self._binary(BinOp.DIV, o, True)
+    def __pow__(self, o): return self._binary(BinOp.POW, o)
+    def __gt__(self, o): return self._binary(BinOp.GT, o)
+    def __ge__(self, o): return self._binary(BinOp.GE, o)
+    def __lt__(self, o): return self._binary(BinOp.LT, o)
+    def __le__(self, o): return self._binary(BinOp.LE, o)
+
+    def __neg__(self):
+        return E(UnaryOperation.create(UnOp.MINUS, self.copy()), self.kind)
+
+    def __and__(self, o):
+        return self._binary(BinOp.AND, o)
+
+    def one(self):
+        """The real literal 1 of this expression's kind."""
+        return E(real_literal(1, self.kind), self.kind)
+
+    def zero(self):
+        """The real literal 0 of this expression's kind."""
+        return E(real_literal(0, self.kind), self.kind)
+
+
+def call(name, *args):
+    """Return ``E`` of the intrinsic `name` applied to `args`."""
+    lifted = [a if isinstance(a, E) else E(a) for a in args]
+    kind = next((a.kind for a in lifted if a.kind is not None), None)
+    node = IntrinsicCall.create(Intrinsic[name], [a.copy() for a in lifted])
+    return E(node, kind)
+
+
+def _intrinsic(name):
+    def function(*args):
+        return call(name, *args)
+    function.__name__ = name.lower()
+    return function
+
+
+sqrt, exp, log, cos, sin, tan = map(_intrinsic, ("SQRT", "EXP", "LOG", "COS", "SIN", "TAN"))
+cosh, sinh, tanh, aint = map(_intrinsic, ("COSH", "SINH", "TANH", "AINT"))
+sign, merge, atan2 = map(_intrinsic, ("SIGN", "MERGE", "ATAN2"))
+
+
+def all_of(conditions):
+    """Return the ``.and.`` of `conditions` (a non-empty list of ``E``)."""
+    result = conditions[0]
+    for cond in conditions[1:]:
+        result = result & cond
+    return result
+
+
+def indicator(condition, like):
+    """Return 1.0 where `condition` holds, else 0.0, in the kind of `like`."""
+    return merge(like.one(), like.zero(), condition)

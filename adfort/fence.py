@@ -1,0 +1,195 @@
+"""The fence: reject what adfort cannot differentiate, before any work.
+
+Every check names ``file:line``, the construct and what to do.  Nothing
+unsupported reaches the transformations, so they never fail half-way.
+"""
+
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall,
+    Literal, Reference, UnaryOperation)
+from psyclone.psyir.symbols import (
+    ArgumentInterface, ArrayType, DataSymbol, ScalarType, StaticInterface)
+
+from adfort import rules
+from adfort.activity import (
+    active_variables, differentiable_args, is_real, operands, operation_name)
+from adfort.errors import AdfortError, where
+
+_OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
+
+
+def _describe_codeblock(block):
+    """Name the Fortran statement an opaque CodeBlock holds (GOTO, WRITE…)."""
+    names = []
+    for ast in block.get_ast_nodes:
+        text = str(ast).strip().splitlines()[0] if str(ast).strip() else ""
+        names.append(f"{type(ast).__name__.replace('_Stmt', '').upper()} ('{text}')")
+    return ", ".join(names) or "a statement PSyclone cannot represent"
+
+
+def check_arguments(routine, dependents, independents, filename):
+    """Check the dependent and independent variables against `routine`.
+
+    :raises AdfortError: for unknown, non-argument, non-real variables and
+        for intents that contradict the role.
+    """
+    table = routine.symbol_table
+    args = {a.name.lower(): a for a in table.argument_list}
+    location = where(routine, filename)
+    if not dependents:
+        raise AdfortError("no dependent variable: name at least one with --dep", location)
+    if not independents:
+        raise AdfortError("no independent variable: name at least one with --indep", location)
+    for role, names in (("dependent", dependents), ("independent", independents)):
+        seen = set()
+        for name in names:
+            if name.lower() in seen:
+                raise AdfortError(f"{role} variable '{name}' is named twice", location)
+            seen.add(name.lower())
+            symbol = args.get(name.lower())
+            if symbol is None:
+                if name.lower() in table:
+                    raise AdfortError(
+                        f"{role} variable '{name}' is a local variable of "
+                        f"'{routine.name}'; dependents and independents must be "
+                        f"arguments ({', '.join(a.name for a in table.argument_list)})",
+                        location)
+                raise AdfortError(
+                    f"unknown {role} variable '{name}': '{routine.name}' has "
+                    f"arguments ({', '.join(a.name for a in table.argument_list)})",
+                    location)
+            if not is_real(symbol):
+                raise AdfortError(
+                    f"{role} variable '{name}' is not real (it is "
+                    f"{_type_text(symbol)}): only real variables can be differentiated",
+                    location)
+            if isinstance(symbol.datatype, ArrayType):
+                raise AdfortError(
+                    f"{role} variable '{name}' is an array: arrays are not supported yet",
+                    location)
+            access = symbol.interface.access
+            if role == "dependent" and access == ArgumentInterface.Access.READ:
+                raise AdfortError(
+                    f"dependent variable '{name}' is intent(in): a dependent "
+                    f"must be computed by '{routine.name}' (intent out or inout)",
+                    location)
+            if role == "independent" and access == ArgumentInterface.Access.WRITE:
+                raise AdfortError(
+                    f"independent variable '{name}' is intent(out): an "
+                    f"independent must be an input (intent in or inout)",
+                    location)
+
+
+def _type_text(symbol):
+    dtype = symbol.datatype
+    intrinsic = getattr(dtype, "intrinsic", None)
+    if intrinsic is not None:
+        return f"of type {intrinsic.name.lower()}"
+    return f"of type {str(dtype)}"
+
+
+def check_routine(routine, dependents, independents, filename):
+    """Check that every construct of `routine` is supported.
+
+    :raises AdfortError: at the first unsupported construct.
+    """
+    if routine.return_symbol is not None:
+        raise AdfortError(
+            f"'{routine.name}' is a function: differentiating a function is "
+            "not supported yet; call it from a subroutine and differentiate that",
+            where(routine, filename))
+    for block in routine.walk(CodeBlock):
+        raise AdfortError(
+            f"unsupported statement {_describe_codeblock(block)}: adfort cannot "
+            "differentiate it; remove it or move it out of the routine",
+            where(block, filename))
+    for stmt in routine.children:
+        if not isinstance(stmt, Assignment):
+            construct = type(stmt).__name__
+            raise AdfortError(
+                f"{_construct_name(stmt)} is not supported yet (only straight-line "
+                "assignments are): rewrite this part or wait for control-flow support",
+                where(stmt, filename))
+    for ref in routine.walk(Reference):
+        symbol = ref.symbol
+        if isinstance(ref, ArrayReference) or isinstance(
+                getattr(symbol, "datatype", None), ArrayType):
+            raise AdfortError(
+                f"array '{symbol.name}' is not supported yet: only scalar "
+                "variables can be differentiated for now", where(ref, filename))
+        if type(ref) is not Reference and not isinstance(ref, Call):
+            raise AdfortError(
+                f"'{ref.debug_string()}' ({type(ref).__name__}) is not supported: "
+                "only plain variables can be differentiated", where(ref, filename))
+    for call in routine.walk(Call):
+        if not isinstance(call, IntrinsicCall):
+            raise AdfortError(
+                f"call to '{call.routine.name}' is not supported yet (calls to "
+                "user routines and functions come with the calls support)",
+                where(call, filename))
+    _check_types(routine, filename)
+    active = active_variables(routine, dependents, independents)
+    for assign in routine.walk(Assignment):
+        _check_lhs(assign, active, filename)
+        _check_expression(assign.rhs, active, filename)
+
+
+def _construct_name(stmt):
+    names = {"IfBlock": "IF block", "Loop": "DO loop", "WhileLoop": "DO WHILE loop",
+             "Call": "CALL statement", "Return": "RETURN statement"}
+    return names.get(type(stmt).__name__, type(stmt).__name__)
+
+
+def _check_types(routine, filename):
+    """Reject references whose type adfort cannot see (implicit typing…)."""
+    for ref in routine.walk(Reference):
+        if isinstance(ref.parent, Call) and ref is ref.parent.routine:
+            continue
+        symbol = ref.symbol
+        dtype = getattr(symbol, "datatype", None)
+        if not isinstance(symbol, DataSymbol) or not hasattr(dtype, "intrinsic"):
+            raise AdfortError(
+                f"the type of '{symbol.name}' is unknown (implicitly typed or "
+                "from a module adfort cannot see): declare it explicitly",
+                where(ref, filename))
+        if dtype.intrinsic not in (ScalarType.Intrinsic.REAL,
+                                   ScalarType.Intrinsic.INTEGER,
+                                   ScalarType.Intrinsic.BOOLEAN,
+                                   ScalarType.Intrinsic.CHARACTER):
+            raise AdfortError(
+                f"'{symbol.name}' has type {dtype.intrinsic.name.lower()}, "
+                "which adfort does not differentiate", where(ref, filename))
+
+
+def _check_lhs(assign, active, filename):
+    symbol = assign.lhs.symbol
+    if isinstance(symbol.interface, StaticInterface) and not symbol.is_constant:
+        raise AdfortError(
+            f"'{symbol.name}' is a saved (static) variable written by the "
+            "routine: its value would persist between calls of the generated "
+            "routines differently; make it an argument or remove its initial value",
+            where(assign, filename))
+
+
+def _check_expression(expr, active, filename):
+    """Every operation a derivative flows through must have a rule."""
+    if isinstance(expr, (Literal, Reference)) and not isinstance(expr, Call):
+        return
+    if isinstance(expr, _OPERATIONS):
+        name = operation_name(expr)
+        args = operands(expr)
+        real_result = isinstance(expr, IntrinsicCall) or name in (
+            "ADD", "SUB", "MUL", "DIV", "POW", "MINUS", "PLUS")
+        if real_result and not rules.has_rule(name) and _reaches_active(expr, active):
+            raise AdfortError(
+                f"no derivative rule for {name} (in '{expr.debug_string()}'): "
+                "add it to adfort's rules table, or make its arguments passive",
+                where(expr, filename))
+        indices = differentiable_args(expr) if rules.has_rule(name) else range(len(args))
+        for i in indices:
+            _check_expression(args[i], active, filename)
+
+
+def _reaches_active(expr, active):
+    return any(is_real(r.symbol) and r.symbol.name.lower() in active
+               for r in expr.walk(Reference) if type(r) is Reference)

@@ -1,0 +1,94 @@
+"""Reading Fortran files into PSyIR, with errors users can act on."""
+
+import os
+import re
+
+from psyclone.psyir.frontend.fortran import FortranReader
+from psyclone.psyir.nodes import Container, FileContainer, Routine
+
+from adfort.errors import AdfortError
+
+FIXED_FORM_SUFFIXES = {".f", ".for", ".f77", ".ftn", ".fpp"}
+FREE_FORM_SUFFIXES = {".f90", ".f95", ".f03", ".f08"}
+
+
+def is_fixed_form(path):
+    """Whether `path` names a fixed-form source (``.f``, ``.F``, ``.for``…)."""
+    return os.path.splitext(path)[1].lower() in FIXED_FORM_SUFFIXES
+
+
+def read_file(path):
+    """Parse a Fortran file into a PSyIR FileContainer.
+
+    The returned tree records the file name (``adfort_filename``) so that
+    messages can name ``file:line``.
+
+    :raises AdfortError: if the file is missing, unreadable or not valid
+        Fortran.
+    """
+    if not os.path.isfile(path):
+        raise AdfortError(f"no such file: '{path}'")
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in FIXED_FORM_SUFFIXES | FREE_FORM_SUFFIXES:
+        raise AdfortError(
+            f"cannot tell the source form of '{path}' from its suffix "
+            f"'{suffix}': use .f90/.F90 for free form or .f/.F/.for for fixed form")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            source = handle.read()
+    except OSError as err:
+        raise AdfortError(f"cannot read '{path}': {err.strerror}") from None
+    for number, line in enumerate(source.splitlines(), start=1):
+        if line.startswith("#"):
+            raise AdfortError(
+                "preprocessor directive: run the C preprocessor first "
+                "(e.g. 'gfortran -E -cpp -P file.F90 > file.f90') and "
+                "differentiate its output", f"{path}:{number}")
+    reader = FortranReader(free_form=not is_fixed_form(path))
+    try:
+        tree = reader.psyir_from_source(source)
+    except Exception as err:  # fparser and PSyclone raise several kinds
+        raise AdfortError(_syntax_message(err), _syntax_location(path, err)) from None
+    tree.adfort_filename = path
+    return tree
+
+
+def _syntax_location(path, err):
+    match = re.search(r"at line (\d+)", str(err))
+    return f"{path}:{match.group(1)}" if match else path
+
+
+def _syntax_message(err):
+    text = str(err)
+    match = re.search(r"at line \d+\s*\n>>>(.*)", text)
+    if match:
+        return (f"Fortran syntax error in '{match.group(1).strip()}': "
+                "fix the source so that gfortran accepts it")
+    first = text.strip().splitlines()[0] if text.strip() else type(err).__name__
+    return f"cannot parse the file: {first}"
+
+
+def routines(tree):
+    """All Routine nodes of `tree`, in source order."""
+    return tree.walk(Routine)
+
+
+def enclosing_module(routine):
+    """The module (Container, not FileContainer) holding `routine`, or None."""
+    parent = routine.parent
+    if isinstance(parent, Container) and not isinstance(parent, FileContainer):
+        return parent
+    return None
+
+
+def find_routine(tree, name):
+    """Return the routine called `name` (case-insensitive).
+
+    :raises AdfortError: naming the routines there are, if it is missing.
+    """
+    found = [r for r in routines(tree) if r.name.lower() == name.lower()]
+    if not found:
+        available = ", ".join(r.name for r in routines(tree)) or "none"
+        raise AdfortError(f"no routine '{name}' in this file (routines: {available})",
+                          getattr(tree, "adfort_filename", None))
+    return found[0]

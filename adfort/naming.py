@@ -1,0 +1,83 @@
+"""Every name pattern adfort generates, in one place.
+
+Names that might clash with user names are resolved through the PSyIR
+symbol tables (:func:`unique`), never by hoping a suffix is unused.
+"""
+
+ADJOINT_SUFFIX = "_adj"
+RECORDING_SUFFIX = "_rec"
+RETURNING_SUFFIX = "_ret"
+REVERSING_SUFFIX = "_rev"
+JACOBIAN_SUFFIX = "_jacobian"
+MODULE_SUFFIX = "_ad"
+OPERATION_ADJOINT = "op_adj"
+VALUE_TAPE = "value_tape"
+INPUT_COPY_SUFFIX = "_in"
+OUTPUT_COPY_SUFFIX = "_out"
+JACOBIAN_ARGUMENT = "jacobian"
+
+
+def adjoint(name):
+    """Name of the adjoint of variable `name`."""
+    return name + ADJOINT_SUFFIX
+
+
+def recording(name):
+    """Name of the recording motion of routine `name`."""
+    return name + RECORDING_SUFFIX
+
+
+def returning(name):
+    """Name of the returning motion of routine `name`."""
+    return name + RETURNING_SUFFIX
+
+
+def reversing(name):
+    """Name of the reversing motion (record then return) of routine `name`."""
+    return name + REVERSING_SUFFIX
+
+
+def jacobian(name):
+    """Name of the routine returning the Jacobian of routine `name`."""
+    return name + JACOBIAN_SUFFIX
+
+
+def module(name):
+    """Name of the generated module for the routines of module `name`."""
+    return name + MODULE_SUFFIX
+
+
+def value_tape(type_tag=None):
+    """Name of the value tape, one per stored datatype (`type_tag` when several)."""
+    return VALUE_TAPE if not type_tag else f"{VALUE_TAPE}_{type_tag}"
+
+
+def input_copy(name):
+    """Name of a copy of the input value of variable `name`."""
+    return name + INPUT_COPY_SUFFIX
+
+
+def output_copy(name):
+    """Name of a copy of the output value of variable `name`."""
+    return name + OUTPUT_COPY_SUFFIX
+
+
+def unique(symbol_table, name, taken=()):
+    """Return `name`, or `name_1`, `name_2`… if it is already used.
+
+    :param symbol_table: the PSyIR table the name will be declared in; its
+        ancestors' names count as used too.
+    :param taken: further names to avoid (e.g. those of sibling routines).
+    """
+    taken = {t.lower() for t in taken}
+    candidate, count = name, 0
+    while True:
+        try:
+            symbol_table.lookup(candidate)
+            clash = True
+        except KeyError:
+            clash = candidate.lower() in taken
+        if not clash:
+            return candidate
+        count += 1
+        candidate = f"{name}_{count}"

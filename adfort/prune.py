@@ -1,0 +1,71 @@
+"""Drop declarations a generated routine does not use.
+
+Generated routines start as copies of the original, so they inherit every
+declaration; ``-Wall -Werror=unused-variable`` builds must not see the
+ones a motion no longer needs.
+"""
+
+from psyclone.psyir.nodes import Reference
+from psyclone.psyir.symbols import ArrayType, ContainerSymbol, DataSymbol
+
+
+def _datatype_references(symbol):
+    """References inside `symbol`'s declaration (kind, extents, value)."""
+    nodes = []
+    dtype = getattr(symbol, "datatype", None)
+    precision = getattr(dtype, "precision", None)
+    if isinstance(precision, Reference):
+        nodes.append(precision)
+    if isinstance(dtype, ArrayType):
+        for dim in dtype.shape:
+            for bound in (getattr(dim, "lower", None), getattr(dim, "upper", None)):
+                if bound is not None and hasattr(bound, "walk"):
+                    nodes.append(bound)
+    init = getattr(symbol, "initial_value", None)
+    if init is not None:
+        nodes.append(init)
+    refs = []
+    for node in nodes:
+        refs.extend(node.walk(Reference))
+    return refs
+
+
+def used_names(routine):
+    """Lower-case names a routine's body and kept declarations refer to."""
+    table = routine.symbol_table
+    names = {ref.symbol.name.lower() for ref in routine.walk(Reference)}
+    names |= {s.name.lower() for s in table.argument_list}
+    pending = list(names)
+    while pending:
+        name = pending.pop()
+        symbol = table.lookup(name, otherwise=None) if hasattr(table, "lookup") else None
+        if symbol is None:
+            continue
+        for ref in _datatype_references(symbol):
+            ref_name = ref.symbol.name.lower()
+            if ref_name not in names:
+                names.add(ref_name)
+                pending.append(ref_name)
+    return names
+
+
+def prune_symbols(routine):
+    """Remove the unused data symbols and imports of `routine`, in place."""
+    table = routine.symbol_table
+    keep = used_names(routine)
+    for symbol in list(table.symbols):
+        if isinstance(symbol, ContainerSymbol) or symbol.is_argument:
+            continue
+        if symbol.name.lower() in keep:
+            continue
+        if isinstance(symbol, DataSymbol) or symbol.is_import:
+            _drop(table, symbol)
+    for container in list(table.containersymbols):
+        if not container.wildcard_import and not table.symbols_imported_from(container):
+            table.remove(container)
+
+
+def _drop(table, symbol):
+    # SymbolTable.remove() refuses DataSymbols (it cannot check for uses);
+    # we have just checked there are none.
+    table._symbols.pop(table._normalize(symbol.name))

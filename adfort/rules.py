@@ -1,0 +1,138 @@
+"""The derivative rules: every operator's and intrinsic's partial derivatives.
+
+One entry per operation, keyed by the PSyIR operator or intrinsic name:
+
+- a callable ``f(x)``: a function of one argument, ``f`` its derivative;
+- a tuple with one entry per argument: each a callable taking *all* the
+  arguments and returning the partial derivative with respect to that
+  argument, or ``None`` where the argument is not differentiable (a kind,
+  a mask, a piecewise-constant dependence);
+- ``None``: the result does not depend differentiably on any argument
+  (``INT``, ``NINT``…), so no adjoint flows through it;
+- :class:`Variadic`: a function of the argument list returning one partial
+  per argument (``MAX``/``MIN`` take any number of arguments).
+
+Partials are built with :mod:`adfort.exprs` and may return the numbers
+``1``/``-1`` for constant partials (the simplifier folds them away).
+Adding an intrinsic is one entry here and one row in ``tests/test_rules.py``.
+"""
+
+from adfort.exprs import (
+    all_of, aint, call, cos, cosh, exp, indicator, log, sign, sin, sqrt,
+    tan, tanh)
+
+
+class Variadic:
+    """A rule for an operation taking any number of arguments.
+
+    :param partials: ``partials(*args)`` returns one partial per argument.
+    """
+
+    def __init__(self, partials):
+        self.partials = partials
+
+
+def _max_partials(*args):
+    return _pick(args, lambda a, b: a > b, lambda a, b: a >= b)
+
+
+def _min_partials(*args):
+    return _pick(args, lambda a, b: a < b, lambda a, b: a <= b)
+
+
+def _pick(args, strictly_better, at_least_as_good):
+    """Indicator partials: argument i wins if strictly better than those
+    before it and at least as good as those after it (first one wins ties)."""
+    partials = []
+    for i, a in enumerate(args):
+        conds = [strictly_better(a, b) for b in args[:i]]
+        conds += [at_least_as_good(a, b) for b in args[i + 1:]]
+        partials.append(indicator(all_of(conds), a))
+    return partials
+
+
+def _pi(x):
+    return call("ACOS", -x.one())
+
+
+RULES = {
+    # Operators.
+    "PLUS": lambda x: 1,
+    "MINUS": lambda x: -1,
+    "ADD": (lambda x, y: 1, lambda x, y: 1),
+    "SUB": (lambda x, y: 1, lambda x, y: -1),
+    "MUL": (lambda x, y: y, lambda x, y: x),
+    "DIV": (lambda x, y: 1 / y, lambda x, y: -x / y ** 2),
+    "POW": (lambda x, y: y * x ** (y - 1), lambda x, y: x ** y * log(x)),
+    # Elementary functions.
+    "SQRT": lambda x: 1 / (2 * sqrt(x)),
+    "EXP": lambda x: exp(x),
+    "LOG": lambda x: 1 / x,
+    "LOG10": lambda x: 1 / (x * log(10.0)),
+    "SIN": lambda x: cos(x),
+    "COS": lambda x: -sin(x),
+    "TAN": lambda x: 1 + tan(x) ** 2,
+    "ASIN": lambda x: 1 / sqrt(1 - x ** 2),
+    "ACOS": lambda x: -1 / sqrt(1 - x ** 2),
+    "ATAN": lambda x: 1 / (1 + x ** 2),
+    "ATAN2": (lambda y, x: x / (x ** 2 + y ** 2),
+              lambda y, x: -y / (x ** 2 + y ** 2)),
+    "SINH": lambda x: cosh(x),
+    "COSH": lambda x: sinh(x),
+    "TANH": lambda x: 1 - tanh(x) ** 2,
+    "ASINH": lambda x: 1 / sqrt(x ** 2 + 1),
+    "ACOSH": lambda x: 1 / sqrt(x ** 2 - 1),
+    "ATANH": lambda x: 1 / (1 - x ** 2),
+    "ERF": lambda x: 2 / sqrt(_pi(x)) * exp(-x ** 2),
+    "ERFC": lambda x: -2 / sqrt(_pi(x)) * exp(-x ** 2),
+    "HYPOT": (lambda x, y: x / call("HYPOT", x, y),
+              lambda x, y: y / call("HYPOT", x, y)),
+    # Piecewise functions: derivatives valid away from the switching points.
+    "ABS": lambda x: sign(x.one(), x),
+    "SIGN": (lambda a, b: sign(a.one(), a) * sign(b.one(), b), None),
+    "DIM": (lambda x, y: indicator(x > y, x), lambda x, y: -indicator(x > y, x)),
+    "MOD": (lambda a, p: 1, lambda a, p: -aint(a / p)),
+    "MAX": Variadic(_max_partials),
+    "MIN": Variadic(_min_partials),
+    # Conversions: REAL(x, kind) and DBLE(x) pass the derivative through.
+    "REAL": (lambda x, *kind: 1, None),
+    "DBLE": lambda x: 1,
+    # Piecewise-constant: the derivative is zero wherever it exists.
+    "AINT": None,
+    "ANINT": None,
+    "INT": None,
+    "NINT": None,
+    "FLOOR": None,
+    "CEILING": None,
+}
+
+
+def has_rule(name):
+    """Whether operation `name` has an entry in the rules table."""
+    return name in RULES
+
+
+def partials(name, args, wanted=None):
+    """Return the partial derivatives of operation `name` at `args`.
+
+    :param str name: operator or intrinsic name (``"MUL"``, ``"SIN"``…).
+    :param args: the arguments, as :class:`adfort.exprs.E`.
+    :param wanted: indices of the arguments whose partials are needed
+        (all when None); the others come back as None.
+    :returns: one entry per argument: an ``E``, a number, or ``None``.
+    :raises KeyError: if there is no rule for `name`.
+    """
+    rule = RULES[name]
+    wanted = set(range(len(args)) if wanted is None else wanted)
+    if rule is None:
+        return [None] * len(args)
+    if isinstance(rule, Variadic):
+        return [p if i in wanted else None
+                for i, p in enumerate(rule.partials(*args))]
+    if callable(rule):
+        rule = (rule,)
+    out = []
+    for i in range(len(args)):
+        fn = rule[i] if i < len(rule) else None
+        out.append(fn(*args) if fn is not None and i in wanted else None)
+    return out

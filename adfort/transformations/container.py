@@ -1,0 +1,152 @@
+"""The entry point: differentiate a routine of a (File)Container."""
+
+from psyclone.psyir.nodes import Container, FileContainer, Reference
+from psyclone.psyir.symbols import (
+    ContainerSymbol, DataSymbol, ImportInterface, Symbol, SymbolTable)
+
+from adfort import naming
+from adfort.context import checked_options
+from adfort.errors import AdfortError, source_name, where
+from adfort.fence import check_arguments, check_routine
+from adfort.frontend import enclosing_module, find_routine
+from adfort.prune import used_names
+from adfort.schedules import ADReversalSchedule
+from adfort.transformations.base import ADReverseTrans
+from adfort.transformations.routine import reverse_routine
+
+
+def _outer_names(routine):
+    """Names a generated routine uses that it does not declare itself."""
+    table = routine.symbol_table
+    local = {s.name.lower() for s in table.symbols}
+    return sorted(n for n in used_names(routine) if n not in local)
+
+
+class ADReverseContainerTrans(ADReverseTrans):
+    """Differentiate a routine of a Container in reverse mode.
+
+    ``apply`` returns a new FileContainer holding the recording, returning
+    and reversing motions (and the Jacobian routine on request) of the
+    routine; the input tree is left unchanged.
+    """
+
+    node_type = Container
+
+    def validate(self, container, routine_name=None, dependent_vars=(),
+                 independent_vars=(), reversal_schedule=None, options=None):
+        """Check the request and run the fence over the routine.
+
+        :raises AdfortError: for anything adfort cannot do, with its place.
+        :raises TypeError: for arguments of the wrong Python type.
+        """
+        super().validate(container)
+        if not isinstance(routine_name, str):
+            raise TypeError(f"routine_name must be a str, not {type(routine_name).__name__}")
+        for label, names in (("dependent_vars", dependent_vars),
+                             ("independent_vars", independent_vars)):
+            if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+                raise TypeError(f"{label} must be a list of str")
+        if not isinstance(reversal_schedule, ADReversalSchedule):
+            raise TypeError("reversal_schedule must be an ADReversalSchedule "
+                            "(SplitReversalSchedule(), JointReversalSchedule()…)")
+        try:
+            checked_options(options)
+        except ValueError as err:
+            raise AdfortError(str(err)) from None
+        filename = source_name(container)
+        routine = find_routine(container, routine_name)
+        check_arguments(routine, dependent_vars, independent_vars, filename)
+        check_routine(routine, dependent_vars, independent_vars, filename)
+
+    def apply(self, container, routine_name, dependent_vars, independent_vars,
+              reversal_schedule, options=None):
+        """Differentiate `routine_name` with respect to `independent_vars`.
+
+        :param container: the (File)Container read from the source.
+        :param str routine_name: the routine to differentiate.
+        :param dependent_vars: names of the dependent variables.
+        :param independent_vars: names of the independent variables.
+        :param reversal_schedule: an :class:`ADReversalSchedule`.
+        :param options: dict of options: ``jacobian``, ``verbose``,
+            ``simplify``, ``simplify_n_times``, ``inline_operation_adjoints``.
+        :returns: a new FileContainer with the generated routines.
+        """
+        self.validate(container, routine_name, dependent_vars, independent_vars,
+                      reversal_schedule, options)
+        options = checked_options(options)
+        filename = source_name(container)
+        routine = find_routine(container, routine_name)
+        module = enclosing_module(routine)
+        scope = module if module is not None else routine.root
+        taken = {s.name for s in scope.symbol_table.symbols}
+        taken |= {r.name for r in routine.root.walk(type(routine))}
+        names = {
+            "rec": naming.recording(routine.name),
+            "ret": naming.returning(routine.name),
+            "rev": naming.reversing(routine.name),
+            "jacobian": naming.jacobian(routine.name),
+        }
+        for key, name in names.items():
+            if name.lower() in {t.lower() for t in taken}:
+                raise AdfortError(
+                    f"the generated routine name '{name}' is already used in "
+                    f"this file: rename the existing '{name}'", where(routine, filename))
+        names["taken"] = taken | set(names.values())
+        motions = reverse_routine(routine, dependent_vars, independent_vars,
+                                  options, names, filename)
+        self.tape_sizes = motions.tape_sizes
+        if module is None:
+            return FileContainer.create(_stem(filename, routine.name), SymbolTable(),
+                                        motions.routines)
+        out_module = Container.create(naming.module(module.name), SymbolTable(), [])
+        for generated in motions.routines:
+            out_module.addchild(generated)
+        _import_outer_symbols(out_module, module, filename)
+        return FileContainer.create(_stem(filename, routine.name), SymbolTable(), [out_module])
+
+
+def _stem(filename, fallback):
+    import os
+    return os.path.splitext(os.path.basename(filename))[0] + "_ad" if filename \
+        else naming.module(fallback)
+
+
+def _import_outer_symbols(out_module, module, filename):
+    """Give `out_module` a ``use`` of what its routines take from `module`.
+
+    A name the original module imports is used from where it comes; a
+    private constant of the module is copied; a private variable cannot be
+    reached and is reported.
+    """
+    table = out_module.symbol_table
+    wanted = set()
+    for generated in out_module.children:
+        wanted.update(_outer_names(generated))
+    sources = {}
+    for name in sorted(wanted):
+        symbol = module.symbol_table.lookup(name, otherwise=None)
+        if symbol is None:
+            continue  # an intrinsic or a name the reader left unresolved
+        if symbol.is_import:
+            origin = symbol.interface.container_symbol.name
+            sources.setdefault(origin, []).append(symbol.name)
+        elif symbol.visibility == Symbol.Visibility.PRIVATE:
+            if isinstance(symbol, DataSymbol) and symbol.is_constant:
+                table.add(symbol.copy())
+                continue
+            raise AdfortError(
+                f"'{symbol.name}' is private to module '{module.name}', so the "
+                f"generated module '{out_module.name}' cannot use it: make it public",
+                where(module, filename))
+        else:
+            sources.setdefault(module.name, []).append(symbol.name)
+    for origin in sorted(sources, key=lambda n: (n.lower() != module.name.lower(), n)):
+        container = ContainerSymbol(origin)
+        table.add(container)
+        for name in sources[origin]:
+            table.add(Symbol(name, interface=ImportInterface(container)))
+    if module.name not in sources:
+        # Keep the documented `use m` even when nothing is taken from it.
+        if module.name.lower() not in table:
+            table.add(ContainerSymbol(module.name))
+            table.lookup(module.name).wildcard_import = True

@@ -1,0 +1,73 @@
+"""Adjoints of expressions: propagate an adjoint down an operation tree."""
+
+from psyclone.psyir.nodes import (
+    Assignment, BinaryOperation, IntrinsicCall, Literal, Reference,
+    UnaryOperation)
+
+from adfort import rules
+from adfort.activity import differentiable_args, operands, operation_name
+from adfort.exprs import E
+from adfort.transformations.base import ADReverseTrans
+
+_OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
+
+
+def carries_derivative(node, ctx):
+    """Whether a derivative can flow from `node` to an active variable."""
+    if isinstance(node, Literal):
+        return False
+    if type(node) is Reference:
+        return ctx.is_active(node)
+    if isinstance(node, _OPERATIONS):
+        args = operands(node)
+        return any(carries_derivative(args[i], ctx) for i in differentiable_args(node))
+    return False
+
+
+def operation_adjoint(expr, adjoint, ctx):
+    """Propagate `adjoint`, the adjoint of `expr`, to the variables in it.
+
+    Every operation below the root gets an ``op_adj`` temporary holding its
+    own adjoint (so operands sharing it do not recompute it).
+
+    :param expr: the PSyIR expression (not modified).
+    :param adjoint: an :class:`E` for the adjoint of `expr`'s value.
+    :param ctx: the :class:`adfort.context.ADContext`.
+    :returns: (temporary assignments, contributions) where contributions
+        is a list of (Reference in `expr`, :class:`E` adjoint increment).
+    """
+    temporaries, contributions = [], []
+    _propagate(expr, adjoint, ctx, temporaries, contributions, root=True)
+    return temporaries, contributions
+
+
+def _propagate(node, adjoint, ctx, temporaries, contributions, root):
+    if type(node) is Reference:
+        if ctx.is_active(node):
+            contributions.append((node, adjoint))
+        return
+    if not carries_derivative(node, ctx):
+        return
+    if not root:
+        # Adjoints flow in the precision of the assigned variable's adjoint.
+        temp = ctx.scratch_operation_adjoint(adjoint.kind)
+        temporaries.append(Assignment.create(Reference(temp), adjoint.copy()))
+        adjoint = E(Reference(temp), adjoint.kind)
+    args = operands(node)
+    wanted = [i for i in differentiable_args(node) if carries_derivative(args[i], ctx)]
+    partials = rules.partials(operation_name(node), [E(a) for a in args], wanted)
+    for i in wanted:
+        if partials[i] is not None:
+            _propagate(args[i], adjoint * partials[i], ctx, temporaries,
+                       contributions, root=False)
+
+
+class ADReverseOperationTrans(ADReverseTrans):
+    """Adjoint of an operation (operator or intrinsic call) in an expression."""
+
+    node_type = _OPERATIONS + (Reference, Literal)
+
+    def apply(self, node, ctx, adjoint=None):
+        """Return (temporaries, contributions), see :func:`operation_adjoint`."""
+        self.validate(node, ctx)
+        return operation_adjoint(node, adjoint, ctx)

@@ -1,0 +1,344 @@
+"""Reverse-mode differentiation of one routine: its four motions.
+
+The advancing motion is the original routine.  From a working copy of it
+this builds the recording motion ``r_rec`` (the original statements, each
+overwrite preceded by a push of the value the returning motion will need),
+the returning motion ``r_ret`` (statements' adjoints in reverse order, each
+preceded by the restore of the value its statement overwrote) and the
+reversing motion ``r_rev`` (record, then return), plus ``r_jacobian`` on
+request.
+"""
+
+from psyclone.psyir.backend.fortran import FortranWriter
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, BinaryOperation, Call, Literal, Reference, Routine)
+from psyclone.psyir.symbols import (
+    ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol,
+    RoutineSymbol)
+
+from adfort import naming
+from adfort.exprs import INTEGER_TYPE
+from adfort.activity import active_variables
+from adfort.context import ADContext
+from adfort.exprs import real_literal, real_kind
+from adfort.prune import prune_symbols
+from adfort.tape import ValueTape
+from adfort.transformations.assignment import ADReverseAssignmentTrans
+from adfort.transformations.base import ADReverseTrans
+
+_IN = ArgumentInterface.Access.READ
+_OUT = ArgumentInterface.Access.WRITE
+_INOUT = ArgumentInterface.Access.READWRITE
+
+
+class RoutineMotions:
+    """The routines generated for one differentiated routine.
+
+    :ivar recording: ``r_rec``; :ivar returning: ``r_ret``;
+    :ivar reversing: ``r_rev``; :ivar jacobian: ``r_jacobian`` or None;
+    :ivar tape_sizes: slots of each value tape, by tape name.
+    """
+
+    def __init__(self, recording, returning, reversing, jacobian, tape_sizes):
+        self.recording = recording
+        self.returning = returning
+        self.reversing = reversing
+        self.jacobian = jacobian
+        self.tape_sizes = tape_sizes
+
+    @property
+    def routines(self):
+        """The generated Routine nodes, in output order."""
+        return [r for r in (self.recording, self.returning, self.reversing,
+                            self.jacobian) if r is not None]
+
+
+def _statement_text(stmt):
+    return FortranWriter()(stmt).strip()
+
+
+def _primal_reads(statements, ctx):
+    """Lower-case names of the primal variables read by `statements`."""
+    names = set()
+    for stmt in statements:
+        for ref in stmt.walk(Reference):
+            if not ctx.is_adjoint_or_temporary(ref.symbol):
+                names.add(ref.symbol.name.lower())
+    return names
+
+
+def plan_taping(statements, reads, arguments):
+    """Decide which overwritten values the returning motion needs back.
+
+    A value overwritten by statement j is needed when some adjoint at or
+    before j (after the previous write of that variable) reads it.  Values
+    of local variables read after their last write must be taped at the
+    end of the recording motion, since ``r_ret`` has its own locals.
+
+    :param statements: the straight-line Assignments, in order.
+    :param reads: for each statement, the primal names its adjoint reads.
+    :param arguments: lower-case names of the routine's arguments.
+    :returns: (set of indices of statements whose overwrite is taped,
+        sorted names of locals whose final value is taped).
+    """
+    taped = set()
+    used = {}
+    for j, stmt in enumerate(statements):
+        for name in reads[j]:
+            used[name] = True
+        written = stmt.lhs.symbol.name.lower()
+        if used.get(written):
+            taped.add(j)
+        used[written] = False
+    written_names = {s.lhs.symbol.name.lower() for s in statements}
+    finals = sorted(name for name, flag in used.items()
+                    if flag and name not in arguments and name in written_names)
+    return taped, finals
+
+
+def _argument_symbols(table):
+    return list(table.argument_list)
+
+
+def _make_routine(work, name, body, arguments, intents):
+    """Return a new Routine: `work` with `body`, `arguments` and `intents`.
+
+    The routine is a copy of the working routine, so it keeps its
+    declarations (kinds, parameters, imports); unused ones are pruned.
+
+    :param work: the working copy of the original routine.
+    :param str name: the new routine's name.
+    :param body: the statements (detached nodes using `work`'s symbols).
+    :param arguments: the argument symbols of `work`, in order.
+    :param intents: argument name (lower case) -> access.
+    """
+    work.pop_all_children()
+    for stmt in body:
+        work.addchild(stmt.detach() if stmt.parent is not None else stmt)
+    routine = work.copy()
+    routine.name = name
+    work.pop_all_children()
+    table = routine.symbol_table
+    new_args = [table.lookup(sym.name) for sym in arguments]
+    for sym in table.datasymbols:
+        if sym.is_argument and sym not in new_args:
+            sym.interface = AutomaticInterface()
+    for sym in new_args:
+        sym.interface = ArgumentInterface(intents[sym.name.lower()])
+    table.specify_argument_list(new_args)
+    prune_symbols(routine)
+    _declare_arguments_first(table)
+    return routine
+
+
+def _declare_arguments_first(table):
+    """Order declarations as a person would: arguments in order, then locals.
+
+    PSyIR keeps symbols in insertion order and the writer follows it (after
+    the parameters), so adjoints added late would otherwise trail.
+    """
+    symbols = table._symbols
+    order = [table._normalize(a.name) for a in table.argument_list]
+    rest = [key for key in symbols if key not in order]
+    reordered = {key: symbols[key] for key in order + rest}
+    symbols.clear()
+    symbols.update(reordered)
+
+
+def _call(name, references):
+    return Call.create(RoutineSymbol(name), references)
+
+
+def reverse_routine(routine, dependents, independents, options, names, filename=None):
+    """Generate the motions of `routine`.
+
+    :param routine: the PSyIR Routine (not modified).
+    :param dependents: names of dependent arguments, in order.
+    :param independents: names of independent arguments, in order.
+    :param options: checked options (see :mod:`adfort.context`).
+    :param names: dict with the names to give ``rec``, ``ret``, ``rev``,
+        ``jacobian`` and ``taken`` (names visible in the output scope).
+    :param filename: the source file, for messages.
+    :rtype: :class:`RoutineMotions`
+    """
+    work = routine.copy()
+    table = work.symbol_table
+    arguments = _argument_symbols(table)
+    arg_names = [a.name.lower() for a in arguments]
+    dep = [d.lower() for d in dependents]
+    indep = [i.lower() for i in independents]
+    active = active_variables(work, dep, indep)
+    taken = set(names.get("taken", ()))
+    ctx = ADContext(table, active, options, taken, filename)
+    tape = ValueTape(table, taken)
+
+    statements = list(work.children)
+    trans = ADReverseAssignmentTrans()
+    adjoints = [trans.apply(stmt, ctx) for stmt in statements]
+    reads = [_primal_reads(block, ctx) for block in adjoints]
+    taped, finals = plan_taping(statements, reads, set(arg_names))
+
+    # Recording motion: the original statements, pushing what ret needs.
+    rec_body, restores = [], {}
+    for j, stmt in enumerate(statements):
+        if j in taped:
+            record, restore = tape.record(stmt.lhs)
+            rec_body.append(record)
+            restores[j] = restore
+        rec_body.append(stmt.detach())
+    final_restores = []
+    for name in finals:
+        record, restore = tape.record(Reference(table.lookup(name)))
+        rec_body.append(record)
+        final_restores.append(restore)
+
+    # Returning motion: locals' final values, zero local adjoints, then
+    # each statement's restore and adjoint, last statement first.
+    active_args = [a for a in arg_names if a in dep or a in indep]
+    ret_body = list(reversed(final_restores))
+    for name, adj in sorted(ctx.adjoints.items()):
+        if name not in active_args:
+            ret_body.append(Assignment.create(
+                Reference(adj), real_literal(0, real_kind(adj))))
+    restored = set()
+    for j in reversed(range(len(statements))):
+        block = ([restores[j]] if j in restores else []) + adjoints[j]
+        if j in restores:
+            restored.add(statements[j].lhs.symbol.name.lower())
+        if block and options["verbose"]:
+            block[0].preceding_comment = "adjoint of: " + _statement_text(statements[j])
+        ret_body.extend(block)
+
+    tapes = tape.finalise()
+    tape_args = [t for t in tapes]
+
+    # Argument lists and intents of the motions.
+    primal_intents = {a.name.lower(): a.interface.access for a in arguments}
+    adj_args = []
+    for a in arguments:
+        adj_args.append(a)
+        if a.name.lower() in active_args:
+            adj_args.append(ctx.adjoints[a.name.lower()])
+
+    rec_intents = dict(primal_intents)
+    rec_intents.update({t.name.lower(): _OUT for t in tapes})
+    recording = _make_routine(work, names["rec"], rec_body,
+                              arguments + tape_args, rec_intents)
+
+    ret_intents = {a: (_INOUT if a in restored else _IN) for a in arg_names}
+    ret_intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
+    ret_intents.update({t.name.lower(): _IN for t in tapes})
+    returning = _make_routine(work, names["ret"], ret_body,
+                              adj_args + tape_args, ret_intents)
+
+    reversing = _reversing(work, names, arguments, adj_args, tapes, ctx,
+                           active_args, dep, indep, restored, statements)
+    jacobian = None
+    if options["jacobian"]:
+        jacobian = _jacobian(work, names, arguments, adj_args, ctx, dep, indep,
+                             statements, taken)
+    return RoutineMotions(recording, returning, reversing, jacobian, tape.sizes())
+
+
+def _local_copy(table, symbol, name, taken):
+    copy = DataSymbol(naming.unique(table, name, taken), symbol.datatype.copy(),
+                      interface=AutomaticInterface())
+    table.add(copy)
+    return copy
+
+
+def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
+               dep, indep, restored, statements):
+    """Build ``r_rev``: record, then return, keeping the calling convention.
+
+    Independent-only adjoints are increments: if the routine overwrites
+    such a variable, its incoming adjoint is set aside while the returning
+    motion computes the adjoint of its input value, and added back after.
+    Arguments the returning motion restores get their computed values back.
+    """
+    table = work.symbol_table
+    taken = ctx.taken
+    written = {s.lhs.symbol.name.lower() for s in statements}
+    body, epilogue = [], []
+    for name in active_args:
+        if name in indep and name not in dep and name in written:
+            adj = ctx.adjoints[name]
+            keep = _local_copy(table, adj, naming.input_copy(adj.name), taken)
+            body.append(Assignment.create(Reference(keep), Reference(adj)))
+            body.append(Assignment.create(Reference(adj),
+                                          real_literal(0, real_kind(adj))))
+            epilogue.append(Assignment.create(
+                Reference(adj), _add(Reference(adj), Reference(keep))))
+    body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes]))
+    saved = []
+    for a in arguments:
+        if a.name.lower() in restored:
+            keep = _local_copy(table, a, naming.output_copy(a.name), taken)
+            body.append(Assignment.create(Reference(keep), Reference(a)))
+            saved.append((a, keep))
+    body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
+    for a, keep in saved:
+        body.append(Assignment.create(Reference(a), Reference(keep)))
+    body.extend(epilogue)
+
+    intents = {a.name.lower(): a.interface.access for a in arguments}
+    intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
+    return _make_routine(work, names["rev"], body, adj_args, intents)
+
+
+def _add(a, b):
+    return BinaryOperation.create(BinaryOperation.Operator.ADD, a, b)
+
+
+def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, statements, taken):
+    """Build ``r_jacobian(args, jacobian)``: one reversal per dependent.
+
+    Row k of the Jacobian is the gradient of dependent k: seed it with 1,
+    every other adjoint with 0, reverse, read the independents' adjoints.
+    Inputs the routine overwrites are kept and reset between reversals.
+    """
+    table = work.symbol_table
+    kind = real_kind(table.lookup(dep[0]))
+    jac_name = naming.unique(table, naming.JACOBIAN_ARGUMENT, taken)
+    jac = DataSymbol(jac_name, ArrayType(
+        table.lookup(dep[0]).datatype.copy(),
+        [Literal(str(len(dep)), INTEGER_TYPE), Literal(str(len(indep)), INTEGER_TYPE)]),
+        interface=AutomaticInterface())
+    table.add(jac)
+    written = {s.lhs.symbol.name.lower() for s in statements}
+    intents = {a.name.lower(): a.interface.access for a in arguments}
+    kept = []
+    body = []
+    for a in arguments:
+        if a.name.lower() in written and intents[a.name.lower()] != _OUT:
+            keep = _local_copy(table, a, naming.input_copy(a.name), taken)
+            body.append(Assignment.create(Reference(keep), Reference(a)))
+            kept.append((a, keep))
+    active_args = [a.name.lower() for a in arguments
+                   if a.name.lower() in dep or a.name.lower() in indep]
+    # The adjoints are locals of r_jacobian, not arguments.
+    for row, d in enumerate(dep, start=1):
+        if row > 1:
+            body.extend(Assignment.create(Reference(a), Reference(k)) for a, k in kept)
+        for name in active_args:
+            adj = ctx.adjoints[name]
+            value = 1 if name == d else 0
+            body.append(Assignment.create(Reference(adj), real_literal(value, kind)))
+        body.append(_call(names["rev"], [Reference(s) for s in adj_args]))
+        for col, i in enumerate(indep, start=1):
+            element = ArrayReference.create(jac, [Literal(str(row), INTEGER_TYPE),
+                                                  Literal(str(col), INTEGER_TYPE)])
+            body.append(Assignment.create(element, Reference(ctx.adjoints[i])))
+    intents[jac_name.lower()] = _OUT
+    return _make_routine(work, names["jacobian"], body, arguments + [jac], intents)
+
+
+class ADReverseRoutineTrans(ADReverseTrans):
+    """Reverse-mode differentiation of a Routine into its motions."""
+
+    node_type = Routine
+
+    def apply(self, node, dependents, independents, options, names, filename=None):
+        """Return the :class:`RoutineMotions` of `node`."""
+        self.validate(node)
+        return reverse_routine(node, dependents, independents, options, names, filename)
