@@ -56,6 +56,8 @@ def real_literal(value, kind=None):
                   else Decimal(value), "f")
     if "." not in text:
         text += ".0"
+    if kind == ScalarType.Precision.DOUBLE:
+        text += "e0"  # the writer prints DOUBLE literals with a 'd' exponent only if present
     return Literal(text, real_type(kind))
 
 
@@ -120,18 +122,25 @@ class E:
     def __and__(self, o):
         return self._binary(BinOp.AND, o)
 
+    def const(self, value):
+        """The real literal `value` (>= 0) in this expression's kind."""
+        return E(real_literal(value, self.kind), self.kind)
+
     def one(self):
         """The real literal 1 of this expression's kind."""
-        return E(real_literal(1, self.kind), self.kind)
+        return self.const(1)
 
     def zero(self):
         """The real literal 0 of this expression's kind."""
-        return E(real_literal(0, self.kind), self.kind)
+        return self.const(0)
 
 
 def call(name, *args):
     """Return ``E`` of the intrinsic `name` applied to `args`."""
-    lifted = [a if isinstance(a, E) else E(a) for a in args]
+    if not all(isinstance(a, E) for a in args):
+        raise TypeError(f"{name}: arguments must be expressions; write "
+                        "constants as x.const(value) to give them x's kind")
+    lifted = list(args)
     kind = next((a.kind for a in lifted if a.kind is not None), None)
     node = IntrinsicCall.create(Intrinsic[name], [a.copy() for a in lifted])
     return E(node, kind)

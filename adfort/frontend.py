@@ -4,7 +4,8 @@ import os
 import re
 
 from psyclone.psyir.frontend.fortran import FortranReader
-from psyclone.psyir.nodes import Container, FileContainer, Routine
+from psyclone.psyir.nodes import Call, Container, FileContainer, IntrinsicCall, Routine
+from psyclone.psyir.symbols import DataSymbol, DefaultModuleInterface, UnresolvedInterface
 
 from adfort.errors import AdfortError
 
@@ -50,7 +51,36 @@ def read_file(path):
     except Exception as err:  # fparser and PSyclone raise several kinds
         raise AdfortError(_syntax_message(err), _syntax_location(path, err)) from None
     tree.adfort_filename = path
+    _recognise_intrinsics(tree)
     return tree
+
+
+def _recognise_intrinsics(tree):
+    """Turn calls fparser did not know as intrinsics (F2008's ACOSH, ERF…)
+    into IntrinsicCalls, unless the file defines a routine of that name."""
+    defined = {r.name.lower() for r in tree.walk(Routine)}
+    for call in tree.walk(Call):
+        if isinstance(call, IntrinsicCall):
+            continue
+        name = call.routine.name.upper()
+        symbol = call.routine.symbol
+        if (name.lower() in defined or name not in IntrinsicCall.Intrinsic.__members__
+                or isinstance(symbol, DataSymbol) or symbol.is_import
+                or not _is_unresolved(symbol)):
+            continue
+        intrinsic = IntrinsicCall.create(
+            IntrinsicCall.Intrinsic[name],
+            [arg.detach() for arg in list(call.arguments)])
+        call.replace_with(intrinsic)
+        table = symbol.find_symbol_table(intrinsic)
+        if table is not None and type(symbol).__name__ == "Symbol":
+            # The placeholder symbol would shadow the intrinsic's own.
+            table._symbols.pop(table._normalize(symbol.name), None)
+
+
+def _is_unresolved(symbol):
+    return isinstance(symbol.interface, (UnresolvedInterface, DefaultModuleInterface)) \
+        or type(symbol).__name__ in ("Symbol", "RoutineSymbol")
 
 
 def _syntax_location(path, err):

@@ -18,7 +18,7 @@ Adding an intrinsic is one entry here and one row in ``tests/test_rules.py``.
 """
 
 from adfort.exprs import (
-    all_of, aint, call, cos, cosh, exp, indicator, log, sign, sin, sqrt,
+    all_of, aint, call, cos, cosh, exp, indicator, log, sign, sin, sinh, sqrt,
     tan, tanh)
 
 
@@ -68,7 +68,7 @@ RULES = {
     "SQRT": lambda x: 1 / (2 * sqrt(x)),
     "EXP": lambda x: exp(x),
     "LOG": lambda x: 1 / x,
-    "LOG10": lambda x: 1 / (x * log(10.0)),
+    "LOG10": lambda x: 1 / (x * log(x.const(10))),
     "SIN": lambda x: cos(x),
     "COS": lambda x: -sin(x),
     "TAN": lambda x: 1 + tan(x) ** 2,

@@ -170,7 +170,8 @@ def _literal_keeps_type(kept: Node, literal: Literal) -> bool:
     if kept_type is None:
         # Unknown type: only a default integer is harmless in Fortran mixed
         # arithmetic (it never promotes the other operand).
-        return lit_type.intrinsic == INTEGER and lit_type.precision == UNDEFINED
+        return (lit_type.intrinsic == INTEGER and
+                lit_type.precision == UNDEFINED)
     result = _promote(kept_type, lit_type)
     return result is not None and _same_type(result, kept_type)
 
@@ -412,12 +413,12 @@ def fold_constants(node: Node) -> Optional[Node]:
         if not _same_precision(ltype.precision, rtype.precision,
                                ltype.intrinsic):
             return None
-        rtype_ = ltype
+        result_type = ltype
     else:
-        rtype_ = ltype if ltype.intrinsic == REAL else rtype
+        result_type = ltype if ltype.intrinsic == REAL else rtype
     # Both operands must be exact in the result kind (int -> real
     # conversion, decimal -> binary literal conversion).
-    if not (_fits(lval, rtype_) and _fits(rval, rtype_)):
+    if not (_fits(lval, result_type) and _fits(rval, result_type)):
         return None
     if node.operator == BOp.ADD:
         value = lval + rval
@@ -428,11 +429,11 @@ def fold_constants(node: Node) -> Optional[Node]:
     else:
         if rval == 0:
             return None
-        if rtype_.intrinsic == INTEGER:
+        if result_type.intrinsic == INTEGER:
             value = Fraction(_integer_quotient(int(lval), int(rval)))
         else:
             value = lval / rval
-    return _make_constant(value, rtype_)
+    return _make_constant(value, result_type)
 
 
 def _fold_power(base: Fraction, btype: ScalarType, expo: Fraction,
