@@ -5,6 +5,7 @@ from psyclone.psyir.backend.fortran import FortranWriter
 from adfort import __version__
 from adfort.errors import AdfortError
 from adfort.frontend import read_file, routines
+from adfort.layout import wrap
 from adfort.transformations import ADReverseContainerTrans
 
 
@@ -59,5 +60,6 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
     trans = ADReverseContainerTrans()
     result = trans.apply(tree, routine, list(dependents), list(independents),
                          schedule, options)
-    text = header(path, routine, dependents, independents, schedule) + FortranWriter()(result)
+    text = header(path, routine, dependents, independents, schedule) + \
+        wrap(FortranWriter()(result))
     return text, routine, trans.tape_sizes

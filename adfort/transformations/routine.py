@@ -13,7 +13,7 @@ from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, Literal, Reference, Routine)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol,
+    ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, ScalarType,
     RoutineSymbol)
 
 from adfort import naming
@@ -128,7 +128,23 @@ def _make_routine(work, name, body, arguments, intents):
     table.specify_argument_list(new_args)
     prune_symbols(routine)
     _declare_arguments_first(table)
+    _standard_kinds(table)
     return routine
+
+
+def _standard_kinds(table):
+    """Declare ``real*8``-style types as ``real(kind=8)``: generated code
+    must compile with ``-std=f2008``, which rejects the byte-size form."""
+    for symbol in table.datasymbols:
+        dtype = symbol.datatype
+        element = getattr(dtype, "datatype", dtype)  # element type of an array
+        if isinstance(getattr(element, "precision", None), int):
+            fixed = ScalarType(element.intrinsic, Literal(str(element.precision),
+                                                          INTEGER_TYPE))
+            if isinstance(dtype, ArrayType):
+                symbol.datatype = ArrayType(fixed, dtype.shape)
+            else:
+                symbol.datatype = fixed
 
 
 def _declare_arguments_first(table):

@@ -1,0 +1,68 @@
+"""Lay generated Fortran out for people: long lines broken where a person
+would break them (after a comma, before an operator), under the limit of
+free-form source."""
+
+import textwrap
+
+LINE_LIMIT = 100
+_BREAKS = (", ", " + ", " - ", " * ", " / ", " .AND. ", " .OR. ")
+
+
+def _outside_quotes(line):
+    """For each position of `line`, whether it lies outside string literals."""
+    flags, quote = [], None
+    for char in line:
+        if quote:
+            flags.append(False)
+            if char == quote:
+                quote = None
+        else:
+            if char in "'\"":
+                quote = char
+            flags.append(quote is None)
+    return flags
+
+
+def _break_point(line, limit):
+    free = _outside_quotes(line)
+    best = None
+    for token in _BREAKS:
+        start = 0
+        while True:
+            pos = line.find(token, start)
+            if pos < 0 or pos + len(token) > limit - 2:
+                break
+            cut = pos + (len(token) if token == ", " else 1)
+            if free[pos] and line[:cut].strip():
+                best = max(best or 0, cut)
+            start = pos + 1
+    return best
+
+
+def wrap_line(line, limit=LINE_LIMIT):
+    """Return `line` as one or more lines no longer than `limit`."""
+    if len(line) <= limit:
+        return [line]
+    indent = line[:len(line) - len(line.lstrip())]
+    if line.lstrip().startswith("!"):
+        body = line.lstrip()[1:].strip()
+        return [f"{indent}! {part}" for part in
+                textwrap.wrap(body, limit - len(indent) - 2, break_long_words=False)]
+    out, rest = [], line
+    continuation = indent + "    "
+    while len(rest) > limit:
+        cut = _break_point(rest, limit)
+        if cut is None:
+            break
+        out.append(rest[:cut].rstrip() + " &")
+        rest = continuation + rest[cut:].lstrip()
+    out.append(rest)
+    return out
+
+
+def wrap(text, limit=LINE_LIMIT):
+    """Wrap every over-long line of the Fortran `text`."""
+    lines = []
+    for line in text.splitlines():
+        lines.extend(wrap_line(line, limit))
+    return "\n".join(lines) + "\n"
