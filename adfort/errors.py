@@ -25,12 +25,25 @@ def node_line(node):
     :param node: a PSyIR node read by FortranReader.
     """
     while node is not None:
-        ast = getattr(node, "ast", None)
-        item = getattr(ast, "item", None)
-        span = getattr(item, "span", None)
+        asts = getattr(node, "parse_tree_nodes", None) or [getattr(node, "ast", None)]
+        line = _ast_line(asts[0])
+        if line:
+            return line
+        node = node.parent
+    return None
+
+
+def _ast_line(ast):
+    """First source line of an fparser node: its own, or its first child's
+    (block constructs keep the line on their opening statement)."""
+    for _ in range(8):
+        if ast is None:
+            return None
+        span = getattr(getattr(ast, "item", None), "span", None)
         if span:
             return span[0]
-        node = node.parent
+        children = getattr(ast, "children", None) or getattr(ast, "content", None)
+        ast = children[0] if children else None
     return None
 
 

@@ -21,7 +21,7 @@ _OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
 def _describe_codeblock(block):
     """Name the Fortran statement an opaque CodeBlock holds (GOTO, WRITE…)."""
     names = []
-    for ast in block.get_ast_nodes:
+    for ast in block.parse_tree_nodes:
         text = str(ast).strip().splitlines()[0] if str(ast).strip() else ""
         names.append(f"{type(ast).__name__.replace('_Stmt', '').upper()} ('{text}')")
     return ", ".join(names) or "a statement PSyclone cannot represent"

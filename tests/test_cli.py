@@ -1,0 +1,178 @@
+"""The command line: options, outputs and every user error.
+
+Each error must give one clear message naming the place, exit non-zero,
+write no output file, leave the input untouched and show no traceback.
+"""
+
+import hashlib
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import adfort
+
+KERNEL = textwrap.dedent("""\
+    module flux_mod
+      implicit none
+      integer, parameter :: wp = kind(1.0d0)
+    contains
+      subroutine bulk_flux(rho, cp, ch, u, ts, ta, n, flux)
+        real(wp), intent(in) :: rho, cp, ch, u, ts, ta
+        integer, intent(in) :: n
+        real(wp), intent(out) :: flux
+        flux = rho * cp * ch * u * (ts - ta) * n
+      end subroutine bulk_flux
+      subroutine other(a, b)
+        real(wp), intent(in) :: a
+        real(wp), intent(out) :: b
+        b = exp(a)
+      end subroutine other
+    end module flux_mod
+    """)
+
+
+def run(args, cwd):
+    return subprocess.run([sys.executable, "-m", "adfort"] + args, cwd=cwd,
+                          capture_output=True, text=True)
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def kernel(tmp_path):
+    path = tmp_path / "flux.f90"
+    path.write_text(KERNEL)
+    return path
+
+
+def assert_clean_failure(result, cwd, *fragments):
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("adfort: error: "), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr
+    assert not list(cwd.glob("*_ad.f90")), "an output file was written"
+    assert not list(cwd.glob(".adfort-*")), "a temporary file was left behind"
+
+
+def test_version(tmp_path):
+    result = run(["--version"], tmp_path)
+    assert result.returncode == 0
+    assert adfort.__version__ in result.stdout
+
+
+def test_help_has_an_example(tmp_path):
+    result = run(["diff", "--help"], tmp_path)
+    assert result.returncode == 0
+    assert "Example" in result.stdout and "--dep" in result.stdout
+
+
+def test_default_output_name_and_routine_inference(kernel, tmp_path):
+    result = run(["diff", str(kernel), "--dep", "flux", "--indep", "ts,ta"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "flux_ad.f90").read_text()
+    assert "module flux_mod_ad" in text
+    assert "subroutine bulk_flux_rev(rho, cp, ch, u, ts, ts_adj, ta, ta_adj, n, flux, flux_adj)" in text
+
+
+def test_repeated_and_comma_options_are_equivalent(kernel, tmp_path):
+    one = run(["diff", str(kernel), "--dep", "flux", "--indep", "ts,ta,u", "-o", "-"], tmp_path)
+    two = run(["diff", str(kernel), "--dep", "flux", "--indep", "ts", "--indep", "ta,u",
+               "-o", "-"], tmp_path)
+    assert one.returncode == two.returncode == 0
+    assert one.stdout == two.stdout
+
+
+def test_output_is_deterministic_and_input_untouched(kernel, tmp_path):
+    before = digest(kernel)
+    first = run(["diff", str(kernel), "--dep", "flux", "--indep", "ts", "-o", "a.f90"], tmp_path)
+    second = run(["diff", str(kernel), "--dep", "flux", "--indep", "ts", "-o", "b.f90"], tmp_path)
+    assert first.returncode == second.returncode == 0
+    assert (tmp_path / "a.f90").read_text() == (tmp_path / "b.f90").read_text()
+    assert digest(kernel) == before
+
+
+def test_stdout_output(kernel, tmp_path):
+    result = run(["diff", str(kernel), "--dep", "b", "--indep", "a", "-o", "-"], tmp_path)
+    assert result.returncode == 0
+    assert "subroutine other_rev(a, a_adj, b, b_adj)" in result.stdout
+    assert not list(tmp_path.glob("*_ad.f90"))
+
+
+def test_options_change_the_output(kernel, tmp_path):
+    base = ["diff", str(kernel), "--dep", "flux", "--indep", "rho,cp,ts", "-o", "-"]
+    plain = run(base, tmp_path).stdout
+    verbose = run(base + ["--verbose"], tmp_path).stdout
+    unsimplified = run(base + ["--no-simplify"], tmp_path).stdout
+    zero_passes = run(base + ["--simplify-n-times", "0"], tmp_path).stdout
+    kept = run(base + ["--no-inline-operation-adjoints"], tmp_path).stdout
+    jacobian = run(base + ["--jacobian"], tmp_path).stdout
+    assert "! adjoint of: flux = rho * cp * ch * u * (ts - ta) * n" in verbose
+    assert "! adjoint of:" not in plain
+    assert unsimplified != plain and unsimplified == zero_passes
+    assert kept.count("op_adj") > plain.count("op_adj")
+    assert "subroutine bulk_flux_jacobian(" in jacobian and "jacobian" not in plain
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["missing.f90", "--dep", "y", "--indep", "x"], ["no such file: 'missing.f90'"]),
+    (["{k}", "--dep", "flux", "--indep", "ts", "--routine", "nope"],
+     ["no routine 'nope'", "bulk_flux, other"]),
+    (["{k}", "--dep", "flux", "--indep", "tz"], ["no routine has all of"]),
+    (["{k}", "--dep", "flux", "--indep", "tz", "--routine", "bulk_flux"],
+     ["flux.f90:5:", "unknown independent variable 'tz'", "rho, cp, ch"]),
+    (["{k}", "--dep", "ts", "--indep", "ta", "--routine", "bulk_flux"],
+     ["flux.f90:5:", "dependent variable 'ts' is intent(in)"]),
+    (["{k}", "--dep", "flux", "--indep", "flux", "--routine", "bulk_flux"],
+     ["independent variable 'flux' is intent(out)"]),
+    (["{k}", "--dep", "flux", "--indep", "n", "--routine", "bulk_flux"],
+     ["independent variable 'n' is not real (it is of type integer)"]),
+    (["{k}", "--indep", "ts"], ["no dependent variable"]),
+    (["{k}", "--dep", "flux"], ["no independent variable"]),
+])
+def test_user_errors(kernel, tmp_path, args, fragments):
+    before = digest(kernel)
+    args = [a.replace("{k}", str(kernel)) for a in args]
+    result = run(["diff"] + args, tmp_path)
+    assert_clean_failure(result, tmp_path, *fragments)
+    assert digest(kernel) == before
+
+
+def test_syntax_error_names_the_line(tmp_path):
+    bad = tmp_path / "bad.f90"
+    bad.write_text("subroutine f(x, y)\n  real(8) :: x, y\n  y = x +* 2\nend subroutine f\n")
+    result = run(["diff", str(bad), "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(result, tmp_path, "bad.f90:3:", "syntax error", "y = x +* 2")
+
+
+@pytest.mark.parametrize("body, fragments", [
+    ("do i = 1, 3\n    y = y + x\n  end do", ["k.f90:5:", "DO loop is not supported yet"]),
+    ("if (x > 0) then\n    y = x\n  end if", ["k.f90:5:", "IF block is not supported yet"]),
+    ("y = x\n  write(*,*) y", ["k.f90:6:", "unsupported statement WRITE"]),
+    ("y = x\n  call foo(y)", ["k.f90:6:", "CALL statement is not supported yet"]),
+    ("y = x + w(2)", ["k.f90:5:", "array 'w' is not supported yet"]),
+    ("y = bessel_j0(x)", ["k.f90:5:", "no derivative rule for BESSEL_J0"]),
+])
+def test_unsupported_constructs_are_fenced(tmp_path, body, fragments):
+    src = tmp_path / "k.f90"
+    src.write_text("subroutine k(x, y, w)\n  real(8), intent(in) :: x, w(3)\n"
+                   "  real(8), intent(inout) :: y\n  integer :: i\n"
+                   f"  {body}\nend subroutine k\n")
+    before = digest(src)
+    result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(result, tmp_path, *fragments)
+    assert digest(src) == before
+
+
+def test_output_onto_input_is_refused(kernel, tmp_path):
+    before = digest(kernel)
+    result = run(["diff", str(kernel), "--dep", "flux", "--indep", "ts", "-o", str(kernel)],
+                 tmp_path)
+    assert result.returncode != 0 and "is the input file" in result.stderr
+    assert digest(kernel) == before
