@@ -398,7 +398,7 @@ def _seed(fixture: Path) -> int:
 
 
 def _flit(value: float) -> str:
-    return f"{value:.17e}_dp"
+    return f"{value:.17e}_adf_dp"
 
 
 class _DriverWriter:
@@ -409,13 +409,20 @@ class _DriverWriter:
         self.decls: List[str] = []
         self.body: List[str] = []
         self.active = set(meta.dep) | set(meta.indep)
+        self.index = {a.name: i for i, a in enumerate(sig.args, start=1)}
         for name in meta.init:
             sig.arg(name)  # typo in init= must not pass silently
 
     # -- naming helpers -----------------------------------------------
-    @staticmethod
-    def v(name, suffix=""):
-        return f"drv_{name}{suffix}"
+    def v(self, name, suffix=""):
+        """Driver variable for one role of an argument: <role><index>_<name>.
+
+        The argument's position makes names unique even when the routine
+        has arguments like x and x_adj or x_base; internal driver names all
+        start with adf_ so they cannot clash with imported kind names.
+        """
+        role = suffix.lstrip("_") or "arg"
+        return f"{role}{self.index[name]}_{name}"[:63]
 
     def declare(self, arg: Argument, suffixes, type_text=None):
         names = [self.v(arg.name, s) for s in suffixes]
@@ -434,11 +441,11 @@ class _DriverWriter:
     def fill(self, arg: Argument, target: str, expr_of_u) -> None:
         """target = expr(u) with u uniform in [0,1) per element."""
         if arg.is_array:
-            self.body.append(f"call rng_fill(size({target}))")
-            self.body.append(f"{target} = reshape({expr_of_u('rng_buf')}, "
+            self.body.append(f"call adf_rng_fill(size({target}))")
+            self.body.append(f"{target} = reshape({expr_of_u('adf_rng_buf')}, "
                              f"shape({target}))")
         else:
-            self.body.append(f"{target} = {expr_of_u('urand()')}")
+            self.body.append(f"{target} = {expr_of_u('adf_urand()')}")
 
     def line(self, text=""):
         self.body.append(text)
@@ -446,48 +453,48 @@ class _DriverWriter:
     # -- common parts --------------------------------------------------
     def header(self, program: str, extra_procs: List[str]):
         sig = self.sig
-        uses = ["use iso_fortran_env, only: int64"]
+        uses = ["use iso_fortran_env, only: adf_int64 => int64"]
         if sig.module:
             uses.append(f"use {sig.module}, only: {sig.routine}")
             uses.append(f"use {sig.module}_ad, only: " + ", ".join(extra_procs))
         uses += sig.use_lines
         lines = [f"program {program}"] + ["  " + u for u in uses]
         lines += ["  implicit none",
-                  "  integer, parameter :: dp = kind(1.0d0)",
-                  f"  real(dp), parameter :: fd_h = {_flit(FD_STEP)}"]
+                  "  integer, parameter :: adf_dp = kind(1.0d0)",
+                  f"  real(adf_dp), parameter :: adf_fd_h = {_flit(FD_STEP)}"]
         lines += ["  " + d for d in sig.decl_lines]
         if not sig.module:
             lines.append("  external :: " + ", ".join([sig.routine]
                                                       + extra_procs))
-        lines += ["  integer(int64) :: rng_state",
-                  "  real(dp), allocatable :: rng_buf(:)",
-                  "  real(dp) :: primal_err"]
+        lines += ["  integer(adf_int64) :: adf_rng_state",
+                  "  real(adf_dp), allocatable :: adf_rng_buf(:)",
+                  "  real(adf_dp) :: adf_primal_err"]
         return lines
 
     def footer(self, program: str):
         return ["contains",
-                "  subroutine reset()",
+                "  subroutine adf_reset()",
                 "    ! Every argument back to the base point: intent(inout)",
                 "    ! and intent(out) arguments are modified by each call.",
                 *["    " + f"{self.v(a.name)} = {self.v(a.name, '_base')}"
                   for a in self.sig.args],
-                "  end subroutine reset",
-                "  function urand() result(u)",
+                "  end subroutine adf_reset",
+                "  function adf_urand() result(u)",
                 "    ! Park-Miller minimal standard generator: portable and",
                 "    ! deterministic, so failures reproduce exactly.",
-                "    real(dp) :: u",
-                "    rng_state = mod(16807_int64 * rng_state, 2147483647_int64)",
-                "    u = real(rng_state, dp) / 2147483647.0_dp",
-                "  end function urand",
-                "  subroutine rng_fill(n)",
+                "    real(adf_dp) :: u",
+                "    adf_rng_state = mod(16807_adf_int64 * adf_rng_state, 2147483647_adf_int64)",
+                "    u = real(adf_rng_state, adf_dp) / 2147483647.0_adf_dp",
+                "  end function adf_urand",
+                "  subroutine adf_rng_fill(n)",
                 "    integer, intent(in) :: n",
                 "    integer :: i",
-                "    if (allocated(rng_buf)) deallocate(rng_buf)",
-                "    allocate(rng_buf(n))",
+                "    if (allocated(adf_rng_buf)) deallocate(adf_rng_buf)",
+                "    allocate(adf_rng_buf(n))",
                 "    do i = 1, n",
-                "      rng_buf(i) = urand()",
+                "      adf_rng_buf(i) = adf_urand()",
                 "    end do",
-                "  end subroutine rng_fill",
+                "  end subroutine adf_rng_fill",
                 f"end program {program}"]
 
     def range_of(self, arg: Argument) -> Tuple[float, float]:
@@ -505,8 +512,8 @@ class _DriverWriter:
     def base_point(self):
         """Declare all argument copies and set the base point."""
         sig = self.sig
-        self.line(f"rng_state = {_seed(self.fixture)}_int64")
-        self.line("primal_err = 0.0_dp")
+        self.line(f"adf_rng_state = {_seed(self.fixture)}_adf_int64")
+        self.line("adf_primal_err = 0.0_adf_dp")
         # Non-real inputs first: they may give array bounds.
         for arg in sig.args:
             self.declare(arg, ["", "_base", "_ref"])
@@ -563,33 +570,33 @@ class _DriverWriter:
             self.line(f"{self.v(arg.name, '_ref')} = {self.v(arg.name)}")
 
     def primal_check(self):
-        """primal_err = max relative deviation from the reference call."""
+        """adf_primal_err = max relative deviation from the reference call."""
         for arg in self.sig.args:
             cur, ref = self.v(arg.name), self.v(arg.name, "_ref")
             if arg.is_real:
-                err = (f"abs(real({cur},dp) - real({ref},dp)) / "
-                       f"max(abs(real({ref},dp)), tiny(1.0_dp))")
+                err = (f"abs(real({cur},adf_dp) - real({ref},adf_dp)) / "
+                       f"max(abs(real({ref},adf_dp)), tiny(1.0_adf_dp))")
                 if arg.is_array:
                     err = f"maxval({err})"
-                self.line(f"primal_err = max(primal_err, {err})")
+                self.line(f"adf_primal_err = max(adf_primal_err, {err})")
             else:
                 cmp = f"any({cur} /= {ref})" if arg.is_array \
                     else f"{cur} /= {ref}"
                 if arg.intrinsic == "BOOLEAN":
                     cmp = cmp.replace("/=", ".neqv.")
-                self.line(f"if ({cmp}) primal_err = max(primal_err, 1.0_dp)")
+                self.line(f"if ({cmp}) adf_primal_err = max(adf_primal_err, 1.0_adf_dp)")
 
     def direction(self, arg: Argument, target: str):
         """Random direction scaled like the variable, so that the FD step
-        fd_h is relative."""
+        adf_fd_h is relative."""
         lo, hi = self.range_of(arg)
         floor = max(0.1 * (hi - lo), 1e-300)
         if lo == hi == 0.0:
             floor = 1.0
         base = self.v(arg.name, "_base")
         self.fill(arg, target,
-                  lambda u: f"(2.0_dp * {u} - 1.0_dp) * "
-                            f"max(abs(real({base}, dp)), {_flit(floor)})")
+                  lambda u: f"(2.0_adf_dp * {u} - 1.0_adf_dp) * "
+                            f"max(abs(real({base}, adf_dp)), {_flit(floor)})")
 
 
 def write_rev_driver(sig: Signature, meta: Metadata, fixture: Path) -> str:
@@ -599,7 +606,7 @@ def write_rev_driver(sig: Signature, meta: Metadata, fixture: Path) -> str:
     both = [n for n in indep if n in dep]
     indep_only = [n for n in indep if n not in dep]
     w.base_point()
-    real_dp = "real(dp)"
+    real_dp = "real(adf_dp)"
     for name in indep:
         arg = sig.arg(name)
         w.declare(arg, ["_dir"], real_dp)
@@ -611,39 +618,39 @@ def write_rev_driver(sig: Signature, meta: Metadata, fixture: Path) -> str:
         # then redefined as the step actually taken, so rounding of x +- h*d
         # does not pollute the comparison.
         w.line(f"{w.v(name, '_xp')} = {w.v(name, '_base')} + "
-               f"fd_h * {w.v(name, '_dir')}")
+               f"adf_fd_h * {w.v(name, '_dir')}")
         w.line(f"{w.v(name, '_xm')} = {w.v(name, '_base')} - "
-               f"fd_h * {w.v(name, '_dir')}")
-        w.line(f"{w.v(name, '_dir')} = (real({w.v(name, '_xp')}, dp) - "
-               f"real({w.v(name, '_xm')}, dp)) / (2.0_dp * fd_h)")
+               f"adf_fd_h * {w.v(name, '_dir')}")
+        w.line(f"{w.v(name, '_dir')} = (real({w.v(name, '_xp')}, adf_dp) - "
+               f"real({w.v(name, '_xm')}, adf_dp)) / (2.0_adf_dp * adf_fd_h)")
     for name in dep:
         arg = sig.arg(name)
         w.declare(arg, ["_seed", "_plus", "_minus"])
         for s in ("_seed", "_plus", "_minus"):
             w.alloc_like(arg, s)
         # Seeds bounded away from 0 so no dependent is silently ignored.
-        w.fill(arg, w.v(name, "_seed"), lambda u: f"0.5_dp + {u}")
+        w.fill(arg, w.v(name, "_seed"), lambda u: f"0.5_adf_dp + {u}")
     for name in sorted(set(dep) | set(indep), key=[a.name for a in
                                                      sig.args].index):
         arg = sig.arg(name)
         w.declare(arg, ["_adj", "_pre"])
         w.alloc_like(arg, "_adj")
         w.alloc_like(arg, "_pre")
-    w.decls.append("real(dp) :: lhs0, lhs, rhs")
+    w.decls.append("real(adf_dp) :: adf_lhs0, adf_lhs, adf_rhs")
     call_ad = f"{sig.routine}_rev"
 
     w.line("! reference primal values at the base point")
-    w.line("call reset()")
+    w.line("call adf_reset()")
     w.call(sig.routine, False)
     w.save_ref()
 
     def seed_and_call(preset: bool):
-        w.line("call reset()")
+        w.line("call adf_reset()")
         for name in dep:
             w.line(f"{w.v(name, '_adj')} = {w.v(name, '_seed')}")
         for name in indep_only:
             w.line(f"{w.v(name, '_adj')} = "
-                   + (w.v(name, "_pre") if preset else "0.0_dp"))
+                   + (w.v(name, "_pre") if preset else "0.0_adf_dp"))
         w.call(call_ad, True)
         w.primal_check()
 
@@ -651,15 +658,15 @@ def write_rev_driver(sig: Signature, meta: Metadata, fixture: Path) -> str:
         terms = []
         for name in indep:
             arg = sig.arg(name)
-            adj = f"real({w.v(name, '_adj')}, dp)"
+            adj = f"real({w.v(name, '_adj')}, adf_dp)"
             if name in indep_only and preset:
-                adj = f"({adj} - real({w.v(name, '_pre')}, dp))"
+                adj = f"({adj} - real({w.v(name, '_pre')}, adf_dp))"
             terms.append(w.red(arg, f"{adj} * {w.v(name, '_dir')}"))
         return " + ".join(terms)
 
     w.line("! pass 1: independent adjoints start at zero")
     seed_and_call(False)
-    w.line(f"lhs0 = {lhs_expr(False)}")
+    w.line(f"adf_lhs0 = {lhs_expr(False)}")
     w.line("! pass 2: independent adjoints preset (must be incremented);")
     w.line("! the preset is scaled like the gradient to keep the")
     w.line("! subtraction exact enough")
@@ -667,29 +674,29 @@ def write_rev_driver(sig: Signature, meta: Metadata, fixture: Path) -> str:
         arg = sig.arg(name)
         adj = w.v(name, "_adj")
         w.fill(arg, w.v(name, "_pre"),
-               lambda u: f"(1.0_dp + {u}) * "
-                         f"merge(real({adj}, dp), 1.0_dp, {adj} /= 0)")
+               lambda u: f"(1.0_adf_dp + {u}) * "
+                         f"merge(real({adj}, adf_dp), 1.0_adf_dp, {adj} /= 0)")
     for name in both:
         w.line(f"{w.v(name, '_pre')} = 0")
     seed_and_call(True)
-    w.line(f"lhs = {lhs_expr(True)}")
+    w.line(f"adf_lhs = {lhs_expr(True)}")
 
     w.line("! central differences of the original routine along the direction")
     for point, suffix in (("_xp", "_plus"), ("_xm", "_minus")):
-        w.line("call reset()")
+        w.line("call adf_reset()")
         for name in indep:
             w.line(f"{w.v(name)} = {w.v(name, point)}")
         w.call(sig.routine, False)
         for name in dep:
             w.line(f"{w.v(name, suffix)} = {w.v(name)}")
-    terms = [w.red(sig.arg(n), f"real({w.v(n, '_seed')}, dp) * "
-                   f"(real({w.v(n, '_plus')}, dp) - real({w.v(n, '_minus')}, dp))")
+    terms = [w.red(sig.arg(n), f"real({w.v(n, '_seed')}, adf_dp) * "
+                   f"(real({w.v(n, '_plus')}, adf_dp) - real({w.v(n, '_minus')}, adf_dp))")
              for n in dep]
-    w.line(f"rhs = ({' + '.join(terms)}) / (2.0_dp * fd_h)")
-    w.line("write(*, '(a, es25.17)') '@lhs0 ', lhs0")
-    w.line("write(*, '(a, es25.17)') '@lhs ', lhs")
-    w.line("write(*, '(a, es25.17)') '@rhs ', rhs")
-    w.line("write(*, '(a, es25.17)') '@primal_err ', primal_err")
+    w.line(f"adf_rhs = ({' + '.join(terms)}) / (2.0_adf_dp * adf_fd_h)")
+    w.line("write(*, '(a, es25.17)') '@lhs0 ', adf_lhs0")
+    w.line("write(*, '(a, es25.17)') '@lhs ', adf_lhs")
+    w.line("write(*, '(a, es25.17)') '@rhs ', adf_rhs")
+    w.line("write(*, '(a, es25.17)') '@primal_err ', adf_primal_err")
     return _assemble(w, "adfort_fd_check", [call_ad])
 
 
@@ -704,43 +711,44 @@ def write_jacobian_driver(sig: Signature, meta: Metadata, fixture: Path,
     w.base_point()
     jac_type = jac_type or sig.arg(dep[0]).type_text
     nd, ni = len(dep), len(indep)
-    w.decls.append(f"{jac_type} :: jac({nd}, {ni})")
-    w.decls.append(f"real(dp) :: fd_plus({nd}), fd_minus({nd}), "
-                   f"fd_col({nd}), fd_noise({nd}), fd_scale, fd_plus_x, fd_minus_x")
-    w.decls.append("integer :: i")
+    w.decls.append(f"{jac_type} :: adf_jac({nd}, {ni})")
+    w.decls.append(f"real(adf_dp) :: adf_fd_plus({nd}), adf_fd_minus({nd}), "
+                   f"adf_fd_col({nd}), adf_fd_noise({nd}), adf_fd_scale, adf_fd_plus_x, adf_fd_minus_x")
+    w.decls.append("integer :: adf_i")
     call_ad = f"{sig.routine}_jacobian"
-    w.line("call reset()")
+    w.line("call adf_reset()")
     w.call(sig.routine, False)
     w.save_ref()
-    w.line("call reset()")
-    w.line("jac = 0")
-    w.call(call_ad, False, ["jac"])
+    w.line("call adf_reset()")
+    w.line("adf_jac = 0")
+    w.call(call_ad, False, ["adf_jac"])
     w.primal_check()
     for j, name in enumerate(indep, start=1):
         arg = sig.arg(name)
         lo, hi = w.range_of(arg)
         floor = max(0.1 * (hi - lo), 1e-300) if hi > lo else 1.0
         base = w.v(name, "_base")
-        w.line(f"fd_scale = max(abs(real({base}, dp)), {_flit(floor)})")
-        for sign, store in (("+", "fd_plus"), ("-", "fd_minus")):
-            w.line("call reset()")
-            w.line(f"{w.v(name)} = {base} {sign} fd_h * fd_scale")
+        w.line(f"adf_fd_scale = max(abs(real({base}, adf_dp)), {_flit(floor)})")
+        for sign, store in (("+", "adf_fd_plus"), ("-", "adf_fd_minus")):
+            w.line("call adf_reset()")
+            w.line(f"{w.v(name)} = {base} {sign} adf_fd_h * adf_fd_scale")
             # Step actually taken after rounding to the argument's kind.
-            w.line(f"{store}_x = real({w.v(name)}, dp)")
+            w.line(f"{store}_x = real({w.v(name)}, adf_dp)")
             w.call(sig.routine, False)
             for i, dname in enumerate(dep, start=1):
-                w.line(f"{store}({i}) = real({w.v(dname)}, dp)")
-        w.line("fd_col = (fd_plus - fd_minus) / (fd_plus_x - fd_minus_x)")
+                w.line(f"{store}({i}) = real({w.v(dname)}, adf_dp)")
+        w.line("adf_fd_col = (adf_fd_plus - adf_fd_minus) / (adf_fd_plus_x - adf_fd_minus_x)")
         # Rounding error of the difference quotient (a few ulps of y).
         for i, dname in enumerate(dep, start=1):
-            w.line(f"fd_noise({i}) = {FD_NOISE_ULPS}.0_dp * "
-                   f"real(epsilon({w.v(dname)}), dp) * max(abs(fd_plus({i})), "
-                   f"abs(fd_minus({i}))) / (fd_plus_x - fd_minus_x)")
-        w.line("do i = 1, size(fd_col)")
-        w.line(f"  write(*, '(a, 2i6, 3es25.17)') '@jac', i, {j}, "
-               f"real(jac(i, {j}), dp), fd_col(i), fd_noise(i)")
+            w.line(f"adf_fd_noise({i}) = {FD_NOISE_ULPS}.0_adf_dp * "
+                   f"real(epsilon({w.v(dname)}), adf_dp) * max(abs(adf_fd_plus({i})), "
+                   f"abs(adf_fd_minus({i}))) / (adf_fd_plus_x - adf_fd_minus_x)")
+        w.line("do adf_i = 1, size(adf_fd_col)")
+        w.line(f"  write(*, '(a, 2i6, 3es25.17)') '@jac', adf_i, {j}, "
+               f"real(adf_jac(adf_i, {j}), adf_dp), adf_fd_col(adf_i), "
+               "adf_fd_noise(adf_i)")
         w.line("end do")
-    w.line("write(*, '(a, es25.17)') '@primal_err ', primal_err")
+    w.line("write(*, '(a, es25.17)') '@primal_err ', adf_primal_err")
     return _assemble(w, "adfort_jac_check", [call_ad])
 
 
@@ -905,36 +913,46 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5) -> str:
         raise HarnessError("write_fd_adjoint handles scalars only")
     r = sig.routine
     nd, ni = len(dep), len(indep)
+    index = {a.name: i for i, a in enumerate(sig.args, start=1)}
+    dbl = "real(kind(1.0d0))"
+
+    def n(role: str, name: str) -> str:
+        # Positional names: the fixture may have x and x_adj both.
+        return f"{role}{index[name]}_{name}"[:63]
 
     def decls(with_adj: bool, extra: Sequence[str] = ()) -> List[str]:
         out = []
         for a in sig.args:
             out.append(f"{a.type_text} :: {a.name}")
             if with_adj and a.name in active:
-                out.append(f"{a.type_text} :: {a.name}_adj")
+                out.append(f"{a.type_text} :: {n('adj', a.name)}")
         out += list(extra)
-        out += [f"{a.type_text} :: {a.name}_in" for a in sig.args]
-        out += [f"real(kind(1.0d0)) :: fdp_{d}, fdm_{d}" for d in dep]
-        out += ["real(kind(1.0d0)) :: xp, xm"]
+        out += [f"{a.type_text} :: {n('in', a.name)}" for a in sig.args]
+        out += [f"{dbl} :: {n('fdp', d)}, {n('fdm', d)}" for d in dep]
+        out += [f"{dbl} :: adf_xp, adf_xm"]
         return out
 
+    def save() -> List[str]:
+        return [f"{n('in', a.name)} = {a.name}" for a in sig.args]
+
     def restore() -> List[str]:
-        return [f"{a.name} = {a.name}_in" for a in sig.args]
+        return [f"{a.name} = {n('in', a.name)}" for a in sig.args]
 
     def call_r() -> str:
         return f"call {r}(" + ", ".join(a.name for a in sig.args) + ")"
 
-    def column(j: int, x: str) -> List[str]:
+    def column(x: str) -> List[str]:
         """FD derivative of every dependent w.r.t. independent x."""
         out = []
+        dstep = f"{step:.6e}".replace("e", "d")
         for sgn, tag in (("+", "p"), ("-", "m")):
             out += restore()
-            dstep = f"{step:.6e}".replace("e", "d")
-            out.append(f"{x} = {x}_in {sgn} {dstep}*max(abs({x}_in), "
-                       "1.0d-6)")
-            out.append(f"x{tag} = real({x}, kind(1.0d0))")
+            out.append(f"{x} = {n('in', x)} {sgn} {dstep}*"
+                       f"max(abs({n('in', x)}), 1.0d-6)")
+            out.append(f"adf_x{tag} = real({x}, kind(1.0d0))")
             out.append(call_r())
-            out += [f"fd{tag}_{d} = real({d}, kind(1.0d0))" for d in dep]
+            out += [f"{n('fd' + tag, d)} = real({d}, kind(1.0d0))"
+                    for d in dep]
         return out
 
     def routine(name: str, args: List[str], with_adj: bool,
@@ -954,33 +972,34 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5) -> str:
     for a in sig.args:
         rev_args.append(a.name)
         if a.name in active:
-            rev_args.append(f"{a.name}_adj")
-    seeds = [f"real(kind(1.0d0)) :: seed_{d}" for d in dep]
-    grads = [f"real(kind(1.0d0)) :: grad_{x}" for x in indep]
-    body = [f"{a.name}_in = {a.name}" for a in sig.args]
-    body += [f"seed_{d} = real({d}_adj, kind(1.0d0))" for d in dep]
+            rev_args.append(n("adj", a.name))
+    extra = [f"{dbl} :: {n('seed', d)}" for d in dep]
+    extra += [f"{dbl} :: {n('grad', x)}" for x in indep]
+    body = save()
+    body += [f"{n('seed', d)} = real({n('adj', d)}, kind(1.0d0))" for d in dep]
     for x in indep:
-        body += column(0, x)
-        body.append(f"grad_{x} = (" + " + ".join(
-            f"seed_{d}*(fdp_{d} - fdm_{d})" for d in dep) + ") / (xp - xm)")
+        body += column(x)
+        body.append(f"{n('grad', x)} = (" + " + ".join(
+            f"{n('seed', d)}*({n('fdp', d)} - {n('fdm', d)})" for d in dep)
+            + ") / (adf_xp - adf_xm)")
     body += restore() + [call_r()]
     for d in dep:
         if d not in indep:
-            body.append(f"{d}_adj = 0")
+            body.append(f"{n('adj', d)} = 0")
     for x in indep:
-        body.append(f"{x}_adj = {x}_adj + grad_{x}" if x not in dep
-                    else f"{x}_adj = grad_{x}")
-    rev = routine(f"{r}_rev", rev_args, True, seeds + grads, body)
+        body.append(f"{n('adj', x)} = {n('adj', x)} + {n('grad', x)}"
+                    if x not in dep else f"{n('adj', x)} = {n('grad', x)}")
+    rev = routine(f"{r}_rev", rev_args, True, extra, body)
 
     jac_type = sig.arg(dep[0]).type_text
-    body = [f"{a.name}_in = {a.name}" for a in sig.args]
+    body = save()
     for j, x in enumerate(indep, start=1):
-        body += column(j, x)
-        body += [f"jac({i}, {j}) = (fdp_{d} - fdm_{d}) / (xp - xm)"
-                 for i, d in enumerate(dep, start=1)]
+        body += column(x)
+        body += [f"adf_jac({i}, {j}) = ({n('fdp', d)} - {n('fdm', d)}) / "
+                 "(adf_xp - adf_xm)" for i, d in enumerate(dep, start=1)]
     body += restore() + [call_r()]
-    jac = routine(f"{r}_jacobian", [a.name for a in sig.args] + ["jac"],
-                  False, [f"{jac_type} :: jac({nd}, {ni})"], body)
+    jac = routine(f"{r}_jacobian", [a.name for a in sig.args] + ["adf_jac"],
+                  False, [f"{jac_type} :: adf_jac({nd}, {ni})"], body)
 
     procs = rev + jac
     if sig.module:
