@@ -45,7 +45,9 @@ def read_file(path):
                 "preprocessor directive: run the C preprocessor first "
                 "(e.g. 'gfortran -E -cpp -P file.F90 > file.f90') and "
                 "differentiate its output", f"{path}:{number}")
-    reader = FortranReader(free_form=not is_fixed_form(path))
+    fixed = is_fixed_form(path)
+    source = generic_intrinsic_names(source, fixed)
+    reader = FortranReader(free_form=not fixed)
     try:
         tree = reader.psyir_from_source(source)
     except Exception as err:  # fparser and PSyclone raise several kinds
@@ -81,6 +83,68 @@ def _recognise_intrinsics(tree):
 def _is_unresolved(symbol):
     return isinstance(symbol.interface, (UnresolvedInterface, DefaultModuleInterface)) \
         or type(symbol).__name__ in ("Symbol", "RoutineSymbol")
+
+
+# FORTRAN 77 specific intrinsic names and the generic intrinsic each one is
+# (for arguments of its type).  fparser leaves specific names as opaque code
+# blocks, so they are renamed before parsing; lines keep their numbers.
+SPECIFIC_INTRINSICS = {
+    "DSQRT": "SQRT", "DEXP": "EXP", "ALOG": "LOG", "DLOG": "LOG",
+    "ALOG10": "LOG10", "DLOG10": "LOG10", "DSIN": "SIN", "DCOS": "COS",
+    "DTAN": "TAN", "DASIN": "ASIN", "DACOS": "ACOS", "DATAN": "ATAN",
+    "DATAN2": "ATAN2", "DSINH": "SINH", "DCOSH": "COSH", "DTANH": "TANH",
+    "DABS": "ABS", "IABS": "ABS", "AMAX1": "MAX", "DMAX1": "MAX", "MAX0": "MAX",
+    "AMIN1": "MIN", "DMIN1": "MIN", "MIN0": "MIN", "DSIGN": "SIGN",
+    "ISIGN": "SIGN", "DDIM": "DIM", "IDIM": "DIM", "AMOD": "MOD", "DMOD": "MOD",
+    "SNGL": "REAL", "DFLOAT": "DBLE", "DINT": "AINT", "DNINT": "ANINT",
+    "IDINT": "INT", "IFIX": "INT", "IDNINT": "NINT",
+}
+_SPECIFIC = re.compile(r"\b(" + "|".join(SPECIFIC_INTRINSICS) + r")(\s*\()", re.IGNORECASE)
+
+
+def generic_intrinsic_names(source, fixed_form):
+    """Rename specific intrinsic calls (``DSQRT(x)``) to generic ones, outside
+    comments and strings, unless the source declares the name itself."""
+    declared = {m.group(1).upper() for m in re.finditer(
+        r"\b(?:subroutine|function|external)\s+(\w+)", source, re.IGNORECASE)}
+    names = {k: v for k, v in SPECIFIC_INTRINSICS.items() if k not in declared}
+    if not names:
+        return source
+    out = []
+    for line in source.splitlines(keepends=True):
+        if fixed_form and line[:1] in ("c", "C", "*", "!"):
+            out.append(line)
+            continue
+        out.append(_rename_in_code(line, names))
+    return "".join(out)
+
+
+def _rename_in_code(line, names):
+    pieces, quote, start = [], None, 0
+    for i, char in enumerate(line):
+        if quote:
+            if char == quote:
+                quote = None
+                pieces.append(line[start:i + 1])
+                start = i + 1
+        elif char in "'\"":
+            pieces.append(_SPECIFIC.sub(lambda m: _generic(m, names), line[start:i]))
+            quote, start = char, i
+        elif char == "!":
+            break
+    else:
+        i = len(line)
+    if quote is None:
+        pieces.append(_SPECIFIC.sub(lambda m: _generic(m, names), line[start:i]))
+        pieces.append(line[i:])
+    else:
+        pieces.append(line[start:])
+    return "".join(pieces)
+
+
+def _generic(match, names):
+    generic = names.get(match.group(1).upper())
+    return (generic + match.group(2)) if generic else match.group(0)
 
 
 def _syntax_location(path, err):

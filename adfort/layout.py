@@ -5,7 +5,9 @@ free-form source."""
 import textwrap
 
 LINE_LIMIT = 100
-_BREAKS = (", ", " + ", " - ", " * ", " / ", " .AND. ", " .OR. ")
+# Break points by preference: between terms, between arguments, then
+# between factors.
+_BREAKS = ((" + ", " - "), (", ",), (" * ", " / ", " .AND. ", " .OR. "))
 
 
 def _outside_quotes(line):
@@ -25,18 +27,23 @@ def _outside_quotes(line):
 
 def _break_point(line, limit):
     free = _outside_quotes(line)
-    best = None
-    for token in _BREAKS:
-        start = 0
-        while True:
-            pos = line.find(token, start)
-            if pos < 0 or pos + len(token) > limit - 2:
-                break
-            cut = pos + (len(token) if token == ", " else 1)
-            if free[pos] and line[:cut].strip():
-                best = max(best or 0, cut)
-            start = pos + 1
-    return best
+    fallback = None
+    for tokens in _BREAKS:
+        best = None
+        for token in tokens:
+            start = 0
+            while True:
+                pos = line.find(token, start)
+                if pos < 0 or pos + len(token) > limit - 2:
+                    break
+                cut = pos + (len(token) if token == ", " else 1)
+                if free[pos] and line[:cut].strip():
+                    best = max(best or 0, cut)
+                start = pos + 1
+        if best and best > limit // 2:
+            return best
+        fallback = max(fallback or 0, best or 0) or None
+    return fallback
 
 
 def wrap_line(line, limit=LINE_LIMIT):

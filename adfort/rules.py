@@ -92,6 +92,9 @@ RULES = {
     "SIGN": (lambda a, b: sign(a.one(), a) * sign(b.one(), b), None),
     "DIM": (lambda x, y: indicator(x > y, x), lambda x, y: -indicator(x > y, x)),
     "MOD": (lambda a, p: 1, lambda a, p: -aint(a / p)),
+    "MODULO": (lambda a, p: 1, lambda a, p: -call("FLOOR", a / p)),
+    "MERGE": (lambda a, b, mask: indicator(mask, a),
+              lambda a, b, mask: 1 - indicator(mask, b), None),
     "MAX": Variadic(_max_partials),
     "MIN": Variadic(_min_partials),
     # Conversions: REAL(x, kind) and DBLE(x) pass the derivative through.
@@ -104,6 +107,14 @@ RULES = {
     "NINT": None,
     "FLOOR": None,
     "CEILING": None,
+    # Inquiries: the value depends on the argument's type, not its value.
+    "EPSILON": None,
+    "HUGE": None,
+    "TINY": None,
+    "KIND": None,
+    "PRECISION": None,
+    "DIGITS": None,
+    "RANGE": None,
 }
 
 

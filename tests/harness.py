@@ -321,11 +321,12 @@ def generate(fixture: Path, meta: Metadata, schedule: Optional[str],
 
 
 def _prepare(fixture, schedule, workdir, extra_cli, adjoint_source,
-             jacobian):
+             jacobian, metadata=None):
     fixture = Path(fixture).resolve()
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    meta = parse_metadata(fixture)
+    meta = dataclasses.replace(metadata) if metadata is not None \
+        else parse_metadata(fixture)
     if not meta.dep or not meta.indep:
         raise HarnessError(f"{fixture}: metadata needs dep= and indep=")
     sig = parse_signature(fixture, meta.routine)
@@ -428,7 +429,7 @@ class _DriverWriter:
         names = [self.v(arg.name, s) for s in suffixes]
         type_text = type_text or arg.type_text
         if arg.is_array:
-            dims = ",".join(":" * 1 for _ in arg.dims)
+            dims = ",".join(":" for _ in arg.dims)
             self.decls.append(f"{type_text}, allocatable :: "
                               + ", ".join(f"{n}({dims})" for n in names))
         else:
@@ -713,7 +714,8 @@ def write_jacobian_driver(sig: Signature, meta: Metadata, fixture: Path,
     nd, ni = len(dep), len(indep)
     w.decls.append(f"{jac_type} :: adf_jac({nd}, {ni})")
     w.decls.append(f"real(adf_dp) :: adf_fd_plus({nd}), adf_fd_minus({nd}), "
-                   f"adf_fd_col({nd}), adf_fd_noise({nd}), adf_fd_scale, adf_fd_plus_x, adf_fd_minus_x")
+                   f"adf_fd_col({nd}), adf_fd_noise({nd}), adf_fd_scale, "
+                   "adf_fd_plus_x, adf_fd_minus_x")
     w.decls.append("integer :: adf_i")
     call_ad = f"{sig.routine}_jacobian"
     w.line("call adf_reset()")
@@ -813,13 +815,16 @@ def rel_error(a: float, b: float) -> float:
 
 def check_fixture(fixture, schedule: Optional[str], workdir,
                   extra_cli: Sequence[str] = (),
-                  adjoint_source=None) -> CheckResult:
+                  adjoint_source=None,
+                  metadata: Optional[Metadata] = None) -> CheckResult:
     """Generate the adjoint of a fixture and run the dot-product FD test.
 
-    ``adjoint_source`` replaces the CLI by a hand-written file (self-tests).
+    ``adjoint_source`` replaces the CLI by a hand-written file (self-tests);
+    ``metadata`` replaces the file's ``adfort:`` header.
     """
     fixture, workdir, meta, sig, generated = _prepare(
-        fixture, schedule, workdir, extra_cli, adjoint_source, False)
+        fixture, schedule, workdir, extra_cli, adjoint_source, False,
+        metadata)
     text = write_rev_driver(sig, meta, fixture)
     driver, out, values, _ = _build_and_run(fixture, generated, text,
                                             workdir, meta, "fd_driver")

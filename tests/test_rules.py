@@ -49,6 +49,8 @@ ROWS = {
     "MOD": "mod(x1 * 7, x2)",
     "MAX": "max(x1, x2) + max(x1, x2 * x3, 0.3d0 * x3)",
     "MIN": "min(x1, x2) + min(x1 * x2, x3, 0.5d0)",
+    "MODULO": "modulo(x1 * 7, x2) + modulo(-x1 * 5, x3)",
+    "MERGE": "merge(x1 * x2, x3 ** 2, x1 > x2) + merge(x1, x2 * x3, x1 < x2)",
     "REAL": "real(x1 * x2, kind=8) + real(x3 * 4, 8)",
     "DBLE": "dble(x1) * x2",
     "AINT": "x1 * aint(10 * x2)",
@@ -57,6 +59,13 @@ ROWS = {
     "NINT": "x1 * nint(10 * x2)",
     "FLOOR": "x1 * floor(10 * x2)",
     "CEILING": "x1 * ceiling(10 * x2)",
+    "EPSILON": "x1 * (1 + epsilon(x2))",
+    "HUGE": "x1 * log(huge(x2))",
+    "TINY": "x1 + max(x2, tiny(x2))",
+    "KIND": "x1 * kind(x2)",
+    "PRECISION": "x1 * precision(x2)",
+    "DIGITS": "x1 * digits(x2)",
+    "RANGE": "x1 * range(x2)",
 }
 
 # Points chosen away from kinks of ABS/SIGN/DIM/MAX/MIN and jumps of
