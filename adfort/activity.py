@@ -61,6 +61,8 @@ def differentiable_args(node):
         return [0] if args else []
     if isinstance(rule, rules.Variadic):
         return list(range(len(args)))
+    if isinstance(rule, rules.Pullback):
+        return [0, 1] if name in ("DOT_PRODUCT", "MATMUL") else [0]
     return [i for i in range(len(args)) if i < len(rule) and rule[i] is not None]
 
 

@@ -3,8 +3,10 @@
 from psyclone.psyir.nodes import Reference
 from psyclone.psyir.symbols import AutomaticInterface, DataSymbol
 
+from psyclone.psyir.symbols import ArrayType
+
 from adfort import naming
-from adfort.exprs import real_type
+from adfort.exprs import real_kind, real_type
 
 DEFAULT_OPTIONS = {
     "jacobian": False,
@@ -75,14 +77,18 @@ class ADContext:
         """Make every operation-adjoint temporary free for reuse."""
         self._op_in_use = {}
 
-    def scratch_operation_adjoint(self, kind):
+    def kind_of(self, symbol):
+        """The real kind of `symbol` (None for default real)."""
+        return real_kind(symbol)
+
+    def scratch_operation_adjoint(self, kind, rank=0):
         """Return a new, undeclared operation-adjoint temporary.
 
         Scratch temporaries get their final names from
         :meth:`name_operation_adjoints` once inlining has removed those
         that are not needed, so the names that remain are consecutive.
         """
-        return DataSymbol(naming.OPERATION_ADJOINT, real_type(kind),
+        return DataSymbol(naming.OPERATION_ADJOINT, _temporary_type(kind, rank),
                           interface=AutomaticInterface())
 
     def name_operation_adjoints(self, statements, scratch):
@@ -93,19 +99,28 @@ class ADContext:
             for ref in stmt.walk(Reference):
                 if ref.symbol in scratch:
                     if ref.symbol not in mapping:
-                        mapping[ref.symbol] = self.operation_adjoint(
-                            ref.symbol.datatype.precision)
+                        dtype = ref.symbol.datatype
+                        rank = len(dtype.shape) if isinstance(dtype, ArrayType) else 0
+                        mapping[ref.symbol] = self.operation_adjoint(dtype.precision, rank)
                     ref.symbol = mapping[ref.symbol]
 
-    def operation_adjoint(self, kind):
-        """Return a free operation-adjoint temporary of real kind `kind`."""
-        key = str(kind)
+    def operation_adjoint(self, kind, rank=0):
+        """Return a free operation-adjoint temporary of real kind `kind`
+        (an allocatable array when `rank` > 0, sized by assignment)."""
+        key = (str(kind), rank)
         pool = self._op_adjoints.setdefault(key, [])
         used = self._op_in_use.get(key, 0)
         if used == len(pool):
             name = naming.unique(self.table, naming.OPERATION_ADJOINT, self.taken)
-            symbol = DataSymbol(name, real_type(kind), interface=AutomaticInterface())
+            symbol = DataSymbol(name, _temporary_type(kind, rank),
+                                interface=AutomaticInterface())
             self.table.add(symbol)
             pool.append(symbol)
         self._op_in_use[key] = used + 1
         return pool[used]
+
+
+def _temporary_type(kind, rank):
+    if rank == 0:
+        return real_type(kind)
+    return ArrayType(real_type(kind), [ArrayType.Extent.DEFERRED] * rank)

@@ -122,6 +122,10 @@ class E:
     def __and__(self, o):
         return self._binary(BinOp.AND, o)
 
+    def eq(self, o):
+        """``self == o`` as a Fortran comparison (``==`` stays Python's)."""
+        return self._binary(BinOp.EQ, o)
+
     def const(self, value):
         """The real literal `value` (>= 0) in this expression's kind."""
         return E(real_literal(value, self.kind), self.kind)
@@ -137,6 +141,8 @@ class E:
 
 def call(name, *args):
     """Return ``E`` of the intrinsic `name` applied to `args`."""
+    args = [E(int_literal(a)) if isinstance(a, int) and not isinstance(a, bool) and a >= 0
+            else a for a in args]
     if not all(isinstance(a, E) for a in args):
         raise TypeError(f"{name}: arguments must be expressions; write "
                         "constants as x.const(value) to give them x's kind")
@@ -156,6 +162,9 @@ def _intrinsic(name):
 sqrt, exp, log, cos, sin, tan = map(_intrinsic, ("SQRT", "EXP", "LOG", "COS", "SIN", "TAN"))
 cosh, sinh, tanh, aint = map(_intrinsic, ("COSH", "SINH", "TANH", "AINT"))
 sign, merge, atan2 = map(_intrinsic, ("SIGN", "MERGE", "ATAN2"))
+spread, transpose, matmul, count = map(_intrinsic, ("SPREAD", "TRANSPOSE", "MATMUL", "COUNT"))
+maxval, minval, product, size = map(_intrinsic, ("MAXVAL", "MINVAL", "PRODUCT", "SIZE"))
+cshift, eoshift, asum = map(_intrinsic, ("CSHIFT", "EOSHIFT", "SUM"))
 
 
 def all_of(conditions):

@@ -5,8 +5,8 @@ unsupported reaches the transformations, so they never fail half-way.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall,
-    Literal, Reference, UnaryOperation)
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
+    IntrinsicCall, Literal, Loop, Reference, Schedule, Statement, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, DataSymbol, ScalarType, StaticInterface)
 
@@ -16,6 +16,7 @@ from adfort.activity import (
 from adfort.errors import AdfortError, where
 
 _OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
+_SUPPORTED_STATEMENTS = (Assignment, IfBlock, Loop, WhileLoop)
 
 
 def _describe_codeblock(block):
@@ -63,10 +64,6 @@ def check_arguments(routine, dependents, independents, filename):
                     f"{role} variable '{name}' is not real (it is "
                     f"{_type_text(symbol)}): only real variables can be differentiated",
                     location)
-            if isinstance(symbol.datatype, ArrayType):
-                raise AdfortError(
-                    f"{role} variable '{name}' is an array: arrays are not supported yet",
-                    location)
             access = symbol.interface.access
             if role == "dependent" and access == ArgumentInterface.Access.READ:
                 raise AdfortError(
@@ -103,21 +100,13 @@ def check_routine(routine, dependents, independents, filename):
             f"unsupported statement {_describe_codeblock(block)}: adfort cannot "
             "differentiate it; remove it or move it out of the routine",
             where(block, filename))
-    for stmt in routine.children:
-        if not isinstance(stmt, Assignment):
-            construct = type(stmt).__name__
+    for stmt in routine.walk(Statement):
+        if isinstance(stmt.parent, Schedule) and not isinstance(stmt, _SUPPORTED_STATEMENTS):
             raise AdfortError(
-                f"{_construct_name(stmt)} is not supported yet (only straight-line "
-                "assignments are): rewrite this part or wait for control-flow support",
-                where(stmt, filename))
+                f"{_construct_name(stmt)} is not supported yet: rewrite this part "
+                "without it", where(stmt, filename))
     for ref in routine.walk(Reference):
-        symbol = ref.symbol
-        if isinstance(ref, ArrayReference) or isinstance(
-                getattr(symbol, "datatype", None), ArrayType):
-            raise AdfortError(
-                f"array '{symbol.name}' is not supported yet: only scalar "
-                "variables can be differentiated for now", where(ref, filename))
-        if type(ref) is not Reference and not isinstance(ref, Call):
+        if type(ref) not in (Reference, ArrayReference):
             raise AdfortError(
                 f"'{ref.debug_string()}' ({type(ref).__name__}) is not supported: "
                 "only plain variables can be differentiated", where(ref, filename))
@@ -135,8 +124,9 @@ def check_routine(routine, dependents, independents, filename):
 
 
 def _construct_name(stmt):
-    names = {"IfBlock": "IF block", "Loop": "DO loop", "WhileLoop": "DO WHILE loop",
-             "Call": "CALL statement", "Return": "RETURN statement"}
+    if isinstance(stmt, IntrinsicCall):
+        return f"{stmt.intrinsic.name} statement"
+    names = {"Call": "CALL statement", "Return": "RETURN statement"}
     return names.get(type(stmt).__name__, type(stmt).__name__)
 
 

@@ -12,6 +12,12 @@ JACOBIAN_SUFFIX = "_jacobian"
 MODULE_SUFFIX = "_ad"
 OPERATION_ADJOINT = "op_adj"
 VALUE_TAPE = "value_tape"
+CONTROL_TAPE = "control_tape"
+TAPE_TOP_SUFFIX = "_top"
+TAPE_RESERVE_SUFFIX = "_reserve"
+TAPE_MODULE_SUFFIX = "_ad_tape"
+TAPE_INITIAL_SIZE = 1024
+ITERATION_COUNT = "iteration_count"
 INPUT_COPY_SUFFIX = "_in"
 OUTPUT_COPY_SUFFIX = "_out"
 JACOBIAN_ARGUMENT = "jacobian"
@@ -50,6 +56,26 @@ def module(name):
 def value_tape(type_tag=None):
     """Name of the value tape, one per stored datatype (`type_tag` when several)."""
     return VALUE_TAPE if not type_tag else f"{VALUE_TAPE}_{type_tag}"
+
+
+def tape_top(tape):
+    """Name of the top-of-stack counter of a dynamic tape."""
+    return tape + TAPE_TOP_SUFFIX
+
+
+def tape_reserve(tape):
+    """Name of the routine that makes room on a dynamic tape."""
+    return tape + TAPE_RESERVE_SUFFIX
+
+
+def tape_module(routine):
+    """Name of the module holding the dynamic tapes of an external routine."""
+    return routine + TAPE_MODULE_SUFFIX
+
+
+def loop_bound(label):
+    """Name of a local keeping a DO loop's first value or step."""
+    return f"loop_{label}"
 
 
 def input_copy(name):

@@ -5,7 +5,7 @@ declaration; ``-Wall -Werror=unused-variable`` builds must not see the
 ones a motion no longer needs.
 """
 
-from psyclone.psyir.nodes import Reference
+from psyclone.psyir.nodes import Loop, Reference
 from psyclone.psyir.symbols import ArrayType, ContainerSymbol, DataSymbol
 
 
@@ -34,6 +34,7 @@ def used_names(routine):
     """Lower-case names a routine's body and kept declarations refer to."""
     table = routine.symbol_table
     names = {ref.symbol.name.lower() for ref in routine.walk(Reference)}
+    names |= {loop.variable.name.lower() for loop in routine.walk(Loop)}
     names |= {s.name.lower() for s in table.argument_list}
     pending = list(names)
     while pending:

@@ -10,16 +10,21 @@ One entry per operation, keyed by the PSyIR operator or intrinsic name:
 - ``None``: the result does not depend differentiably on any argument
   (``INT``, ``NINT``…), so no adjoint flows through it;
 - :class:`Variadic`: a function of the argument list returning one partial
-  per argument (``MAX``/``MIN`` take any number of arguments).
+  per argument (``MAX``/``MIN`` take any number of arguments);
+- :class:`Pullback`: for operations that are not elementwise (``MATMUL``,
+  ``SUM``…), a function of the result's adjoint and the arguments
+  returning each argument's adjoint directly.
 
 Partials are built with :mod:`adfort.exprs` and may return the numbers
 ``1``/``-1`` for constant partials (the simplifier folds them away).
 Adding an intrinsic is one entry here and one row in ``tests/test_rules.py``.
 """
 
+from adfort.arrays import expr_rank
 from adfort.exprs import (
-    all_of, aint, call, cos, cosh, exp, indicator, log, sign, sin, sinh, sqrt,
-    tan, tanh)
+    all_of, aint, asum, call, cos, cosh, count, cshift, exp, indicator, log,
+    matmul, maxval, minval, product, sign, sin, sinh, size, spread, sqrt, tan,
+    tanh, transpose)
 
 
 class Variadic:
@@ -30,6 +35,43 @@ class Variadic:
 
     def __init__(self, partials):
         self.partials = partials
+
+
+class Pullback:
+    """A rule giving arguments' adjoints from the result's adjoint.
+
+    :param adjoints: ``adjoints(g, *args)`` returns one adjoint (or None)
+        per argument, `g` being the adjoint of the result.
+    """
+
+    def __init__(self, adjoints):
+        self.adjoints = adjoints
+
+
+def _matmul(g, a, b):
+    """MATMUL of matrix·matrix, matrix·vector or vector·matrix."""
+    ra, rb = expr_rank(a.node), expr_rank(b.node)
+    if ra == 2 and rb == 2:
+        return [matmul(g, transpose(b)), matmul(transpose(a), g)]
+    if ra == 2:   # A(m,n) x(n): outer product for A, A^T g for x
+        return [spread(g, 2, size(b)) * spread(b, 1, size(g)), matmul(g, a)]
+    return [matmul(b, g), spread(a, 2, size(g)) * spread(g, 1, size(a))]
+
+
+def _extremum(value):
+    """MAXVAL/MINVAL: the adjoint is shared by the elements attaining the
+    extremum (one element but for ties, where this averages the one-sided
+    derivatives)."""
+    def adjoints(g, x):
+        hit = x.eq(value(x))
+        return [g * indicator(hit, x) / count(hit)]
+    return Pullback(adjoints)
+
+
+def _sum(g, x, *dim):
+    if dim:
+        return [spread(g, dim[0], size(x, dim[0]))]
+    return [g]
 
 
 def _max_partials(*args):
@@ -96,6 +138,20 @@ RULES = {
     "MERGE": (lambda a, b, mask: indicator(mask, a),
               lambda a, b, mask: 1 - indicator(mask, b), None),
     "MAX": Variadic(_max_partials),
+    # Array operations.
+    "SUM": Pullback(_sum),
+    "PRODUCT": Pullback(lambda g, x: [g * product(x) / x]),
+    "DOT_PRODUCT": Pullback(lambda g, a, b: [g * b, g * a]),
+    "MATMUL": Pullback(_matmul),
+    "TRANSPOSE": Pullback(lambda g, a: [transpose(g)]),
+    "MAXVAL": _extremum(maxval),
+    "MINVAL": _extremum(minval),
+    "CSHIFT": Pullback(lambda g, x, shift, *dim: [cshift(g, -shift, *dim), None] + [None] * len(dim)),
+    "SPREAD": Pullback(lambda g, x, dim, n: [asum(g, dim), None, None]),
+    "SIZE": None,
+    "LBOUND": None,
+    "UBOUND": None,
+    "SHAPE": None,
     "MIN": Variadic(_min_partials),
     # Conversions: REAL(x, kind) and DBLE(x) pass the derivative through.
     "REAL": (lambda x, *kind: 1, None),
@@ -140,6 +196,8 @@ def partials(name, args, wanted=None):
     if isinstance(rule, Variadic):
         return [p if i in wanted else None
                 for i, p in enumerate(rule.partials(*args))]
+    if isinstance(rule, Pullback):
+        raise TypeError(f"{name} has a pullback rule, not partials")
     if callable(rule):
         rule = (rule,)
     out = []
@@ -147,3 +205,21 @@ def partials(name, args, wanted=None):
         fn = rule[i] if i < len(rule) else None
         out.append(fn(*args) if fn is not None and i in wanted else None)
     return out
+
+
+def argument_adjoints(name, adjoint, args, wanted=None):
+    """Return the adjoint of each argument of operation `name`.
+
+    :param adjoint: an :class:`E` for the adjoint of the operation's result.
+    :param args: the arguments, as :class:`E`.
+    :param wanted: indices of the arguments whose adjoints are needed.
+    :returns: one :class:`E` (or None) per argument.
+    """
+    rule = RULES[name]
+    if isinstance(rule, Pullback):
+        wanted = set(range(len(args)) if wanted is None else wanted)
+        results = list(rule.adjoints(adjoint, *args))
+        results += [None] * (len(args) - len(results))
+        return [r if i in wanted else None for i, r in enumerate(results)]
+    return [adjoint * p if p is not None else None
+            for p in partials(name, args, wanted)]

@@ -1,19 +1,34 @@
-"""The value tape: a plain Fortran array per stored datatype.
+"""Tapes: plain Fortran arrays the recording motion pushes values onto and
+the returning motion pops them from, last in first out.
 
-The recording motion writes the value a statement is about to overwrite
-into the next slot; the returning motion reads it back from the same slot.
-For straight-line code the slots are numbered at transformation time, so
-each tape is a fixed-size array passed from ``r_rev`` to ``r_rec`` and
-``r_ret``.
+There is one tape per datatype of the values saved (``value_tape`` for the
+first, ``value_tape_<type>`` for others) and an integer ``control_tape``
+for the branches taken and the trip counts of loops.
+
+A tape has one of two layouts, chosen per routine:
+
+- *static*, for straight-line code: every push has a slot numbered at
+  transformation time, and the tape is a fixed-size array argument of
+  ``r_rec`` and ``r_ret``, declared in ``r_rev``;
+- *dynamic*, when loops make the number of pushes a run-time quantity: the
+  tape is an allocatable module array with a top-of-stack counter.  The
+  recording motion reserves room before each loop (exactly, from the trip
+  count, when the room a loop needs is known at its entry; otherwise at
+  each iteration), and a reserve grows the array geometrically, so the tape
+  can hold any trip count and never overflows.
 """
 
 from psyclone.psyir.backend.fortran import FortranWriter
-from psyclone.psyir.nodes import ArrayReference, Assignment, Literal
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall,
+    Literal, Range, Reference)
 from psyclone.psyir.symbols import (
-    ArrayType, AutomaticInterface, DataSymbol, ScalarType)
+    ArrayType, AutomaticInterface, DataSymbol, RoutineSymbol, ScalarType)
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
+
+BinOp = BinaryOperation.Operator
 
 
 def type_tag(datatype):
@@ -30,61 +45,298 @@ def type_tag(datatype):
     return tag
 
 
-class _Tape:
-    def __init__(self, symbol, datatype):
-        self.symbol = symbol
-        self.datatype = datatype
-        self.slots = 0
+def _int(value):
+    return Literal(str(value), INTEGER_TYPE)
 
 
-class ValueTape:
-    """The tapes of one routine, one per datatype of the values taped.
+def _add(a, b):
+    if isinstance(b, int):
+        if b == 0:
+            return a
+        b = _int(b)
+    return BinaryOperation.create(BinOp.ADD, a, b)
 
-    :param symbol_table: the working symbol table tape symbols are added to.
-    :param taken: names the tape names must avoid.
+
+def _sub(a, b):
+    if isinstance(b, int):
+        b = _int(b)
+    return BinaryOperation.create(BinOp.SUB, a, b)
+
+
+def rank_of_reference(ref):
+    """Rank of the value `ref` denotes (0 for scalars and elements)."""
+    if isinstance(ref, ArrayReference):
+        return sum(1 for index in ref.indices if isinstance(index, Range))
+    dtype = getattr(ref.symbol, "datatype", None)
+    return len(dtype.shape) if isinstance(dtype, ArrayType) else 0
+
+
+class Tape:
+    """One last-in-first-out tape of values of one scalar datatype.
+
+    :param str name: the tape array's name (already unique).
+    :param datatype: the scalar datatype of the elements.
+    :param bool dynamic: the layout (see the module docstring).
     """
 
-    def __init__(self, symbol_table, taken=()):
-        self._table = symbol_table
-        self._taken = set(taken)
-        self._tapes = {}  # (intrinsic, precision text) -> _Tape
+    def __init__(self, name, datatype, dynamic, table, taken, frames=None):
+        self.frames = frames if frames is not None else [{}]
+        self.datatype = datatype
+        self.dynamic = dynamic
+        self.slots = 0
+        if dynamic:
+            shape = [ArrayType.Extent.DEFERRED]
+        else:
+            shape = [_int(1)]
+        self.symbol = DataSymbol(name, ArrayType(datatype.copy(), shape),
+                                 interface=AutomaticInterface())
+        self.top = None
+        self.reserve_name = None
+        if dynamic:
+            top_name = naming.unique(table, naming.tape_top(name), taken)
+            self.top = DataSymbol(top_name, INTEGER_TYPE.copy(),
+                                  interface=AutomaticInterface())
+            self.reserve_name = naming.unique(table, naming.tape_reserve(name), taken)
 
-    def _tape_for(self, datatype):
-        key = (datatype.intrinsic, str(datatype.precision))
-        if key not in self._tapes:
-            tag = type_tag(datatype) if self._tapes else None
-            name = naming.unique(self._table, naming.value_tape(tag), self._taken)
-            # The extent is fixed by finalise() once every slot is known.
-            symbol = DataSymbol(
-                name, ArrayType(datatype.copy(), [Literal("1", INTEGER_TYPE)]),
-                interface=AutomaticInterface())
-            self._table.add(symbol)
-            self._tapes[key] = _Tape(symbol, datatype)
-        return self._tapes[key]
+    # -- positions -----------------------------------------------------
+    def _element(self, offset):
+        """``tape(top + offset)`` (dynamic) or ``tape(offset)`` (static)."""
+        index = _add(Reference(self.top), offset) if self.dynamic else _int(offset)
+        return ArrayReference.create(self.symbol, [index])
 
-    def record(self, reference):
-        """Return the (record, restore) Assignments for the prevalue of `reference`.
+    def _move_top(self, amount):
+        """``top = top + amount`` (amount an int or a DataNode)."""
+        return Assignment.create(Reference(self.top), _add(Reference(self.top), amount)
+                                 if not isinstance(amount, int) or amount >= 0
+                                 else _sub(Reference(self.top), -amount))
 
-        :param reference: a Reference to the variable about to be
-            overwritten; it is copied.
+    # -- scalars ------------------------------------------------------
+    def push(self, values):
+        """Return (recording statements, token) pushing the scalar `values`.
+
+        :param values: PSyIR expressions (copied).
         """
-        tape = self._tape_for(reference.symbol.datatype)
-        tape.slots += 1
-        element = ArrayReference.create(
-            tape.symbol, [Literal(str(tape.slots), INTEGER_TYPE)])
-        record = Assignment.create(element, reference.copy())
-        restore = Assignment.create(reference.copy(), element.copy())
-        return record, restore
+        values = list(values)
+        self._note(_int(len(values)))
+        if self.dynamic:
+            stmts = [Assignment.create(self._element(i), v.copy())
+                     for i, v in enumerate(values, start=1)]
+            stmts.append(self._move_top(len(values)))
+            return stmts, len(values)
+        first = self.slots + 1
+        self.slots += len(values)
+        stmts = [Assignment.create(self._element(first + i), v.copy())
+                 for i, v in enumerate(values)]
+        return stmts, (first, len(values))
+
+    def push_branch(self, values_per_branch):
+        """Pushes of one value per branch of an IF (the same slot when static).
+
+        :returns: (list of statement lists, one per branch; token).
+        """
+        self._note(_int(1))
+        if self.dynamic:
+            return [[Assignment.create(self._element(1), _int(v)), self._move_top(1)]
+                    for v in values_per_branch], 1
+        self.slots += 1
+        return [[Assignment.create(self._element(self.slots), _int(v))]
+                for v in values_per_branch], (self.slots, 1)
+
+    def _note(self, size):
+        """Account `size` more elements to the innermost reserve frame."""
+        self.frames[-1].setdefault(self, []).append(size)
+        self.frames[0].setdefault("pushes", []).append(1)
+
+    def pop(self, token):
+        """Return (returning statements, expressions reading the values).
+
+        The expressions stay valid until the next pop of this tape.
+        """
+        if self.dynamic:
+            count = token
+            return [self._move_top(-count)], [self._element(i) for i in range(1, count + 1)]
+        first, count = token
+        return [], [self._element(first + i) for i in range(count)]
+
+    def save(self, reference):
+        """Return (record, restore) statement lists for the value of `reference`.
+
+        A whole array or a section is saved element by element in array
+        element order.
+        """
+        if rank_of_reference(reference) == 0:
+            rec, token = self.push([reference])
+            ret, (value,) = self.pop(token)
+            return rec, ret + [Assignment.create(reference.copy(), value)]
+        return self._save_array(reference)
+
+    def size_of(self, reference):
+        """Number of tape elements :meth:`save` uses for `reference`."""
+        if rank_of_reference(reference) == 0:
+            return _int(1)
+        return IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [reference.copy()])
+
+    def _save_array(self, reference):
+        assert self.dynamic, "arrays are saved on dynamic tapes only"
+        size = self.size_of(reference)
+        self._note(size.copy())
+        section = ArrayReference.create(self.symbol, [Range.create(
+            _add(Reference(self.top), 1), _add(Reference(self.top), size.copy()))])
+        rank = rank_of_reference(reference)
+        if rank == 1:
+            flat, unflat = reference.copy(), section.copy()
+        else:
+            flat = IntrinsicCall.create(
+                IntrinsicCall.Intrinsic.PACK,
+                [reference.copy(), Literal("true", ScalarType(
+                    ScalarType.Intrinsic.BOOLEAN, ScalarType.Precision.UNDEFINED))])
+            shape = IntrinsicCall.create(IntrinsicCall.Intrinsic.SHAPE, [reference.copy()])
+            unflat = IntrinsicCall.create(IntrinsicCall.Intrinsic.RESHAPE,
+                                          [section.copy(), shape])
+        rec = [Assignment.create(section, flat), self._move_top(size.copy())]
+        ret = [self._move_top_down(size.copy()),
+               Assignment.create(reference.copy(), unflat)]
+        return rec, ret
+
+    def _move_top_down(self, amount):
+        return Assignment.create(Reference(self.top), _sub(Reference(self.top), amount))
+
+    # -- room -----------------------------------------------------------
+    def reserve(self, need, checked=True):
+        """Statements making room for `need` more elements (dynamic only).
+
+        :param need: PSyIR integer expression.
+        :param bool checked: test the room inline and call the reserve
+            routine only when the tape is full (inside loops); otherwise
+            call it unconditionally (also allocates the tape on first use).
+        """
+        call = Call.create(RoutineSymbol(self.reserve_name), [need.copy()])
+        if not checked:
+            return [call]
+        full = BinaryOperation.create(
+            BinOp.GT, _add(Reference(self.top), need.copy()),
+            IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [Reference(self.symbol)]))
+        return [IfBlock.create(full, [call])]
+
+    def reserve_routine_source(self, type_text):
+        """Fortran source of the routine that grows this tape geometrically."""
+        tape, top, name = self.symbol.name, self.top.name, self.reserve_name
+        return f"""
+subroutine {name}(need)
+  integer, intent(in) :: need
+  {type_text}, allocatable, dimension(:) :: grown
+  if (.not. allocated({tape})) then
+    allocate({tape}(max(need, {naming.TAPE_INITIAL_SIZE})))
+  else if ({top} + need > size({tape})) then
+    allocate(grown(max(2 * size({tape}), {top} + need)))
+    grown(1:{top}) = {tape}(1:{top})
+    call move_alloc(grown, {tape})
+  end if
+end subroutine {name}
+"""
+
+
+class TapeSet:
+    """The tapes of one routine: value tapes by datatype, and a control tape.
+
+    :param table: the working symbol table (for unique names).
+    :param bool dynamic: layout of every tape of the routine.
+    :param taken: names to avoid.
+    """
+
+    def __init__(self, table, dynamic, taken=()):
+        self._table = table
+        self.dynamic = dynamic
+        self._taken = set(taken)
+        self._values = {}
+        self._control = None
+        self.frames = [{}]
+
+    def open_frame(self):
+        """Start accounting the pushes of a loop body."""
+        self.frames.append({})
+
+    def close_frame(self):
+        """End a loop body's accounting: {tape: total need expression}."""
+        return _totals(self.frames.pop())
+
+    def reserve(self, needs, per_iteration_of=None):
+        """Statements making room for `needs` ({tape: expression}).
+
+        :param per_iteration_of: a trip-count expression multiplying each
+            need (a reserve at loop entry), or None.
+        """
+        stmts = []
+        for tape, need in needs.items():
+            if not tape.dynamic:
+                continue
+            if per_iteration_of is not None:
+                need = BinaryOperation.create(BinOp.MUL, per_iteration_of.copy(), need)
+            stmts.extend(tape.reserve(need))
+        return stmts
+
+    def top_level_need(self):
+        """{tape: need} of the pushes outside any loop."""
+        return _totals({k: v for k, v in self.frames[0].items() if k != "pushes"})
+
+    def pushes_made(self):
+        """How many pushes have been generated so far (any tape)."""
+        return len(self.frames[0].get("pushes", []))
+
+    def _new(self, base, datatype):
+        name = naming.unique(self._table, base, self._taken)
+        self._taken.add(name)
+        tape = Tape(name, datatype, self.dynamic, self._table, self._taken, self.frames)
+        if tape.top is not None:
+            self._taken |= {tape.top.name, tape.reserve_name}
+        return tape
+
+    def for_value(self, reference):
+        """The value tape for the datatype of `reference`'s variable."""
+        dtype = reference.symbol.datatype
+        if isinstance(dtype, ArrayType):
+            dtype = dtype.elemental_type
+        key = (dtype.intrinsic, str(dtype.precision))
+        if key not in self._values:
+            tag = type_tag(dtype) if self._values else None
+            self._values[key] = self._new(naming.value_tape(tag), dtype)
+        return self._values[key]
+
+    @property
+    def control(self):
+        """The integer tape of branches taken and loop trip counts."""
+        if self._control is None:
+            self._control = self._new(naming.CONTROL_TAPE, INTEGER_TYPE)
+        return self._control
+
+    def save(self, reference):
+        """(record, restore) statements for the value of `reference`."""
+        return self.for_value(reference).save(reference)
+
+    @property
+    def tapes(self):
+        """Every tape used, values first, in creation order."""
+        tapes = list(self._values.values())
+        if self._control is not None:
+            tapes.append(self._control)
+        return [t for t in tapes if t.slots or t.dynamic]
 
     def finalise(self):
-        """Give each tape its final extent and return the tape symbols."""
-        symbols = []
-        for tape in self._tapes.values():
-            tape.symbol.datatype = ArrayType(
-                tape.datatype.copy(), [Literal(str(tape.slots), INTEGER_TYPE)])
-            symbols.append(tape.symbol)
-        return symbols
+        """Fix the extents of static tapes; return the tapes used."""
+        for tape in self.tapes:
+            if not tape.dynamic:
+                tape.symbol.datatype = ArrayType(tape.datatype.copy(), [_int(tape.slots)])
+        return self.tapes
 
-    def sizes(self):
-        """The number of slots of each tape, by tape name."""
-        return {t.symbol.name: t.slots for t in self._tapes.values()}
+
+def _totals(frame):
+    """Sum each tape's noted sizes into one expression (constants folded)."""
+    totals = {}
+    for tape, sizes in frame.items():
+        constant = sum(int(s.value) for s in sizes if isinstance(s, Literal))
+        expr = _int(constant) if constant else None
+        for size in sizes:
+            if not isinstance(size, Literal):
+                expr = size if expr is None else _add(expr, size)
+        totals[tape] = expr if expr is not None else _int(0)
+    return totals

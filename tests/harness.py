@@ -1013,3 +1013,44 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5) -> str:
     else:
         lines = procs
     return "\n".join(_wrap(x) for x in lines) + "\n"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the checks by hand, keeping every file:
+    python tests/harness.py FIXTURE... [--schedule S] [--jacobian]
+    [--workdir DIR] [-- extra adfort diff options]"""
+    import argparse
+    import tempfile
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[:argv.index("--")] if "--" in argv else argv
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("fixtures", nargs="+", type=Path)
+    parser.add_argument("--schedule", default="split")
+    parser.add_argument("--jacobian", action="store_true")
+    parser.add_argument("--workdir", type=Path)
+    args = parser.parse_args(argv)
+    root = args.workdir or Path(tempfile.mkdtemp(prefix="adfort_check_"))
+    failed = 0
+    for fixture in args.fixtures:
+        work = root / fixture.stem
+        try:
+            if args.jacobian:
+                jres = check_jacobian(fixture, args.schedule, work, extra)
+                err = jres.max_rel_err
+                print(f"{fixture.name}: jacobian max rel err {err:.2e}  "
+                      f"({work})")
+            else:
+                res = check_fixture(fixture, args.schedule, work, extra)
+                err = res.rel_err
+                print(f"{fixture.name}: lhs {res.lhs: .15e} rhs "
+                      f"{res.rhs: .15e} rel err {err:.2e}  ({work})")
+        except HarnessError as exc:
+            print(f"{fixture.name}: ERROR\n{exc}")
+            err = float("inf")
+        failed += err >= 1e-6
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

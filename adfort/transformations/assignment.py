@@ -1,11 +1,16 @@
-"""Adjoint of an assignment ``v = e``."""
+"""Adjoint of an assignment ``v = e`` (scalars, array elements, sections,
+whole arrays)."""
 
-from psyclone.psyir.nodes import Assignment, Literal, Reference, UnaryOperation
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, IntrinsicCall, Literal, Reference,
+    UnaryOperation)
 
+from adfort.arrays import expr_rank
 from adfort.exprs import E, real_literal
 from adfort.simplify import simplify_statements
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.operation import operation_adjoint
+from adfort.transformations.reverser import statement_text
 
 
 def _sum(terms):
@@ -21,6 +26,14 @@ def _trivial(expr):
     if isinstance(expr, UnaryOperation):
         expr = expr.children[0]
     return isinstance(expr, Literal) or type(expr) is Reference
+
+
+def adjoint_reference(reference, adjoint_symbol):
+    """The adjoint of the value `reference` denotes: same indices, adjoint
+    variable (``u(i-1)`` → ``u_adj(i-1)``)."""
+    if isinstance(reference, ArrayReference):
+        return ArrayReference.create(adjoint_symbol, [i.copy() for i in reference.indices])
+    return Reference(adjoint_symbol)
 
 
 def inline_single_use(statements, temporaries):
@@ -43,13 +56,24 @@ def inline_single_use(statements, temporaries):
     return result
 
 
+def _increment(target, increment):
+    """``target = target + increment``, summing an array-valued increment
+    that flows into a scalar (a scalar broadcast into an array expression)."""
+    value = increment.copy()
+    if expr_rank(value) > expr_rank(target):
+        value = IntrinsicCall.create(IntrinsicCall.Intrinsic.SUM, [value])
+    return value
+
+
 def assignment_adjoint(assign, ctx):
     """Return the returning-motion statements for `assign` (no taping).
 
-    Contributions to each right-hand-side variable are summed into one
-    increment.  When the assigned variable also appears on the right
-    (``f = 2*f + x``) its adjoint is assigned last, from its own terms,
-    instead of being zeroed.
+    Contributions to each right-hand-side reference are summed into one
+    increment.  When the assigned variable also appears on the right with
+    the same indices (``f = 2*f + x``, ``u(i) = u(i) + …``) its adjoint is
+    assigned last, from its own terms, instead of being zeroed.  When it
+    appears with other indices (``u(2:n) = u(1:n-1)``), which may overlap
+    the target, the target's adjoint is first moved to a temporary.
 
     :param assign: the Assignment (in the working copy of the routine).
     :param ctx: the :class:`adfort.context.ADContext`.
@@ -58,35 +82,67 @@ def assignment_adjoint(assign, ctx):
     if lhs_adj is None:
         return []
     ctx.start_statement()
-    seed = E(Reference(lhs_adj))
-    temporaries, contributions = operation_adjoint(assign.rhs, seed, ctx)
-
-    terms = {}  # adjoint symbol -> [E], in order of first appearance
-    for ref, increment in contributions:
-        terms.setdefault(ctx.adjoint_symbol(ref.symbol), []).append(increment)
-    own_terms = terms.pop(lhs_adj, None)
-
-    statements = list(temporaries)
-    for adj, increments in terms.items():
-        statements.append(Assignment.create(
-            Reference(adj), _sum([E(Reference(adj))] + increments).copy()))
-    if own_terms:
-        update = _sum(own_terms).copy()
+    target = adjoint_reference(assign.lhs, lhs_adj)
+    kind = ctx.kind_of(lhs_adj)
+    statements = []
+    own_text = assign.lhs.debug_string().lower()
+    aliased = any(ref.symbol is assign.lhs.symbol and ref.debug_string().lower() != own_text
+                  for ref in assign.rhs.walk(Reference))
+    if aliased:
+        held = ctx.scratch_operation_adjoint(kind, expr_rank(assign.lhs))
+        statements.append(Assignment.create(Reference(held), target.copy()))
+        statements.append(Assignment.create(target.copy(), real_literal(0, kind)))
+        seed = E(Reference(held), kind)
+        scratch = {held}
     else:
-        update = real_literal(0, seed.kind)
-    statements.append(Assignment.create(Reference(lhs_adj), update))
+        seed = E(target.copy(), kind)
+        scratch = set()
+    temporaries, contributions = operation_adjoint(assign.rhs, seed, ctx)
+    scratch |= {t.lhs.symbol for t in temporaries}
 
-    scratch = {t.lhs.symbol for t in temporaries}
+    terms, targets = {}, {}
+    for ref, increment in contributions:
+        key = (ref.symbol.name.lower(), ref.debug_string().lower())
+        terms.setdefault(key, []).append(increment)
+        targets[key] = adjoint_reference(ref, ctx.adjoint_symbol(ref.symbol))
+    own_key = (assign.lhs.symbol.name.lower(), own_text)
+    own_terms = None if aliased else terms.pop(own_key, None)
+
+    statements.extend(temporaries)
+    for key, increments in terms.items():
+        adj = targets[key]
+        total = _sum([E(_increment(adj, i.node), kind) for i in increments])
+        statements.append(Assignment.create(adj.copy(), (E(adj.copy(), kind) + total).copy()))
+    if not aliased:
+        if own_terms:
+            update = _sum([E(_increment(target, i.node), kind) for i in own_terms]).copy()
+        else:
+            update = real_literal(0, kind)
+        statements.append(Assignment.create(target.copy(), update))
+
     simplify = ctx.options["simplify"]
     if simplify:
         simplify_statements(statements, ctx.options["simplify_n_times"])
     if ctx.options["inline_operation_adjoints"]:
-        statements = inline_single_use(statements, scratch)
+        statements = inline_single_use(statements, scratch - ({held} if aliased else set()))
         if simplify:
             # Substitution creates new chances (e.g. a negated temporary).
             simplify_statements(statements, ctx.options["simplify_n_times"])
     ctx.name_operation_adjoints(statements, scratch)
     return statements
+
+
+def reverse_assignment(stmt, reverser):
+    """Return (recording, returning) statements for Assignment `stmt`."""
+    rec, ret = [], []
+    if id(stmt) in reverser.plan.taped:
+        save, restore = reverser.tapes.save(stmt.lhs)
+        rec.extend(save)
+        ret.extend(restore)
+    ret.extend(reverser.adjoints.get(id(stmt), []))
+    reverser.comment(ret, statement_text(stmt))
+    rec.append(stmt.detach() if stmt.parent is not None else stmt)
+    return rec, ret
 
 
 class ADReverseAssignmentTrans(ADReverseTrans):
@@ -95,6 +151,11 @@ class ADReverseAssignmentTrans(ADReverseTrans):
     node_type = Assignment
 
     def apply(self, node, ctx):
-        """Return the returning-motion statements for `node`."""
+        """Return the returning-motion adjoint statements of `node`."""
         self.validate(node, ctx)
         return assignment_adjoint(node, ctx)
+
+    def reverse(self, node, reverser):
+        """Return the (recording, returning) statements of `node`."""
+        self.validate(node)
+        return reverse_assignment(node, reverser)

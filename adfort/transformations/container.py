@@ -1,15 +1,18 @@
 """The entry point: differentiate a routine of a (File)Container."""
 
-from psyclone.psyir.nodes import Container, FileContainer, Reference
+from psyclone.psyir.backend.fortran import FortranWriter
+from psyclone.psyir.frontend.fortran import FortranReader
+from psyclone.psyir.nodes import Container, FileContainer, Literal, Reference
 from psyclone.psyir.symbols import (
-    ContainerSymbol, DataSymbol, ImportInterface, Symbol, SymbolTable)
+    ContainerSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
 
 from adfort import naming
 from adfort.context import checked_options
+from adfort.exprs import INTEGER_TYPE
 from adfort.errors import AdfortError, source_name, where
 from adfort.fence import check_arguments, check_routine
 from adfort.frontend import enclosing_module, find_routine
-from adfort.prune import used_names
+from adfort.prune import _datatype_references, used_names
 from adfort.schedules import ADReversalSchedule
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.routine import reverse_routine
@@ -95,14 +98,70 @@ class ADReverseContainerTrans(ADReverseTrans):
         motions = reverse_routine(routine, dependent_vars, independent_vars,
                                   options, names, filename)
         self.tape_sizes = motions.tape_sizes
+        stem = _stem(filename, routine.name)
         if module is None:
-            return FileContainer.create(_stem(filename, routine.name), SymbolTable(),
-                                        motions.routines)
+            children = []
+            if motions.dynamic:
+                host = Container.create(naming.tape_module(routine.name), SymbolTable(), [])
+                _host_tapes(host, motions.tapes, routine)
+                for generated in motions.routines:
+                    use = ContainerSymbol(host.name)
+                    use.wildcard_import = True
+                    generated.symbol_table.add(use)
+                children.append(host)
+            return FileContainer.create(stem, SymbolTable(), children + motions.routines)
         out_module = Container.create(naming.module(module.name), SymbolTable(), [])
         for generated in motions.routines:
             out_module.addchild(generated)
+        if motions.dynamic:
+            _host_tapes(out_module, motions.tapes, routine)
         _import_outer_symbols(out_module, module, filename)
-        return FileContainer.create(_stem(filename, routine.name), SymbolTable(), [out_module])
+        return FileContainer.create(stem, SymbolTable(), [out_module])
+
+
+def _host_tapes(host, tapes, routine):
+    """Declare dynamic `tapes` in module `host`, with their reserve routines.
+
+    Kinds the tapes are declared with come from where the routine has them:
+    the same ``use``, or a copy of a parameter declared in the routine.
+    """
+    table = host.symbol_table
+    writer = FortranWriter()
+    for tape in tapes:
+        precision = tape.datatype.precision
+        if isinstance(precision, Reference):
+            _provide(table, routine.symbol_table, precision.symbol.name)
+        table.add(DataSymbol(tape.symbol.name, tape.symbol.datatype.copy()))
+        table.add(DataSymbol(tape.top.name, INTEGER_TYPE.copy(),
+                             initial_value=Literal("0", INTEGER_TYPE),
+                             interface=StaticInterface()))
+        type_text = writer.gen_vardecl(DataSymbol("x", tape.datatype.copy())).split("::")[0]
+        source = tape.reserve_routine_source(type_text.strip())
+        reserve = FortranReader().psyir_from_source(source).children[0].detach()
+        reserve_table = reserve.symbol_table
+        for symbol in list(reserve_table.symbols):
+            if symbol.is_unresolved:  # the tape and its kind: the host's
+                reserve_table._symbols.pop(reserve_table._normalize(symbol.name))
+        host.addchild(reserve)
+
+
+def _provide(table, routine_table, name):
+    """Make `name` (a kind) visible in `table` as the routine sees it."""
+    if name.lower() in table:
+        return
+    symbol = routine_table.lookup(name, otherwise=None,
+                                  scope_limit=routine_table.node)
+    if symbol is None:
+        return  # visible from the enclosing module (imported with it)
+    if symbol.is_import:
+        origin = symbol.interface.container_symbol.name
+        container = table.lookup(origin, otherwise=None)
+        if container is None:
+            container = ContainerSymbol(origin)
+            table.add(container)
+        table.add(Symbol(symbol.name, interface=ImportInterface(container)))
+    else:
+        table.add(symbol.copy())
 
 
 def _stem(filename, fallback):
@@ -122,6 +181,9 @@ def _import_outer_symbols(out_module, module, filename):
     wanted = set()
     for generated in out_module.children:
         wanted.update(_outer_names(generated))
+    for symbol in table.datasymbols:  # module-level tapes: their kinds
+        wanted.update(ref.symbol.name.lower() for ref in _datatype_references(symbol))
+    wanted -= {s.name.lower() for s in table.symbols}
     sources = {}
     for name in sorted(wanted):
         symbol = module.symbol_table.lookup(name, otherwise=None)

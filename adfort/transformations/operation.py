@@ -1,11 +1,12 @@
 """Adjoints of expressions: propagate an adjoint down an operation tree."""
 
 from psyclone.psyir.nodes import (
-    Assignment, BinaryOperation, IntrinsicCall, Literal, Reference,
+    ArrayReference, Assignment, BinaryOperation, IntrinsicCall, Literal, Reference,
     UnaryOperation)
 
 from adfort import rules
 from adfort.activity import differentiable_args, operands, operation_name
+from adfort.arrays import expr_rank
 from adfort.exprs import E
 from adfort.transformations.base import ADReverseTrans
 
@@ -16,7 +17,7 @@ def carries_derivative(node, ctx):
     """Whether a derivative can flow from `node` to an active variable."""
     if isinstance(node, Literal):
         return False
-    if type(node) is Reference:
+    if type(node) in (Reference, ArrayReference):
         return ctx.is_active(node)
     if isinstance(node, _OPERATIONS):
         args = operands(node)
@@ -42,7 +43,7 @@ def operation_adjoint(expr, adjoint, ctx):
 
 
 def _propagate(node, adjoint, ctx, temporaries, contributions, root):
-    if type(node) is Reference:
+    if type(node) in (Reference, ArrayReference):
         if ctx.is_active(node):
             contributions.append((node, adjoint))
         return
@@ -50,16 +51,16 @@ def _propagate(node, adjoint, ctx, temporaries, contributions, root):
         return
     if not root:
         # Adjoints flow in the precision of the assigned variable's adjoint.
-        temp = ctx.scratch_operation_adjoint(adjoint.kind)
+        temp = ctx.scratch_operation_adjoint(adjoint.kind, expr_rank(node))
         temporaries.append(Assignment.create(Reference(temp), adjoint.copy()))
         adjoint = E(Reference(temp), adjoint.kind)
     args = operands(node)
     wanted = [i for i in differentiable_args(node) if carries_derivative(args[i], ctx)]
-    partials = rules.partials(operation_name(node), [E(a) for a in args], wanted)
+    adjoints = rules.argument_adjoints(operation_name(node), adjoint,
+                                       [E(a) for a in args], wanted)
     for i in wanted:
-        if partials[i] is not None:
-            _propagate(args[i], adjoint * partials[i], ctx, temporaries,
-                       contributions, root=False)
+        if adjoints[i] is not None:
+            _propagate(args[i], adjoints[i], ctx, temporaries, contributions, root=False)
 
 
 class ADReverseOperationTrans(ADReverseTrans):

@@ -9,22 +9,24 @@ reversing motion ``r_rev`` (record, then return), plus ``r_jacobian`` on
 request.
 """
 
-from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, Literal, Reference, Routine)
+    ArrayReference, Assignment, BinaryOperation, Call, Literal, Loop, Reference, Routine,
+    WhileLoop)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, ScalarType,
     RoutineSymbol)
 
 from adfort import naming
-from adfort.exprs import INTEGER_TYPE
 from adfort.activity import active_variables
+from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
-from adfort.exprs import real_literal, real_kind
+from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
 from adfort.prune import prune_symbols
-from adfort.tape import ValueTape
-from adfort.transformations.assignment import ADReverseAssignmentTrans
+from adfort.tape import TapeSet
+from adfort.taping import plan_taping
+from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.base import ADReverseTrans
+from adfort.transformations.reverser import Reverser
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
@@ -36,15 +38,18 @@ class RoutineMotions:
 
     :ivar recording: ``r_rec``; :ivar returning: ``r_ret``;
     :ivar reversing: ``r_rev``; :ivar jacobian: ``r_jacobian`` or None;
-    :ivar tape_sizes: slots of each value tape, by tape name.
+    :ivar tapes: the :class:`adfort.tape.Tape` objects used;
+    :ivar dynamic: whether the tapes are module arrays that grow (True) or
+        fixed-size arguments (False).
     """
 
-    def __init__(self, recording, returning, reversing, jacobian, tape_sizes):
+    def __init__(self, recording, returning, reversing, jacobian, tapes, dynamic):
         self.recording = recording
         self.returning = returning
         self.reversing = reversing
         self.jacobian = jacobian
-        self.tape_sizes = tape_sizes
+        self.tapes = tapes
+        self.dynamic = dynamic
 
     @property
     def routines(self):
@@ -52,48 +57,36 @@ class RoutineMotions:
         return [r for r in (self.recording, self.returning, self.reversing,
                             self.jacobian) if r is not None]
 
+    @property
+    def tape_sizes(self):
+        """Slots of each static tape, by name (dynamic tapes: None)."""
+        return {t.symbol.name: (None if t.dynamic else t.slots) for t in self.tapes}
 
-def _statement_text(stmt):
-    return FortranWriter()(stmt).strip()
 
-
-def _primal_reads(statements, ctx):
-    """Lower-case names of the primal variables read by `statements`."""
+def _enclosing_loop_indices(node):
     names = set()
-    for stmt in statements:
-        for ref in stmt.walk(Reference):
-            if not ctx.is_adjoint_or_temporary(ref.symbol):
-                names.add(ref.symbol.name.lower())
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, Loop):
+            names.add(parent.variable.name.lower())
+        parent = parent.parent
     return names
 
 
-def plan_taping(statements, reads, arguments):
-    """Decide which overwritten values the returning motion needs back.
-
-    A value overwritten by statement j is needed when some adjoint at or
-    before j (after the previous write of that variable) reads it.  Values
-    of local variables read after their last write must be taped at the
-    end of the recording motion, since ``r_ret`` has its own locals.
-
-    :param statements: the straight-line Assignments, in order.
-    :param reads: for each statement, the primal names its adjoint reads.
-    :param arguments: lower-case names of the routine's arguments.
-    :returns: (set of indices of statements whose overwrite is taped,
-        sorted names of locals whose final value is taped).
-    """
-    taped = set()
-    used = {}
-    for j, stmt in enumerate(statements):
-        for name in reads[j]:
-            used[name] = True
-        written = stmt.lhs.symbol.name.lower()
-        if used.get(written):
-            taped.add(j)
-        used[written] = False
-    written_names = {s.lhs.symbol.name.lower() for s in statements}
-    finals = sorted(name for name, flag in used.items()
-                    if flag and name not in arguments and name in written_names)
-    return taped, finals
+def adjoint_reads(assign, adjoint, ctx):
+    """Lower-case names of the primal variables the returning motion reads
+    for `assign`: in its adjoint statements and in the indices a restore of
+    its target uses.  Indices of enclosing loops are set by the reversed
+    loops themselves, so they are not counted."""
+    names = set()
+    for stmt in adjoint:
+        for ref in stmt.walk(Reference):
+            if not ctx.is_adjoint_or_temporary(ref.symbol):
+                names.add(ref.symbol.name.lower())
+    if isinstance(assign.lhs, ArrayReference):
+        for index in assign.lhs.indices:
+            names |= {r.symbol.name.lower() for r in index.walk(Reference)}
+    return names - _enclosing_loop_indices(assign)
 
 
 def _argument_symbols(table):
@@ -137,7 +130,7 @@ def _standard_kinds(table):
     must compile with ``-std=f2008``, which rejects the byte-size form."""
     for symbol in table.datasymbols:
         dtype = symbol.datatype
-        element = getattr(dtype, "datatype", dtype)  # element type of an array
+        element = getattr(dtype, "elemental_type", dtype)  # element type of an array
         if isinstance(getattr(element, "precision", None), int):
             fixed = ScalarType(element.intrinsic, Literal(str(element.precision),
                                                           INTEGER_TYPE))
@@ -186,49 +179,54 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
     active = active_variables(work, dep, indep)
     taken = set(names.get("taken", ()))
     ctx = ADContext(table, active, options, taken, filename)
-    tape = ValueTape(table, taken)
 
-    statements = list(work.children)
-    trans = ADReverseAssignmentTrans()
-    adjoints = [trans.apply(stmt, ctx) for stmt in statements]
-    reads = [_primal_reads(block, ctx) for block in adjoints]
-    taped, finals = plan_taping(statements, reads, set(arg_names))
+    assignments = work.walk(Assignment)
+    adjoints = {id(a): assignment_adjoint(a, ctx) for a in assignments}
+    reads = {id(a): adjoint_reads(a, adjoints[id(a)], ctx) for a in assignments}
+    written = {a.lhs.symbol.name.lower() for a in assignments} | \
+        {loop.variable.name.lower() for loop in work.walk(Loop)}
+    plan = plan_taping(work.children, reads, written - set(arg_names))
 
-    # Recording motion: the original statements, pushing what ret needs.
-    rec_body, restores = [], {}
-    for j, stmt in enumerate(statements):
-        if j in taped:
-            record, restore = tape.record(stmt.lhs)
-            rec_body.append(record)
-            restores[j] = restore
-        rec_body.append(stmt.detach())
-    final_restores = []
-    for name in finals:
-        record, restore = tape.record(Reference(table.lookup(name)))
-        rec_body.append(record)
-        final_restores.append(restore)
+    taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
+    dynamic = bool(work.walk((Loop, WhileLoop))) or taped_arrays or any(
+        symbol_rank(table.lookup(n)) > 0 for n in plan.finals)
+    tapes = TapeSet(table, dynamic, taken)
+    reverser = Reverser(ctx, tapes, plan, adjoints)
+    body_rec, body_ret = reverser.block(list(work.children))
 
-    # Returning motion: locals' final values, zero local adjoints, then
-    # each statement's restore and adjoint, last statement first.
+    # The returning motion has its own locals: those it reads after their
+    # last write are handed over through the tape.
+    final_rec, final_ret = [], []
+    for name in plan.finals:
+        save, restore = tapes.save(Reference(table.lookup(name)))
+        final_rec.extend(save)
+        final_ret = restore + final_ret
+    rec_body = body_rec + final_rec
+    if dynamic:
+        # Room for the pushes outside loops; also allocates on first use.
+        needs = tapes.top_level_need()
+        rec_body = [s for t in tapes.tapes
+                    for s in t.reserve(needs.get(t, _int(0)), checked=False)] + rec_body
+
     active_args = [a for a in arg_names if a in dep or a in indep]
-    ret_body = list(reversed(final_restores))
+    ret_body = list(final_ret)
     for name, adj in sorted(ctx.adjoints.items()):
         if name not in active_args:
             ret_body.append(Assignment.create(
                 Reference(adj), real_literal(0, real_kind(adj))))
-    restored = set()
-    for j in reversed(range(len(statements))):
-        block = ([restores[j]] if j in restores else []) + adjoints[j]
-        if j in restores:
-            restored.add(statements[j].lhs.symbol.name.lower())
-        if block and options["verbose"]:
-            block[0].preceding_comment = "adjoint of: " + _statement_text(statements[j])
-        ret_body.extend(block)
+    ret_body.extend(body_ret)
 
-    tapes = tape.finalise()
-    tape_args = [t for t in tapes]
+    restored = {a.lhs.symbol.name.lower() for a in assignments if id(a) in plan.taped}
+    restored |= {loop.variable.name.lower() for loop in work.walk(Loop)
+                 if id(loop) in plan.loop_indices}
 
-    # Argument lists and intents of the motions.
+    tape_list = tapes.finalise()
+    tape_args = []
+    if not dynamic:
+        for tape in tape_list:
+            table.add(tape.symbol)
+            tape_args.append(tape.symbol)
+
     primal_intents = {a.name.lower(): a.interface.access for a in arguments}
     adj_args = []
     for a in arguments:
@@ -237,23 +235,27 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
             adj_args.append(ctx.adjoints[a.name.lower()])
 
     rec_intents = dict(primal_intents)
-    rec_intents.update({t.name.lower(): _OUT for t in tapes})
+    rec_intents.update({t.name.lower(): _OUT for t in tape_args})
     recording = _make_routine(work, names["rec"], rec_body,
                               arguments + tape_args, rec_intents)
 
     ret_intents = {a: (_INOUT if a in restored else _IN) for a in arg_names}
     ret_intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
-    ret_intents.update({t.name.lower(): _IN for t in tapes})
+    ret_intents.update({t.name.lower(): _IN for t in tape_args})
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents)
 
-    reversing = _reversing(work, names, arguments, adj_args, tapes, ctx,
-                           active_args, dep, indep, restored, statements)
+    reversing = _reversing(work, names, arguments, adj_args, tape_args, ctx,
+                           active_args, dep, indep, restored, written)
     jacobian = None
     if options["jacobian"]:
         jacobian = _jacobian(work, names, arguments, adj_args, ctx, dep, indep,
-                             statements, taken)
-    return RoutineMotions(recording, returning, reversing, jacobian, tape.sizes())
+                             written, taken)
+    return RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
+
+
+def _int(value):
+    return Literal(str(value), INTEGER_TYPE)
 
 
 def _local_copy(table, symbol, name, taken):
@@ -264,7 +266,7 @@ def _local_copy(table, symbol, name, taken):
 
 
 def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
-               dep, indep, restored, statements):
+               dep, indep, restored, written):
     """Build ``r_rev``: record, then return, keeping the calling convention.
 
     Independent-only adjoints are increments: if the routine overwrites
@@ -274,7 +276,6 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
     """
     table = work.symbol_table
     taken = ctx.taken
-    written = {s.lhs.symbol.name.lower() for s in statements}
     body, epilogue = [], []
     for name in active_args:
         if name in indep and name not in dep and name in written:
@@ -306,7 +307,7 @@ def _add(a, b):
     return BinaryOperation.create(BinaryOperation.Operator.ADD, a, b)
 
 
-def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, statements, taken):
+def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken):
     """Build ``r_jacobian(args, jacobian)``: one reversal per dependent.
 
     Row k of the Jacobian is the gradient of dependent k: seed it with 1,
@@ -321,7 +322,6 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, statements, tak
         [Literal(str(len(dep)), INTEGER_TYPE), Literal(str(len(indep)), INTEGER_TYPE)]),
         interface=AutomaticInterface())
     table.add(jac)
-    written = {s.lhs.symbol.name.lower() for s in statements}
     intents = {a.name.lower(): a.interface.access for a in arguments}
     kept = []
     body = []

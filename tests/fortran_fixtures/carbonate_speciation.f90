@@ -1,8 +1,8 @@
 ! Seawater carbonate speciation: hydrogen ion concentration from pH
-! (10**(-pH): constant base, active exponent), the dissociation
-! constants pK1, pK2 of Lueker et al. (2000) and the fractions of
-! dissolved CO2, bicarbonate and carbonate.  Note the tiny magnitudes
-! (h ~ 1e-8 mol/kg).
+! (10**(-pH): constant base, active exponent, passed through REAL(x, kind)),
+! the dissociation constants pK1, pK2 of Lueker et al. (2000) and the
+! fractions of dissolved CO2, bicarbonate and carbonate.  Note the tiny
+! magnitudes (h ~ 1e-8 mol/kg).
 ! adfort: routine=carbonate_speciation dep=h,alpha0,alpha1,alpha2 indep=ph,temp,sal
 ! adfort: init ph=7.5:8.3 temp=275:303 sal=30:38
 module carbonate_mod
@@ -17,7 +17,7 @@ contains
           - 0.011555_wp*sal + 0.0001152_wp*sal**2
     pk2 = 471.78_wp/temp + 25.9290_wp - 3.16967_wp*log(temp) &
           - 0.01781_wp*sal + 0.0001122_wp*sal**2
-    h = 10.0_wp**(-ph)
+    h = 10.0_wp**(-real(ph, kind=wp))
     k1 = 10.0_wp**(-pk1)
     k2 = 10.0_wp**(-pk2)
     denom = h**2 + k1*h + k1*k2

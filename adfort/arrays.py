@@ -1,0 +1,64 @@
+"""Shapes of expressions: how many dimensions a value has.
+
+Adjoints flow elementwise through array expressions; where an array-valued
+adjoint meets a scalar variable (a scalar broadcast into an array
+expression) the contributions are summed.
+"""
+
+from psyclone.psyir.nodes import (
+    ArrayReference, BinaryOperation, IntrinsicCall, Literal, Range, Reference,
+    UnaryOperation)
+from psyclone.psyir.symbols import ArrayType
+
+# Intrinsics whose result has the rank of their (first) array argument
+# minus one per DIM argument, zero without it.
+_REDUCTIONS = {"SUM", "PRODUCT", "MAXVAL", "MINVAL", "COUNT", "ANY", "ALL",
+               "NORM2", "MAXLOC", "MINLOC"}
+_SCALAR_RESULTS = {"DOT_PRODUCT", "SIZE", "ALLOCATED", "PRESENT", "KIND",
+                   "EPSILON", "HUGE", "TINY", "DIGITS", "PRECISION", "RANGE"}
+_RANK_ONE_RESULTS = {"PACK", "SHAPE"}
+
+
+def symbol_rank(symbol):
+    """Number of dimensions of `symbol`'s declared type (0 for scalars)."""
+    dtype = getattr(symbol, "datatype", None)
+    return len(dtype.shape) if isinstance(dtype, ArrayType) else 0
+
+
+def expr_rank(node):
+    """Number of dimensions of the value of expression `node`."""
+    if isinstance(node, Literal):
+        return 0
+    if isinstance(node, ArrayReference):
+        return sum(1 for index in node.indices if isinstance(index, Range))
+    if type(node) is Reference:
+        return symbol_rank(node.symbol)
+    if isinstance(node, (BinaryOperation, UnaryOperation)):
+        return max((expr_rank(c) for c in node.children), default=0)
+    if isinstance(node, IntrinsicCall):
+        name = node.intrinsic.name
+        args = list(node.arguments)
+        names = [n.lower() if n else None for n in node.argument_names]
+        if name in _SCALAR_RESULTS:
+            return 0
+        if name in _RANK_ONE_RESULTS:
+            return 1
+        if name in ("LBOUND", "UBOUND"):
+            return 0 if len(args) > 1 else 1
+        if name in _REDUCTIONS:
+            has_dim = "dim" in names or (len(args) > 1 and names[1] is None
+                                         and expr_rank(args[1]) == 0
+                                         and name not in ("MAXLOC", "MINLOC"))
+            return max(expr_rank(args[0]) - 1, 0) if has_dim else (
+                1 if name in ("MAXLOC", "MINLOC") else 0)
+        if name == "MATMUL":
+            return expr_rank(args[0]) + expr_rank(args[1]) - 2
+        if name == "TRANSPOSE":
+            return 2
+        if name == "SPREAD":
+            return expr_rank(args[0]) + 1
+        if name == "RESHAPE":
+            shape = args[1]
+            return symbol_rank(shape.symbol) if isinstance(shape, Reference) else 1
+        return max((expr_rank(a) for a in args), default=0)  # elemental
+    return 0

@@ -1,0 +1,87 @@
+"""Which overwritten values the returning motion needs back.
+
+A forward data-flow pass over the structured statements tracks, for each
+variable, whether the adjoint code of some statement since the variable's
+last overwrite reads it.  A write that finds its variable so marked must
+tape the value it destroys: the returning motion reaches that adjoint only
+after reversing the write, so it needs the value restored.  Branches merge
+by union; loop bodies are visited until the marks are stable, since a
+later iteration's write follows an earlier iteration's read.
+"""
+
+from psyclone.psyir.nodes import Assignment, IfBlock, Loop, Reference, WhileLoop
+
+
+class TapingPlan:
+    """The taping decisions for one routine.
+
+    :ivar taped: ids of the Assignments whose overwritten value is taped.
+    :ivar loop_indices: ids of the Loops whose index value before the loop
+        is taped (the adjoint before the loop reads it).
+    :ivar finals: names of locals whose value at the end of the recording
+        motion is taped (the returning motion has its own locals).
+    """
+
+    def __init__(self):
+        self.taped = set()
+        self.loop_indices = set()
+        self.finals = []
+
+
+def _kills(assign):
+    """Whether `assign` overwrites the whole of its target variable."""
+    return type(assign.lhs) is Reference
+
+
+def plan_taping(statements, reads, locals_written):
+    """Plan the taping of a routine's statements.
+
+    :param statements: the routine's top-level statements.
+    :param reads: dict id(Assignment) -> names its adjoint code reads
+        (including the indices its restore would use).
+    :param locals_written: names of local variables the routine writes.
+    :rtype: :class:`TapingPlan`
+    """
+    plan = TapingPlan()
+    used = _walk(statements, reads, {}, plan)
+    plan.finals = sorted(n for n, flag in used.items() if flag and n in locals_written)
+    return plan
+
+
+def _merge(*states):
+    merged = {}
+    for state in states:
+        for name, flag in state.items():
+            merged[name] = merged.get(name, False) or flag
+    return merged
+
+
+def _walk(statements, reads, used, plan):
+    used = dict(used)
+    for stmt in statements:
+        if isinstance(stmt, Assignment):
+            for name in reads.get(id(stmt), ()):
+                used[name] = True
+            target = stmt.lhs.symbol.name.lower()
+            if used.get(target):
+                plan.taped.add(id(stmt))
+            if _kills(stmt):
+                used[target] = False
+        elif isinstance(stmt, IfBlock):
+            branches = [_walk(stmt.if_body.children, reads, used, plan)]
+            if stmt.else_body is not None:
+                branches.append(_walk(stmt.else_body.children, reads, used, plan))
+            else:
+                branches.append(used)
+            used = _merge(*branches)
+        elif isinstance(stmt, (Loop, WhileLoop)):
+            body = stmt.loop_body.children
+            once = _walk(body, reads, used, plan)
+            again = _walk(body, reads, _merge(used, once), plan)
+            used = _merge(used, once, again)
+            if isinstance(stmt, Loop):
+                index = stmt.variable.name.lower()
+                if used.get(index):
+                    plan.loop_indices.add(id(stmt))
+                used[index] = False
+    return used

@@ -1,0 +1,53 @@
+"""Adjoint of an IF block (ELSE IF chains and lowered SELECT CASE included).
+
+The recording motion pushes which branch it took on the control tape; the
+returning motion pops it and reverses that same branch, so the path is the
+recorded one even if the condition's inputs have changed since.
+"""
+
+from psyclone.psyir.nodes import BinaryOperation, IfBlock, Literal
+
+from adfort.exprs import INTEGER_TYPE
+from adfort.transformations.base import ADReverseTrans
+from adfort.transformations.reverser import statement_text
+
+
+def reverse_ifblock(node, reverser):
+    """Return (recording, returning) statements for IfBlock `node`."""
+    text = "IF (" + statement_text(node.condition) + ") THEN"
+    condition = node.condition.copy()
+    pushes_before = reverser.tapes.pushes_made()
+    then_rec, then_ret = reverser.block(node.if_body.children)
+    else_rec, else_ret = ([], [])
+    if node.else_body is not None:
+        else_rec, else_ret = reverser.block(node.else_body.children)
+    if not then_ret and not else_ret and reverser.tapes.pushes_made() == pushes_before:
+        # Nothing inside needs reversing: the IF is passive.
+        return [_if(condition, then_rec, else_rec)], []
+    control = reverser.tapes.control
+    (taken, not_taken), token = control.push_branch([1, 0])
+    rec = [_if(condition, taken + then_rec, not_taken + else_rec)]
+    pops, (branch,) = control.pop(token)
+    test = BinaryOperation.create(BinaryOperation.Operator.EQ, branch,
+                                  Literal("1", INTEGER_TYPE))
+    ret = pops + [_if(test, then_ret, else_ret)]
+    reverser.comment(ret, text)
+    return rec, ret
+
+
+def _if(condition, body, else_body):
+    for stmt in body + else_body:
+        if stmt.parent is not None:
+            stmt.detach()
+    return IfBlock.create(condition, body, else_body or None)
+
+
+class ADReverseIfBlockTrans(ADReverseTrans):
+    """Adjoint of an IF block."""
+
+    node_type = IfBlock
+
+    def reverse(self, node, reverser):
+        """Return the (recording, returning) statements of `node`."""
+        self.validate(node)
+        return reverse_ifblock(node, reverser)

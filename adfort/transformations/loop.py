@@ -1,0 +1,183 @@
+"""Adjoints of DO and DO WHILE loops: the iterations run in reverse.
+
+A DO loop's recording pushes, after the loop, its final index value (and
+its first value and step when they are not constants): with them the
+returning motion runs ``do i = last - step, first, -step`` whatever the
+bounds' variables hold by then.  A DO WHILE loop counts its iterations and
+pushes the count.  Each loop makes room on the tapes first: at entry from
+the trip count when the room an iteration needs is known there, otherwise
+at each iteration.
+"""
+
+from psyclone.psyir.nodes import (
+    Assignment, BinaryOperation, IntrinsicCall, Literal, Loop, Reference,
+    UnaryOperation, WhileLoop)
+from psyclone.psyir.symbols import AutomaticInterface, DataSymbol
+
+from adfort import naming
+from adfort.exprs import INTEGER_TYPE
+from adfort.simplify import simplify, simplify_statements
+from adfort.transformations.base import ADReverseTrans
+from adfort.transformations.reverser import statement_text
+
+BinOp = BinaryOperation.Operator
+
+
+def _int(value):
+    return Literal(str(value), INTEGER_TYPE)
+
+
+def _is_constant(expr):
+    if isinstance(expr, UnaryOperation):
+        expr = expr.children[0]
+    return isinstance(expr, Literal)
+
+
+def _written_names(statements):
+    names = set()
+    for stmt in statements:
+        for assign in stmt.walk(Assignment):
+            names.add(assign.lhs.symbol.name.lower())
+        for loop in stmt.walk(Loop):
+            names.add(loop.variable.name.lower())
+    return names
+
+
+_SHAPE_INQUIRIES = ("SIZE", "SHAPE", "LBOUND", "UBOUND")
+
+
+def _invariant(expr, written):
+    """Whether `expr` has the same value throughout a loop writing `written`.
+
+    The shape of a non-allocatable array does not change when its values do.
+    """
+    for ref in expr.walk(Reference):
+        parent = ref.parent
+        if (isinstance(parent, IntrinsicCall) and parent.intrinsic.name in _SHAPE_INQUIRIES
+                and not getattr(ref.symbol.datatype, "is_allocatable", False)):
+            continue
+        if isinstance(parent, IntrinsicCall) and ref is parent.routine:
+            continue
+        if ref.symbol.name.lower() in written:
+            return False
+    return True
+
+
+def _local_integer(reverser, base):
+    table = reverser.ctx.table
+    symbol = DataSymbol(naming.unique(table, base, reverser.ctx.taken), INTEGER_TYPE.copy(),
+                        interface=AutomaticInterface())
+    table.add(symbol)
+    return symbol
+
+
+def _binary(op, a, b):
+    return BinaryOperation.create(op, a, b)
+
+
+def reverse_loop(node, reverser):
+    """Return (recording, returning) statements for DO loop `node`."""
+    text = f"DO {node.variable.name} = {statement_text(node.start_expr)}, " \
+           f"{statement_text(node.stop_expr)}, {statement_text(node.step_expr)}"
+    tapes = reverser.tapes
+    index = node.variable
+    start, stop, step = (node.start_expr.copy(), node.stop_expr.copy(),
+                         node.step_expr.copy())
+    body = list(node.loop_body.children)
+    written = _written_names(body) | {index.name.lower()}
+    pushes_before = tapes.pushes_made()
+
+    tapes.open_frame()
+    body_rec, body_ret = reverser.block(body)
+    needs = tapes.close_frame()
+    if not body_ret and tapes.pushes_made() == pushes_before:
+        return [Loop.create(index, start, stop, step, body_rec)], []
+
+    rec, ret_after = [], []
+    if id(node) in reverser.plan.loop_indices:
+        save, restore = tapes.save(Reference(index))
+        rec.extend(save)
+        ret_after.extend(restore)
+    # The first value and step are pushed after the loop; keep them in
+    # locals if the body could change what they are computed from.
+    kept = {}
+    for label, expr in (("start", start), ("step", step)):
+        if not _is_constant(expr) and not _invariant(expr, written):
+            local = _local_integer(reverser, naming.loop_bound(label))
+            rec.append(Assignment.create(Reference(local), expr.copy()))
+            kept[label] = Reference(local)
+    start_ref = kept.get("start", start)
+    step_ref = kept.get("step", step)
+
+    invariant_needs = all(_invariant(n, written) for n in needs.values())
+    if invariant_needs:
+        trip = IntrinsicCall.create(IntrinsicCall.Intrinsic.MAX, [
+            _int(0), _binary(BinOp.DIV, _binary(BinOp.ADD, _binary(
+                BinOp.SUB, stop.copy(), start_ref.copy()), step_ref.copy()), step_ref.copy())])
+        reserve = tapes.reserve(needs, per_iteration_of=trip)
+        simplify_statements(reserve)
+        rec.extend(reserve)
+        loop_body = body_rec
+    else:
+        loop_body = tapes.reserve(needs) + body_rec
+    rec.append(Loop.create(index, start_ref.copy(), stop, step_ref.copy(), loop_body))
+
+    pushed = [e for e in (start_ref, step_ref) if not _is_constant(e)]
+    push_stmts, token = tapes.control.push([e.copy() for e in pushed] + [Reference(index)])
+    rec.extend(push_stmts)
+
+    pops, values = tapes.control.pop(token)
+    values = list(values)
+    last = values.pop()
+    first = values.pop(0) if not _is_constant(start_ref) else start_ref.copy()
+    stride = values.pop(0) if not _is_constant(step_ref) else step_ref.copy()
+    reverse_start = simplify(_binary(BinOp.SUB, last, stride.copy()))
+    reverse_step = simplify(UnaryOperation.create(UnaryOperation.Operator.MINUS, stride))
+    ret = pops + [Loop.create(index, reverse_start, first, reverse_step, body_ret)] + ret_after
+    reverser.comment(ret, text)
+    return rec, ret
+
+
+def reverse_while(node, reverser):
+    """Return (recording, returning) statements for DO WHILE loop `node`."""
+    text = "DO WHILE (" + statement_text(node.condition) + ")"
+    tapes = reverser.tapes
+    pushes_before = tapes.pushes_made()
+    tapes.open_frame()
+    body_rec, body_ret = reverser.block(list(node.loop_body.children))
+    needs = tapes.close_frame()
+    condition = node.condition.copy()
+    if not body_ret and tapes.pushes_made() == pushes_before:
+        return [WhileLoop.create(condition, body_rec)], []
+    count = _local_integer(reverser, naming.ITERATION_COUNT)
+    step = Assignment.create(Reference(count), _binary(BinOp.ADD, Reference(count), _int(1)))
+    rec = [Assignment.create(Reference(count), _int(0)),
+           WhileLoop.create(condition, [step] + tapes.reserve(needs) + body_rec)]
+    push_stmts, token = tapes.control.push([Reference(count)])
+    rec.extend(push_stmts)
+    pops, (total,) = tapes.control.pop(token)
+    ret = pops + [Loop.create(count, _int(1), total, _int(1), body_ret)]
+    reverser.comment(ret, text)
+    return rec, ret
+
+
+class ADReverseLoopTrans(ADReverseTrans):
+    """Adjoint of a DO loop."""
+
+    node_type = Loop
+
+    def reverse(self, node, reverser):
+        """Return the (recording, returning) statements of `node`."""
+        self.validate(node)
+        return reverse_loop(node, reverser)
+
+
+class ADReverseWhileLoopTrans(ADReverseTrans):
+    """Adjoint of a DO WHILE loop."""
+
+    node_type = WhileLoop
+
+    def reverse(self, node, reverser):
+        """Return the (recording, returning) statements of `node`."""
+        self.validate(node)
+        return reverse_while(node, reverser)
