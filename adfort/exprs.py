@@ -139,8 +139,9 @@ class E:
         return self.const(0)
 
 
-def call(name, *args):
-    """Return ``E`` of the intrinsic `name` applied to `args`."""
+def call(name, *args, **named):
+    """Return ``E`` of the intrinsic `name` applied to `args` (and the
+    keyword arguments `named`, e.g. ``dim=``)."""
     args = [E(int_literal(a)) if isinstance(a, int) and not isinstance(a, bool) and a >= 0
             else a for a in args]
     if not all(isinstance(a, E) for a in args):
@@ -148,13 +149,17 @@ def call(name, *args):
                         "constants as x.const(value) to give them x's kind")
     lifted = list(args)
     kind = next((a.kind for a in lifted if a.kind is not None), None)
-    node = IntrinsicCall.create(Intrinsic[name], [a.copy() for a in lifted])
+    arguments = [a.copy() for a in lifted]
+    for key, value in named.items():
+        value = E(int_literal(value)) if isinstance(value, int) else value
+        arguments.append((key, value.copy()))
+    node = IntrinsicCall.create(Intrinsic[name], arguments)
     return E(node, kind)
 
 
 def _intrinsic(name):
-    def function(*args):
-        return call(name, *args)
+    def function(*args, **named):
+        return call(name, *args, **named)
     function.__name__ = name.lower()
     return function
 

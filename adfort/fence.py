@@ -96,6 +96,12 @@ def check_routine(routine, dependents, independents, filename):
             "not supported yet; call it from a subroutine and differentiate that",
             where(routine, filename))
     for block in routine.walk(CodeBlock):
+        kinds = {type(a).__name__ for a in block.parse_tree_nodes}
+        if "Intrinsic_Function_Reference" in kinds:
+            raise AdfortError(
+                f"cannot tell which form of the intrinsic call "
+                f"'{str(block.parse_tree_nodes[0]).strip()}' this is: name its optional "
+                "arguments (e.g. SUM(c, dim=1), SIZE(a, dim=2))", where(block, filename))
         raise AdfortError(
             f"unsupported statement {_describe_codeblock(block)}: adfort cannot "
             "differentiate it; remove it or move it out of the routine",

@@ -55,6 +55,7 @@ def _matmul(g, a, b):
         return [matmul(g, transpose(b)), matmul(transpose(a), g)]
     if ra == 2:   # A(m,n) x(n): outer product for A, A^T g for x
         return [spread(g, 2, size(b)) * spread(b, 1, size(g)), matmul(g, a)]
+    # x(m) B(m,n): B g for x, outer product for B
     return [matmul(b, g), spread(a, 2, size(g)) * spread(g, 1, size(a))]
 
 
@@ -70,7 +71,7 @@ def _extremum(value):
 
 def _sum(g, x, *dim):
     if dim:
-        return [spread(g, dim[0], size(x, dim[0]))]
+        return [spread(g, dim[0], size(x, dim=dim[0]))]
     return [g]
 
 
@@ -147,7 +148,7 @@ RULES = {
     "MAXVAL": _extremum(maxval),
     "MINVAL": _extremum(minval),
     "CSHIFT": Pullback(lambda g, x, shift, *dim: [cshift(g, -shift, *dim), None] + [None] * len(dim)),
-    "SPREAD": Pullback(lambda g, x, dim, n: [asum(g, dim), None, None]),
+    "SPREAD": Pullback(lambda g, x, dim, n: [asum(g, dim=dim), None, None]),
     "SIZE": None,
     "LBOUND": None,
     "UBOUND": None,

@@ -66,12 +66,27 @@ ROWS = {
     "PRECISION": "x1 * precision(x2)",
     "DIGITS": "x1 * digits(x2)",
     "RANGE": "x1 * range(x2)",
+    # Array operations, on a(4), b(4), c(4,4).
+    "SUM": "sum(a * x1) + sum(sum(c, dim=2) * b) + sum(sum(c, dim=1) * a)",
+    "PRODUCT": "product(a + 1) * x2",
+    "DOT_PRODUCT": "dot_product(a, b * x1)",
+    "MATMUL": "sum(matmul(c, a) * b) + sum(matmul(c, c) * c) + sum(matmul(b, c) * a)",
+    "TRANSPOSE": "sum(transpose(c) * c) + x1",
+    "MAXVAL": "maxval(a * b) + x1 * maxval(c)",
+    "MINVAL": "minval(a - b) * x3 + minval(c ** 2)",
+    "CSHIFT": "sum(cshift(a, 1) * b) + sum(cshift(c, -1, 2) * c)",
+    "SPREAD": "sum(spread(a, 1, 4) * c) + sum(spread(b * x1, 2, 4) * c)",
+    "SIZE": "x1 * size(a) + x2 * size(c, 2)",
+    "LBOUND": "x1 * lbound(a, 1)",
+    "UBOUND": "x1 * ubound(c, 2)",
+    "SHAPE": "x1 * sum(shape(c))",
 }
 
 # Points chosen away from kinks of ABS/SIGN/DIM/MAX/MIN and jumps of
-# INT/NINT/FLOOR/CEILING/MOD.
+# INT/NINT/FLOOR/CEILING/MOD, and without ties in the arrays.
 POINT = (0.61, 0.37, 0.83)
 DIRECTION = (0.7, -0.4, 0.9)
+N = 4
 
 
 def test_every_rule_has_a_row():
@@ -83,8 +98,8 @@ def _module(name, expression):
         module row_{name.lower()}
           implicit none
         contains
-          subroutine f(x1, x2, x3, y)
-            real(kind=8), intent(in) :: x1, x2, x3
+          subroutine f(x1, x2, x3, a, b, c, y)
+            real(kind=8), intent(in) :: x1, x2, x3, a({N}), b({N}), c({N}, {N})
             real(kind=8), intent(out) :: y
             y = {expression}
           end subroutine f
@@ -93,10 +108,19 @@ def _module(name, expression):
 
 
 def _driver(names):
-    lines = ["program rows", "  implicit none",
-             "  real(kind=8) :: x(3), xd(3), xa(3), y, yp, ym, h, ad, fd"]
-    lines += [f"  x = [{', '.join(f'{v}d0' for v in POINT)}]",
-              f"  xd = [{', '.join(f'{v}d0' for v in DIRECTION)}]", "  h = 1.0d-6"]
+    # All inputs live in one vector v = (x1, x2, x3, a, b, c) so that the
+    # dot-product test is a single sum.
+    size = 3 + 2 * N + N * N
+    lines = ["program rows", "  implicit none", "  integer :: i",
+             f"  real(kind=8) :: v({size}), vd({size}), va({size}), y, yp, ym, h, ad, fd",
+             f"  real(kind=8) :: x(3), a({N}), b({N}), c({N}, {N})",
+             f"  real(kind=8) :: xa(3), aa({N}), ba({N}), ca({N}, {N})",
+             f"  do i = 1, {size}",
+             "    v(i) = 0.3d0 + 0.6d0 * modulo(sqrt(2.0d0) * i * i, 1.0d0)",
+             "    vd(i) = cos(1.3d0 * i)",
+             "  end do",
+             f"  v(1:3) = [{', '.join(f'{p}d0' for p in POINT)}]",
+             f"  vd(1:3) = [{', '.join(f'{p}d0' for p in DIRECTION)}]", "  h = 1.0d-6"]
     for name in names:
         mod = f"row_{name.lower()}"
         lines += [
@@ -104,16 +128,47 @@ def _driver(names):
             f"    use {mod}, only: f",
             f"    use {mod}_ad, only: f_rev",
             "    real(kind=8) :: ya",
-            "    xa = 0.25d0",
+            "    va = 0.25d0",
             "    ya = 1.0d0",
-            "    call f_rev(x(1), xa(1), x(2), xa(2), x(3), xa(3), y, ya)",
-            "    ad = sum((xa - 0.25d0) * xd)",
-            "    call f(x(1) + h * xd(1), x(2) + h * xd(2), x(3) + h * xd(3), yp)",
-            "    call f(x(1) - h * xd(1), x(2) - h * xd(2), x(3) - h * xd(3), ym)",
+            "    call split(v, x, a, b, c)",
+            "    call split(va, xa, aa, ba, ca)",
+            "    call f_rev(x(1), xa(1), x(2), xa(2), x(3), xa(3), a, aa, b, ba, c, ca, y, ya)",
+            "    ad = sum((xa - 0.25d0) * vd(1:3)) + sum((aa - 0.25d0) * a_of(vd)) &",
+            "       + sum((ba - 0.25d0) * b_of(vd)) + sum((ca - 0.25d0) * c_of(vd))",
+            "    call split(v + h * vd, x, a, b, c)",
+            "    call f(x(1), x(2), x(3), a, b, c, yp)",
+            "    call split(v - h * vd, x, a, b, c)",
+            "    call f(x(1), x(2), x(3), a, b, c, ym)",
             "    fd = (yp - ym) / (2 * h)",
             f"    print '(a, 1x, es24.16, 1x, es24.16)', '{name}', ad, fd",
             "  end block",
         ]
+    lines += [
+        "contains",
+        "  subroutine split(w, x, a, b, c)",
+        f"    real(kind=8), intent(in) :: w({size})",
+        f"    real(kind=8), intent(out) :: x(3), a({N}), b({N}), c({N}, {N})",
+        "    x = w(1:3)",
+        "    a = a_of(w)",
+        "    b = b_of(w)",
+        "    c = c_of(w)",
+        "  end subroutine split",
+        "  function a_of(w)",
+        f"    real(kind=8), intent(in) :: w({size})",
+        f"    real(kind=8) :: a_of({N})",
+        f"    a_of = w(4:{3 + N})",
+        "  end function a_of",
+        "  function b_of(w)",
+        f"    real(kind=8), intent(in) :: w({size})",
+        f"    real(kind=8) :: b_of({N})",
+        f"    b_of = w({4 + N}:{3 + 2 * N})",
+        "  end function b_of",
+        "  function c_of(w)",
+        f"    real(kind=8), intent(in) :: w({size})",
+        f"    real(kind=8) :: c_of({N}, {N})",
+        f"    c_of = reshape(w({4 + 2 * N}:), [{N}, {N}])",
+        "  end function c_of",
+    ]
     lines.append("end program rows")
     return "\n".join(lines) + "\n"
 
@@ -124,7 +179,7 @@ def test_rules_match_finite_differences(tmp_path):
     for name in names:
         src = tmp_path / f"row_{name.lower()}.f90"
         src.write_text(_module(name, ROWS[name]))
-        text, _, _ = differentiate_file(str(src), ["y"], ["x1", "x2", "x3"],
+        text, _, _ = differentiate_file(str(src), ["y"], ["x1", "x2", "x3", "a", "b", "c"],
                                         SplitReversalSchedule())
         out = tmp_path / f"row_{name.lower()}_ad.f90"
         out.write_text(text)
