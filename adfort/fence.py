@@ -14,6 +14,7 @@ from adfort import rules
 from adfort.activity import (
     active_variables, differentiable_args, is_real, operands, operation_name)
 from adfort.errors import AdfortError, where
+from adfort.normalise import jump_kind
 
 _OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
 _SUPPORTED_STATEMENTS = (Assignment, IfBlock, Loop, WhileLoop)
@@ -96,6 +97,8 @@ def check_routine(routine, dependents, independents, filename):
             "not supported yet; call it from a subroutine and differentiate that",
             where(routine, filename))
     for block in routine.walk(CodeBlock):
+        if jump_kind(block) and block.ancestor((Loop, WhileLoop)) is not None:
+            continue  # EXIT/CYCLE: rewritten into structured code
         kinds = {type(a).__name__ for a in block.parse_tree_nodes}
         if "Intrinsic_Function_Reference" in kinds:
             raise AdfortError(
@@ -107,6 +110,8 @@ def check_routine(routine, dependents, independents, filename):
             "differentiate it; remove it or move it out of the routine",
             where(block, filename))
     for stmt in routine.walk(Statement):
+        if jump_kind(stmt):
+            continue
         if isinstance(stmt.parent, Schedule) and not isinstance(stmt, _SUPPORTED_STATEMENTS):
             raise AdfortError(
                 f"{_construct_name(stmt)} is not supported yet: rewrite this part "

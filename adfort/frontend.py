@@ -47,6 +47,7 @@ def read_file(path):
                 "differentiate its output", f"{path}:{number}")
     fixed = is_fixed_form(path)
     source = generic_intrinsic_names(source, fixed)
+    source = unlabel_do_loops(source, fixed)
     reader = FortranReader(free_form=not fixed)
     try:
         tree = reader.psyir_from_source(source)
@@ -145,6 +146,65 @@ def _rename_in_code(line, names):
 def _generic(match, names):
     generic = names.get(match.group(1).upper())
     return (generic + match.group(2)) if generic else match.group(0)
+
+
+_LABELLED_DO = re.compile(r"^(\s*)do\s+(\d+)\s*,?\s*(?=[a-z])", re.IGNORECASE)
+_CONTINUE = re.compile(r"^\s*continue\s*$", re.IGNORECASE)
+
+
+def _split_label(line, fixed_form):
+    """(label or None, statement text, prefix width) of a source line."""
+    if fixed_form:
+        field = line[:5]
+        if len(line) > 5 and line[5] not in (" ", "0"):
+            return None, None, 0  # continuation line
+        label = field.strip()
+        return (label if label.isdigit() else None), line[6:], 6
+    match = re.match(r"^\s*(\d+)\s+", line)
+    if match:
+        return match.group(1), line[match.end():], match.end()
+    return None, line, 0
+
+
+def unlabel_do_loops(source, fixed_form):
+    """Rewrite labelled DO loops (``DO 10 I = 1, N`` … ``10 CONTINUE``) as
+    DO … END DO, which PSyIR represents (it keeps labelled loops as opaque
+    code blocks).  Each line keeps its number: a terminal statement becomes
+    ``END DO`` (or ``statement; END DO``), several loops sharing a label get
+    one ``END DO`` each."""
+    lines = source.splitlines(keepends=True)
+    referenced = set(re.findall(r"\bgo\s*to\s*(\d+)", source, re.IGNORECASE))
+    open_labels = []
+    for number, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        ending = line[len(body):]
+        if fixed_form and body[:1] in ("c", "C", "*", "!"):
+            continue
+        label, statement, width = _split_label(body, fixed_form)
+        if statement is None:
+            continue
+        match = _LABELLED_DO.match(statement)
+        if match:
+            open_labels.append(match.group(2))
+            statement = match.group(1) + "do " + statement[match.end():]
+            lines[number] = body[:width] + statement + ending
+            continue
+        if label is None or label not in open_labels:
+            continue
+        closing = 0
+        while open_labels and open_labels[-1] == label:
+            open_labels.pop()
+            closing += 1
+        keep = label if label in referenced else ""
+        prefix = (f"{keep:<5} " if fixed_form else (keep + " " if keep else ""))
+        indent = "" if fixed_form else body[:len(body) - len(body.lstrip())]
+        ends = "; ".join(["end do"] * closing)
+        if _CONTINUE.match(statement):
+            text = ends
+        else:
+            text = statement.strip() + "; " + ends
+        lines[number] = prefix + (indent if not fixed_form else "") + text + ending
+    return "".join(lines)
 
 
 def _syntax_location(path, err):

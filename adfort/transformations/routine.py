@@ -21,6 +21,7 @@ from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
 from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
+from adfort.normalise import normalise_jumps
 from adfort.prune import prune_symbols
 from adfort.tape import TapeSet
 from adfort.taping import plan_taping
@@ -172,12 +173,13 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
     """
     work = routine.copy()
     table = work.symbol_table
+    taken = set(names.get("taken", ()))
+    normalise_jumps(work, taken)
     arguments = _argument_symbols(table)
     arg_names = [a.name.lower() for a in arguments]
     dep = [d.lower() for d in dependents]
     indep = [i.lower() for i in independents]
     active = active_variables(work, dep, indep)
-    taken = set(names.get("taken", ()))
     ctx = ADContext(table, active, options, taken, filename)
 
     assignments = work.walk(Assignment)

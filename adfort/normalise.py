@@ -1,0 +1,162 @@
+"""Rewrite EXIT and CYCLE into structured code before differentiation.
+
+PSyIR keeps EXIT and CYCLE as opaque code blocks, and a reversed loop must
+know which statements of an iteration ran.  Both become a logical flag
+set where the jump was and tested before the statements that follow it; a
+DO loop with an EXIT becomes a DO WHILE loop over its index, so its trip
+count is counted like any DO WHILE's.  The rewrite works on adfort's
+working copy only.
+"""
+
+from psyclone.psyir.nodes import (
+    Assignment, BinaryOperation, CodeBlock, IfBlock, Literal, Loop, Reference,
+    UnaryOperation, WhileLoop)
+from psyclone.psyir.symbols import AutomaticInterface, DataSymbol, ScalarType
+
+from adfort import naming
+from adfort.exprs import INTEGER_TYPE
+
+BinOp = BinaryOperation.Operator
+_LOGICAL = ScalarType(ScalarType.Intrinsic.BOOLEAN, ScalarType.Precision.UNDEFINED)
+
+
+def jump_kind(node):
+    """'EXIT' or 'CYCLE' for a CodeBlock holding an unnamed one, else None."""
+    if not isinstance(node, CodeBlock) or len(node.parse_tree_nodes) != 1:
+        return None
+    ast = node.parse_tree_nodes[0]
+    kind = type(ast).__name__
+    text = str(ast).strip().upper()
+    if kind == "Exit_Stmt" and text == "EXIT":
+        return "EXIT"
+    if kind == "Cycle_Stmt" and text == "CYCLE":
+        return "CYCLE"
+    return None
+
+
+def _own_jumps(loop, kind):
+    """The jumps of `kind` that belong to `loop` (not to a nested loop)."""
+    found = []
+    for node in loop.loop_body.walk(CodeBlock):
+        if jump_kind(node) == kind and node.ancestor((Loop, WhileLoop)) is loop:
+            found.append(node)
+    return found
+
+
+def _flag(table, base, taken):
+    symbol = DataSymbol(naming.unique(table, base, taken), _LOGICAL.copy(),
+                        interface=AutomaticInterface())
+    table.add(symbol)
+    return symbol
+
+
+def _logical(value):
+    return Literal("true" if value else "false", _LOGICAL.copy())
+
+
+def _is_jump(stmt, flag):
+    """Whether `stmt` is a rewritten jump (``flag = .true.``)."""
+    return (isinstance(stmt, Assignment) and stmt.lhs.symbol is flag
+            and isinstance(stmt.rhs, Literal) and stmt.rhs.value == "true")
+
+
+def _sets(node, flag):
+    return any(_is_jump(a, flag) for a in node.walk(Assignment))
+
+
+def _guard(statements, flag):
+    """Statements with those after a flag-setting one run only if the flag
+    is still false."""
+    out = []
+    for index, stmt in enumerate(statements):
+        if _is_jump(stmt, flag):
+            out.append(stmt)
+            return out  # what follows a jump in its block never runs
+        if isinstance(stmt, IfBlock) and _sets(stmt, flag):
+            _guard_schedule(stmt.if_body, flag)
+            if stmt.else_body is not None:
+                _guard_schedule(stmt.else_body, flag)
+            out.append(stmt)
+            rest = [s.detach() for s in statements[index + 1:]]
+            if rest:
+                test = UnaryOperation.create(UnaryOperation.Operator.NOT, Reference(flag))
+                out.append(IfBlock.create(test, _guard(rest, flag)))
+            return out
+        out.append(stmt)
+    return out
+
+
+def _guard_schedule(schedule, flag):
+    statements = [s.detach() for s in list(schedule.children)]
+    for stmt in _guard(statements, flag):
+        schedule.addchild(stmt)
+
+
+def normalise_jumps(routine, taken=()):
+    """Rewrite the EXIT and CYCLE statements of `routine` in place."""
+    table = routine.symbol_table
+    for loop in reversed(routine.walk((Loop, WhileLoop))):
+        for kind, base in (("CYCLE", naming.CYCLE_FLAG), ("EXIT", naming.EXIT_FLAG)):
+            jumps = _own_jumps(loop, kind)
+            if not jumps:
+                continue
+            flag = _flag(table, base, taken)
+            for jump in jumps:
+                jump.replace_with(Assignment.create(Reference(flag), _logical(True)))
+            reset = Assignment.create(Reference(flag), _logical(False))
+            if kind == "CYCLE":
+                loop.loop_body.addchild(reset, 0)
+                _guard_schedule(loop.loop_body, flag)
+            else:
+                _guard_schedule(loop.loop_body, flag)
+                _exit_to_while(loop, flag, reset, table, taken)
+
+
+def _exit_to_while(loop, flag, reset, table, taken):
+    """Turn `loop`, which may leave early through `flag`, into a DO WHILE."""
+    not_exiting = UnaryOperation.create(UnaryOperation.Operator.NOT, Reference(flag))
+    before = [reset]
+    if isinstance(loop, WhileLoop):
+        condition = BinaryOperation.create(BinOp.AND, not_exiting, loop.condition.copy())
+        loop.condition.replace_with(condition)
+        loop.parent.addchild(reset, loop.position)
+        return
+    index = loop.variable
+    start, stop, step = loop.start_expr.copy(), loop.stop_expr.copy(), loop.step_expr.copy()
+    # DO semantics: the bounds are evaluated once, at entry.
+    kept = []
+    for label, expr in (("stop", stop), ("step", step)):
+        if isinstance(expr, Literal) or (isinstance(expr, UnaryOperation)
+                                         and isinstance(expr.children[0], Literal)):
+            kept.append(expr)
+        else:
+            local = DataSymbol(naming.unique(table, naming.loop_bound(label), taken),
+                               INTEGER_TYPE.copy(), interface=AutomaticInterface())
+            table.add(local)
+            before.append(Assignment.create(Reference(local), expr))
+            kept.append(Reference(local))
+    stop, step = kept
+    before.insert(0, Assignment.create(Reference(index), start))
+    upward = BinaryOperation.create(BinOp.LE, Reference(index), stop.copy())
+    downward = BinaryOperation.create(BinOp.GE, Reference(index), stop.copy())
+    if isinstance(step, Literal):
+        in_range = upward
+    elif isinstance(step, UnaryOperation):
+        in_range = downward
+    else:
+        positive = BinaryOperation.create(BinOp.GT, step.copy(), Literal("0", INTEGER_TYPE))
+        negative = BinaryOperation.create(BinOp.LT, step.copy(), Literal("0", INTEGER_TYPE))
+        in_range = BinaryOperation.create(
+            BinOp.OR, BinaryOperation.create(BinOp.AND, positive, upward),
+            BinaryOperation.create(BinOp.AND, negative, downward))
+    condition = BinaryOperation.create(BinOp.AND, not_exiting, in_range)
+    advance = IfBlock.create(
+        UnaryOperation.create(UnaryOperation.Operator.NOT, Reference(flag)),
+        [Assignment.create(Reference(index), BinaryOperation.create(
+            BinOp.ADD, Reference(index), step.copy()))])
+    body = [s.detach() for s in list(loop.loop_body.children)] + [advance]
+    while_loop = WhileLoop.create(condition, body)
+    parent, position = loop.parent, loop.position
+    loop.detach()
+    for offset, stmt in enumerate(before + [while_loop]):
+        parent.addchild(stmt, position + offset)
