@@ -15,6 +15,7 @@ from adfort.activity import (
     active_variables, differentiable_args, is_real, operands, operation_name)
 from adfort.errors import AdfortError, where
 from adfort.normalise import jump_kind
+from adfort.transformations.allocation import is_allocation
 
 _OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
 _SUPPORTED_STATEMENTS = (Assignment, IfBlock, Loop, WhileLoop)
@@ -112,6 +113,9 @@ def check_routine(routine, dependents, independents, filename):
     for stmt in routine.walk(Statement):
         if jump_kind(stmt):
             continue
+        if is_allocation(stmt) and isinstance(stmt.parent, Schedule):
+            _check_allocation(stmt, filename)
+            continue
         if isinstance(stmt.parent, Schedule) and not isinstance(stmt, _SUPPORTED_STATEMENTS):
             raise AdfortError(
                 f"{_construct_name(stmt)} is not supported yet: rewrite this part "
@@ -132,6 +136,20 @@ def check_routine(routine, dependents, independents, filename):
     for assign in routine.walk(Assignment):
         _check_lhs(assign, active, filename)
         _check_expression(assign.rhs, active, filename)
+
+
+def _check_allocation(stmt, filename):
+    if any(stmt.argument_names):
+        raise AdfortError(
+            f"{stmt.intrinsic.name} with keyword arguments (stat=, source=…) is not "
+            "supported: allocate plain arrays", where(stmt, filename))
+    for arg in stmt.arguments:
+        symbol = getattr(arg, "symbol", None)
+        if symbol is None or symbol.is_argument or not symbol.is_automatic:
+            raise AdfortError(
+                f"{stmt.intrinsic.name} of '{arg.debug_string()}': only local "
+                "allocatable arrays can be allocated in a differentiated routine",
+                where(stmt, filename))
 
 
 def _construct_name(stmt):

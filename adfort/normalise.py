@@ -9,8 +9,8 @@ working copy only.
 """
 
 from psyclone.psyir.nodes import (
-    Assignment, BinaryOperation, CodeBlock, IfBlock, Literal, Loop, Reference,
-    UnaryOperation, WhileLoop)
+    Assignment, BinaryOperation, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop,
+    Reference, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import AutomaticInterface, DataSymbol, ScalarType
 
 from adfort import naming
@@ -160,3 +160,16 @@ def _exit_to_while(loop, flag, reset, table, taken):
     loop.detach()
     for offset, stmt in enumerate(before + [while_loop]):
         parent.addchild(stmt, position + offset)
+
+
+def deallocate_at_end(routine):
+    """Make the implicit deallocation of local allocatable arrays at the
+    end of `routine` explicit, so that the returning motion, which mirrors
+    the lifetimes, starts by allocating them again."""
+    arrays = [s for s in routine.symbol_table.datasymbols
+              if not s.is_argument and getattr(s.datatype, "is_allocatable", False)
+              and s.is_automatic]
+    for symbol in arrays:
+        test = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [Reference(symbol)])
+        free = IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(symbol)])
+        routine.addchild(IfBlock.create(test, [free]))

@@ -179,7 +179,21 @@ class Tape:
     def _save_array(self, reference):
         assert self.dynamic, "arrays are saved on dynamic tapes only"
         size = self.size_of(reference)
-        self._note(size.copy())
+        if getattr(reference.symbol.datatype, "is_allocatable", False):
+            # Its size is known only once allocated: make room right here,
+            # for it and for what the enclosing frame still has to push
+            # (filled in when the frame closes).
+            frame = self.frames[-1]
+
+            def need():
+                rest = _int(0)
+                frame.setdefault("inline", []).append((self, rest))
+                return _add(size.copy(), rest)
+            room = self.reserve(need)
+            self.frames[0].setdefault("pushes", []).append(1)
+        else:
+            room = []
+            self._note(size.copy())
         section = ArrayReference.create(self.symbol, [Range.create(
             _add(Reference(self.top), 1), _add(Reference(self.top), size.copy()))])
         rank = rank_of_reference(reference)
@@ -193,7 +207,7 @@ class Tape:
             shape = IntrinsicCall.create(IntrinsicCall.Intrinsic.SHAPE, [reference.copy()])
             unflat = IntrinsicCall.create(IntrinsicCall.Intrinsic.RESHAPE,
                                           [section.copy(), shape])
-        rec = [Assignment.create(section, flat), self._move_top(size.copy())]
+        rec = room + [Assignment.create(section, flat), self._move_top(size.copy())]
         ret = [self._move_top_down(size.copy()),
                Assignment.create(reference.copy(), unflat)]
         return rec, ret
@@ -205,16 +219,18 @@ class Tape:
     def reserve(self, need, checked=True):
         """Statements making room for `need` more elements (dynamic only).
 
-        :param need: PSyIR integer expression.
+        :param need: PSyIR integer expression, or a function making a
+            fresh one each time it is called.
         :param bool checked: test the room inline and call the reserve
             routine only when the tape is full (inside loops); otherwise
             call it unconditionally (also allocates the tape on first use).
         """
-        call = Call.create(RoutineSymbol(self.reserve_name), [need.copy()])
+        fresh = need if callable(need) else need.copy
+        call = Call.create(RoutineSymbol(self.reserve_name), [fresh()])
         if not checked:
             return [call]
         full = BinaryOperation.create(
-            BinOp.GT, _add(Reference(self.top), need.copy()),
+            BinOp.GT, _add(Reference(self.top), fresh()),
             IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [Reference(self.symbol)]))
         return [IfBlock.create(full, [call])]
 
@@ -257,8 +273,17 @@ class TapeSet:
         self.frames.append({})
 
     def close_frame(self):
-        """End a loop body's accounting: {tape: total need expression}."""
-        return _totals(self.frames.pop())
+        """End a loop body's accounting: {tape: total need expression}.
+
+        A body that makes room itself (for allocatable arrays) gets the
+        key ``"inline"`` set: its loop must reserve at each iteration.
+        """
+        frame = self.frames.pop()
+        totals = _totals({k: v for k, v in frame.items() if k != "inline"})
+        _fill_inline(frame, totals)
+        if frame.get("inline"):
+            totals["inline"] = True
+        return totals
 
     def reserve(self, needs, per_iteration_of=None):
         """Statements making room for `needs` ({tape: expression}).
@@ -268,7 +293,7 @@ class TapeSet:
         """
         stmts = []
         for tape, need in needs.items():
-            if not tape.dynamic:
+            if tape == "inline" or not tape.dynamic:
                 continue
             if per_iteration_of is not None:
                 need = BinaryOperation.create(BinOp.MUL, per_iteration_of.copy(), need)
@@ -277,7 +302,10 @@ class TapeSet:
 
     def top_level_need(self):
         """{tape: need} of the pushes outside any loop."""
-        return _totals({k: v for k, v in self.frames[0].items() if k != "pushes"})
+        frame = self.frames[0]
+        totals = _totals({k: v for k, v in frame.items() if k not in ("pushes", "inline")})
+        _fill_inline(frame, totals)
+        return totals
 
     def pushes_made(self):
         """How many pushes have been generated so far (any tape)."""
@@ -327,6 +355,13 @@ class TapeSet:
             if not tape.dynamic:
                 tape.symbol.datatype = ArrayType(tape.datatype.copy(), [_int(tape.slots)])
         return self.tapes
+
+
+def _fill_inline(frame, totals):
+    """Give inline reserves of `frame` the frame's other needs."""
+    for tape, placeholder in frame.get("inline", []):
+        if tape in totals:
+            placeholder.replace_with(totals[tape].copy())
 
 
 def _totals(frame):

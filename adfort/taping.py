@@ -11,6 +11,8 @@ later iteration's write follows an earlier iteration's read.
 
 from psyclone.psyir.nodes import Assignment, IfBlock, Loop, Reference, WhileLoop
 
+from adfort.transformations.allocation import allocated_symbols, is_allocation
+
 
 class TapingPlan:
     """The taping decisions for one routine.
@@ -24,6 +26,7 @@ class TapingPlan:
 
     def __init__(self):
         self.taped = set()
+        self.taped_arrays = set()  # (id(DEALLOCATE), array name)
         self.loop_indices = set()
         self.finals = []
 
@@ -67,6 +70,12 @@ def _walk(statements, reads, used, plan):
                 plan.taped.add(id(stmt))
             if _kills(stmt):
                 used[target] = False
+        elif is_allocation(stmt):
+            for symbol in allocated_symbols(stmt):
+                name = symbol.name.lower()
+                if stmt.intrinsic.name == "DEALLOCATE" and used.get(name):
+                    plan.taped_arrays.add((id(stmt), name))
+                used[name] = False
         elif isinstance(stmt, IfBlock):
             branches = [_walk(stmt.if_body.children, reads, used, plan)]
             if stmt.else_body is not None:

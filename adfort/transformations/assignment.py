@@ -129,7 +129,9 @@ def assignment_adjoint(assign, ctx):
             # Substitution creates new chances (e.g. a negated temporary).
             simplify_statements(statements, ctx.options["simplify_n_times"])
     ctx.name_operation_adjoints(statements, scratch)
-    return statements
+    # An accumulation (s = s + …) leaves its own adjoint unchanged.
+    return [s for s in statements if not (
+        isinstance(s, Assignment) and s.lhs.debug_string() == s.rhs.debug_string())]
 
 
 def reverse_assignment(stmt, reverser):

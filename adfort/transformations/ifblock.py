@@ -1,6 +1,7 @@
 """Adjoint of an IF block (ELSE IF chains and lowered SELECT CASE included).
 
-The recording motion pushes which branch it took on the control tape; the
+The recording motion pushes which branch it took on the control tape
+(after the branch's own pushes); the
 returning motion pops it and reverses that same branch, so the path is the
 recorded one even if the condition's inputs have changed since.
 """
@@ -26,7 +27,9 @@ def reverse_ifblock(node, reverser):
         return [_if(condition, then_rec, else_rec)], []
     control = reverser.tapes.control
     (taken, not_taken), token = control.push_branch([1, 0])
-    rec = [_if(condition, taken + then_rec, not_taken + else_rec)]
+    # The branch is pushed last, so that it is the first thing the
+    # returning motion pops, before the branch's own values.
+    rec = [_if(condition, then_rec + taken, else_rec + not_taken)]
     pops, (branch,) = control.pop(token)
     test = BinaryOperation.create(BinaryOperation.Operator.EQ, branch,
                                   Literal("1", INTEGER_TYPE))

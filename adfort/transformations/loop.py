@@ -109,7 +109,8 @@ def reverse_loop(node, reverser):
     start_ref = kept.get("start", start)
     step_ref = kept.get("step", step)
 
-    invariant_needs = all(_invariant(n, written) for n in needs.values())
+    invariant_needs = not needs.pop("inline", False) and all(
+        _invariant(n, written) for n in needs.values())
     if invariant_needs:
         trip = IntrinsicCall.create(IntrinsicCall.Intrinsic.MAX, [
             _int(0), _binary(BinOp.DIV, _binary(BinOp.ADD, _binary(
@@ -146,6 +147,7 @@ def reverse_while(node, reverser):
     tapes.open_frame()
     body_rec, body_ret = reverser.block(list(node.loop_body.children))
     needs = tapes.close_frame()
+    needs.pop("inline", None)
     condition = node.condition.copy()
     if not body_ret and tapes.pushes_made() == pushes_before:
         return [WhileLoop.create(condition, body_rec)], []

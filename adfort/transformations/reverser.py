@@ -52,6 +52,10 @@ class Reverser:
         from adfort.transformations.ifblock import ADReverseIfBlockTrans
         from adfort.transformations.loop import (
             ADReverseLoopTrans, ADReverseWhileLoopTrans)
+        from adfort.transformations.allocation import (
+            ADReverseAllocationTrans, is_allocation)
+        if is_allocation(stmt):
+            return ADReverseAllocationTrans().reverse(stmt, self)
         for node_type, trans in ((Assignment, ADReverseAssignmentTrans),
                                  (IfBlock, ADReverseIfBlockTrans),
                                  (Loop, ADReverseLoopTrans),

@@ -21,7 +21,7 @@ from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
 from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
-from adfort.normalise import normalise_jumps
+from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.prune import prune_symbols
 from adfort.tape import TapeSet
 from adfort.taping import plan_taping
@@ -175,6 +175,7 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
     table = work.symbol_table
     taken = set(names.get("taken", ()))
     normalise_jumps(work, taken)
+    deallocate_at_end(work)
     arguments = _argument_symbols(table)
     arg_names = [a.name.lower() for a in arguments]
     dep = [d.lower() for d in dependents]
@@ -187,10 +188,13 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
     reads = {id(a): adjoint_reads(a, adjoints[id(a)], ctx) for a in assignments}
     written = {a.lhs.symbol.name.lower() for a in assignments} | \
         {loop.variable.name.lower() for loop in work.walk(Loop)}
-    plan = plan_taping(work.children, reads, written - set(arg_names))
+    # Allocatable locals are handed over by their (explicit) deallocation.
+    allocatables = {sym.name.lower() for sym in table.datasymbols
+                    if getattr(sym.datatype, "is_allocatable", False)}
+    plan = plan_taping(work.children, reads, written - set(arg_names) - allocatables)
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
-    dynamic = bool(work.walk((Loop, WhileLoop))) or taped_arrays or any(
+    dynamic = bool(work.walk((Loop, WhileLoop))) or taped_arrays or plan.taped_arrays or any(
         symbol_rank(table.lookup(n)) > 0 for n in plan.finals)
     tapes = TapeSet(table, dynamic, taken)
     reverser = Reverser(ctx, tapes, plan, adjoints)
@@ -213,7 +217,8 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
     active_args = [a for a in arg_names if a in dep or a in indep]
     ret_body = list(final_ret)
     for name, adj in sorted(ctx.adjoints.items()):
-        if name not in active_args:
+        # Allocatable adjoints are zeroed where they are allocated.
+        if name not in active_args and not getattr(adj.datatype, "is_allocatable", False):
             ret_body.append(Assignment.create(
                 Reference(adj), real_literal(0, real_kind(adj))))
     ret_body.extend(body_ret)
@@ -221,6 +226,7 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
     restored = {a.lhs.symbol.name.lower() for a in assignments if id(a) in plan.taped}
     restored |= {loop.variable.name.lower() for loop in work.walk(Loop)
                  if id(loop) in plan.loop_indices}
+    restored |= {name for _, name in plan.taped_arrays}
 
     tape_list = tapes.finalise()
     tape_args = []

@@ -1,0 +1,84 @@
+"""Adjoints of ALLOCATE and DEALLOCATE of local work arrays.
+
+The returning motion mirrors the arrays' lifetimes: where the recording
+motion deallocated an array, the returning motion allocates it again (and
+its adjoint, zeroed) with the bounds the recording pushed on the control
+tape; where the recording allocated it, the returning motion deallocates
+both.  Values the adjoint needs are saved before a deallocation like any
+other overwrite.
+"""
+
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, IntrinsicCall, Literal, Range, Reference)
+
+from adfort.arrays import symbol_rank
+from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
+from adfort.transformations.base import ADReverseTrans
+from adfort.transformations.reverser import statement_text
+
+_ALLOCATION = ("ALLOCATE", "DEALLOCATE")
+
+
+def is_allocation(node):
+    """Whether `node` is an ALLOCATE or DEALLOCATE statement."""
+    return isinstance(node, IntrinsicCall) and node.intrinsic.name in _ALLOCATION
+
+
+def allocated_symbols(node):
+    """The array symbols an ALLOCATE/DEALLOCATE statement acts on."""
+    return [arg.symbol for arg in node.arguments if isinstance(arg, Reference)]
+
+
+def _bound(which, symbol, dim):
+    return IntrinsicCall.create(IntrinsicCall.Intrinsic[which], [
+        Reference(symbol), ("dim", Literal(str(dim), INTEGER_TYPE))])
+
+
+def reverse_allocation(node, reverser):
+    """Return (recording, returning) statements for ALLOCATE/DEALLOCATE."""
+    symbols = allocated_symbols(node)
+    adjoints = [reverser.ctx.adjoint_symbol(s) for s in symbols]
+    text = statement_text(node)
+    if node.intrinsic.name == "ALLOCATE":
+        gone = [s for s in symbols] + [a for a in adjoints if a is not None]
+        ret = [IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE,
+                                    [Reference(s) for s in gone])]
+        reverser.comment(ret, text)
+        return [node.detach()], ret
+    rec, ret = [], []
+    control = reverser.tapes.control
+    for symbol, adjoint in zip(symbols, adjoints):
+        rank = symbol_rank(symbol)
+        bounds = []
+        for dim in range(1, rank + 1):
+            bounds += [_bound("LBOUND", symbol, dim), _bound("UBOUND", symbol, dim)]
+        push, token = control.push(bounds)
+        rec.extend(push)
+        pops, values = control.pop(token)
+        ranges = [Range.create(values[2 * d], values[2 * d + 1]) for d in range(rank)]
+        again = [ArrayReference.create(symbol, [r.copy() for r in ranges])]
+        if adjoint is not None:
+            again.append(ArrayReference.create(adjoint, [r.copy() for r in ranges]))
+        restore = []
+        if (id(node), symbol.name.lower()) in reverser.plan.taped_arrays:
+            save, restore = reverser.tapes.save(Reference(symbol))
+            rec.extend(save)
+        block = pops + [IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, again)]
+        if adjoint is not None:
+            block.append(Assignment.create(Reference(adjoint),
+                                           real_literal(0, real_kind(adjoint))))
+        ret = block + restore + ret
+    rec.append(node.detach())
+    reverser.comment(ret, text)
+    return rec, ret
+
+
+class ADReverseAllocationTrans(ADReverseTrans):
+    """Adjoint of an ALLOCATE or DEALLOCATE statement."""
+
+    node_type = IntrinsicCall
+
+    def reverse(self, node, reverser):
+        """Return the (recording, returning) statements of `node`."""
+        self.validate(node)
+        return reverse_allocation(node, reverser)
