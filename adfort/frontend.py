@@ -4,8 +4,13 @@ import os
 import re
 
 from psyclone.psyir.frontend.fortran import FortranReader
-from psyclone.psyir.nodes import Call, Container, FileContainer, IntrinsicCall, Routine
-from psyclone.psyir.symbols import DataSymbol, DefaultModuleInterface, UnresolvedInterface
+from psyclone.psyir.nodes import (
+    Call, Container, FileContainer, IntrinsicCall, Literal, Reference, Routine)
+from psyclone.psyir.symbols import (
+    ArrayType, DataSymbol, DefaultModuleInterface, ScalarType, UnresolvedInterface,
+    UnsupportedFortranType)
+
+from adfort import naming
 
 from adfort.errors import AdfortError
 
@@ -46,8 +51,11 @@ def read_file(path):
                 "(e.g. 'gfortran -E -cpp -P file.F90 > file.f90') and "
                 "differentiate its output", f"{path}:{number}")
     fixed = is_fixed_form(path)
+    if fixed:
+        source = fixed_form_columns(source)
     source = generic_intrinsic_names(source, fixed)
     source = unlabel_do_loops(source, fixed)
+    source = split_assumed_size_declarations(source, fixed)
     reader = FortranReader(free_form=not fixed)
     try:
         tree = reader.psyir_from_source(source)
@@ -55,7 +63,98 @@ def read_file(path):
         raise AdfortError(_syntax_message(err), _syntax_location(path, err)) from None
     tree.adfort_filename = path
     _recognise_intrinsics(tree)
+    for routine in tree.walk(Routine):
+        _resolve_array_declarations(routine)
     return tree
+
+
+_DECLARATION = re.compile(r"^(?P<type>[^,:]+?(?:\([^)]*\))?)\s*(?:,(?P<attrs>.*?))?::\s*"
+                          r"(?P<name>\w+)\s*\((?P<dims>.*)\)\s*$", re.IGNORECASE)
+_SCALAR_TYPES = {}
+
+
+def _scalar_type(type_text):
+    """The PSyIR scalar type of a Fortran type spec (``REAL*8``, ``DOUBLE PRECISION``)."""
+    key = type_text.strip().lower()
+    if key not in _SCALAR_TYPES:
+        try:
+            tree = FortranReader().psyir_from_source(
+                f"subroutine adfort_probe\n{type_text} :: probe\nend subroutine\n")
+            dtype = tree.children[0].symbol_table.lookup("probe").datatype
+        except Exception:  # not a type we can represent
+            dtype = None
+        _SCALAR_TYPES[key] = dtype if isinstance(dtype, ScalarType) else None
+    dtype = _SCALAR_TYPES[key]
+    return dtype.copy() if dtype is not None else None
+
+
+def _split_dims(text):
+    dims, depth, current = [], 0, ""
+    for char in text:
+        if char == "," and depth == 0:
+            dims.append(current.strip())
+            current = ""
+            continue
+        depth += char == "("
+        depth -= char == ")"
+        current += char
+    dims.append(current.strip())
+    return dims
+
+
+def _resolve_array_declarations(routine):
+    """Give array arguments PSyclone keeps as unsupported declarations
+    (assumed-size ``x(*)``, F77 declarations sharing a statement with one,
+    assumed-shape without intent) a PSyIR array type.  The ``*`` of an
+    assumed-size array stands as :data:`naming.ASSUMED_SIZE` until output."""
+    table = routine.symbol_table
+    for symbol in list(table.datasymbols):
+        dtype = symbol.datatype
+        if not isinstance(dtype, UnsupportedFortranType):
+            continue
+        partial = getattr(dtype, "partial_datatype", None)
+        if isinstance(partial, ArrayType):
+            symbol.datatype = partial
+            continue
+        match = _DECLARATION.match(dtype.declaration.strip())
+        if not match or match.group("name").lower() != symbol.name.lower():
+            continue
+        attrs = (match.group("attrs") or "").strip().lower()
+        if attrs and not re.fullmatch(r"intent\s*\(\s*(in|out|inout)\s*\)", attrs):
+            continue
+        scalar = _scalar_type(match.group("type"))
+        if scalar is None:
+            continue
+        try:
+            shape = [_extent(dim, table) for dim in _split_dims(match.group("dims"))]
+        except Exception:  # an extent we cannot read: leave the symbol alone
+            continue
+        symbol.datatype = ArrayType(scalar, shape)
+        if any(_is_star(e) for e in shape):
+            symbol.adfort_assumed_size = True
+
+
+def _extent(text, table):
+    if text == "*":
+        return ArrayType.ArrayBounds(Literal("1", _INTEGER), Reference(_STAR))
+    if text == ":":
+        return ArrayType.Extent.ATTRIBUTE
+    reader = FortranReader()
+    if ":" in text:
+        low, high = text.split(":", 1)
+        upper = Reference(_STAR) if high.strip() == "*" else \
+            reader.psyir_from_expression(high, table)
+        return ArrayType.ArrayBounds(reader.psyir_from_expression(low, table), upper)
+    return ArrayType.ArrayBounds(Literal("1", _INTEGER), reader.psyir_from_expression(text, table))
+
+
+def _is_star(extent):
+    upper = getattr(extent, "upper", None)
+    return isinstance(upper, Reference) and upper.symbol is _STAR
+
+
+_INTEGER = ScalarType(ScalarType.Intrinsic.INTEGER, ScalarType.Precision.UNDEFINED)
+_STAR = DataSymbol(naming.ASSUMED_SIZE, _INTEGER)
 
 
 def _recognise_intrinsics(tree):
@@ -146,6 +245,50 @@ def _rename_in_code(line, names):
 def _generic(match, names):
     generic = names.get(match.group(1).upper())
     return (generic + match.group(2)) if generic else match.group(0)
+
+
+def fixed_form_columns(source):
+    """Drop columns 73 and beyond of fixed-form statements, as compilers do
+    (old sources keep card sequence numbers there)."""
+    lines = []
+    for line in source.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        if body[:1] not in ("c", "C", "*", "!") and len(body) > 72:
+            line = body[:72] + line[len(body):]
+        lines.append(line)
+    return "".join(lines)
+
+
+_TYPE_DECLARATION = re.compile(
+    r"^(?P<lead>\s*)(?P<type>double\s+precision|(?:real|integer|logical)"
+    r"(?:\s*\*\s*\d+|\s*\([^)]*\))?)\s*(?:::)?\s*(?P<entities>[a-z].*)$", re.IGNORECASE)
+
+
+def split_assumed_size_declarations(source, fixed_form):
+    """Give each entity of a declaration listing an assumed-size array its
+    own statement (on the same line): PSyclone cannot read such a shared
+    declaration when it also declares other arguments."""
+    lines = source.splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        if fixed_form and (body[:1] in ("c", "C", "*", "!")
+                           or (len(body) > 5 and body[5] not in (" ", "0"))):
+            continue
+        if fixed_form and number + 1 < len(lines):
+            following = lines[number + 1]
+            if len(following) > 5 and following[:1] not in "cC*!" \
+                    and following[5] not in (" ", "0", "\n", "\r"):
+                continue  # continued declaration: left as it is
+        width = 6 if fixed_form else 0
+        match = _TYPE_DECLARATION.match(body[width:])
+        if not match or "*)" not in match.group("entities").replace(" ", ""):
+            continue
+        entities = _split_dims(match.group("entities"))
+        if len(entities) < 2 or "!" in match.group("entities"):
+            continue
+        statements = "; ".join(f"{match.group('type')} {e}" for e in entities)
+        lines[number] = body[:width] + match.group("lead") + statements + line[len(body):]
+    return "".join(lines)
 
 
 _LABELLED_DO = re.compile(r"^(\s*)do\s+(\d+)\s*,?\s*(?=[a-z])", re.IGNORECASE)

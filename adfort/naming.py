@@ -19,6 +19,10 @@ TAPE_MODULE_SUFFIX = "_ad_tape"
 TAPE_INITIAL_SIZE = 1024
 ITERATION_COUNT = "iteration_count"
 EXIT_FLAG = "exiting"
+# Stands for the '*' of an assumed-size array while adfort works on it.
+ASSUMED_SIZE = "adfort_assumed_size"
+JACOBIAN_ELEMENT = "jacobian_element"
+JACOBIAN_SEED = "jacobian_seed"
 CYCLE_FLAG = "cycling"
 INPUT_COPY_SUFFIX = "_in"
 OUTPUT_COPY_SUFFIX = "_out"

@@ -9,18 +9,23 @@ reversing motion ``r_rev`` (record, then return), plus ``r_jacobian`` on
 request.
 """
 
+import re
+
+from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, Literal, Loop, Reference, Routine,
-    WhileLoop)
+    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop,
+    Range, Reference, Routine, WhileLoop)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, ScalarType,
-    RoutineSymbol)
+    RoutineSymbol, UnsupportedFortranType)
 
 from adfort import naming
 from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
+from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
+from adfort.simplify import simplify, simplify_statements
 from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.prune import prune_symbols
 from adfort.tape import TapeSet
@@ -123,7 +128,19 @@ def _make_routine(work, name, body, arguments, intents):
     prune_symbols(routine)
     _declare_arguments_first(table)
     _standard_kinds(table)
+    _restore_assumed_size(table)
     return routine
+
+
+def _restore_assumed_size(table):
+    """Declare assumed-size arrays with their ``*`` again."""
+    writer = FortranWriter()
+    for symbol in table.datasymbols:
+        shape = getattr(symbol.datatype, "shape", [])
+        if any(naming.ASSUMED_SIZE in str(getattr(e, "upper", "")) for e in shape):
+            text = writer.gen_vardecl(symbol).strip()
+            text = re.sub(r"(?:1:)?\b" + naming.ASSUMED_SIZE + r"\b", "*", text)
+            symbol.datatype = UnsupportedFortranType(text)
 
 
 def _standard_kinds(table):
@@ -266,8 +283,21 @@ def _int(value):
     return Literal(str(value), INTEGER_TYPE)
 
 
-def _local_copy(table, symbol, name, taken):
-    copy = DataSymbol(naming.unique(table, name, taken), symbol.datatype.copy(),
+def _local_copy(table, symbol, name, taken, filename=None, primal=None):
+    """A local to hold a copy of `symbol`'s value (sized on assignment
+    when `symbol` is an assumed-shape array)."""
+    if _assumed_size(symbol):
+        label = (primal or symbol).name
+        raise AdfortError(
+            f"'{label}' is an assumed-size array ({label}(*)) that the routine "
+            "overwrites: adfort must copy it to keep the calling convention but cannot "
+            f"know its size; declare it with explicit bounds (e.g. {label}(n))",
+            filename)
+    dtype = symbol.datatype.copy()
+    if _assumed_shape(symbol):
+        dtype = ArrayType(ScalarType(dtype.intrinsic, dtype.precision),
+                          [ArrayType.Extent.DEFERRED] * len(dtype.shape))
+    copy = DataSymbol(naming.unique(table, name, taken), dtype,
                       interface=AutomaticInterface())
     table.add(copy)
     return copy
@@ -288,7 +318,8 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
     for name in active_args:
         if name in indep and name not in dep and name in written:
             adj = ctx.adjoints[name]
-            keep = _local_copy(table, adj, naming.input_copy(adj.name), taken)
+            keep = _local_copy(table, adj, naming.input_copy(adj.name), taken, ctx.filename,
+                               primal=table.lookup(name))
             body.append(Assignment.create(Reference(keep), Reference(adj)))
             body.append(Assignment.create(Reference(adj),
                                           real_literal(0, real_kind(adj))))
@@ -298,7 +329,7 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
     saved = []
     for a in arguments:
         if a.name.lower() in restored:
-            keep = _local_copy(table, a, naming.output_copy(a.name), taken)
+            keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename)
             body.append(Assignment.create(Reference(keep), Reference(a)))
             saved.append((a, keep))
     body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
@@ -312,49 +343,146 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
 
 
 def _add(a, b):
+    if isinstance(b, int):
+        b = _int(b)
     return BinaryOperation.create(BinaryOperation.Operator.ADD, a, b)
 
 
-def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken):
-    """Build ``r_jacobian(args, jacobian)``: one reversal per dependent.
+def _size(symbol):
+    """Number of elements of `symbol` (1 for a scalar), as an expression."""
+    if symbol_rank(symbol) == 0:
+        return _int(1)
+    return IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [Reference(symbol)])
 
-    Row k of the Jacobian is the gradient of dependent k: seed it with 1,
-    every other adjoint with 0, reverse, read the independents' adjoints.
-    Inputs the routine overwrites are kept and reset between reversals.
+
+def _offset(symbols):
+    """Sum of the sizes of `symbols`, as an expression."""
+    total = _int(0)
+    for symbol in symbols:
+        total = _add(total, _size(symbol))
+    return total
+
+
+def _flat(symbol):
+    """`symbol`'s elements in array element order, as a rank-1 value."""
+    if symbol_rank(symbol) <= 1:
+        return Reference(symbol)
+    return IntrinsicCall.create(IntrinsicCall.Intrinsic.PACK, [
+        Reference(symbol), Literal("true", ScalarType(ScalarType.Intrinsic.BOOLEAN,
+                                                      ScalarType.Precision.UNDEFINED))])
+
+
+def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken):
+    """Build ``r_jacobian(args, jacobian)``: one reversal per dependent element.
+
+    Row k of the Jacobian is the gradient of the k-th dependent element (in
+    ``--dep`` order, array element order within an array): seed it with 1,
+    every other adjoint with 0, reverse, and read the independents'
+    adjoints along the row.  Inputs the routine overwrites are kept and
+    reset before each reversal.
     """
     table = work.symbol_table
-    kind = real_kind(table.lookup(dep[0]))
+    by_name = {a.name.lower(): a for a in arguments}
+    deps = [by_name[d] for d in dep]
+    indeps = [by_name[i] for i in indep]
+    for symbol in deps + indeps:
+        if _assumed_size(symbol):
+            raise AdfortError(
+                f"the Jacobian needs the size of '{symbol.name}', an assumed-size "
+                "array: declare it with explicit bounds (x(n))", where(work, ctx.filename))
+    kind = real_kind(deps[0])
     jac_name = naming.unique(table, naming.JACOBIAN_ARGUMENT, taken)
     jac = DataSymbol(jac_name, ArrayType(
-        table.lookup(dep[0]).datatype.copy(),
-        [Literal(str(len(dep)), INTEGER_TYPE), Literal(str(len(indep)), INTEGER_TYPE)]),
+        ScalarType(ScalarType.Intrinsic.REAL, deps[0].datatype.precision.copy()
+                   if hasattr(deps[0].datatype.precision, "copy")
+                   else deps[0].datatype.precision),
+        [simplify(_offset(deps)), simplify(_offset(indeps))]),
         interface=AutomaticInterface())
     table.add(jac)
     intents = {a.name.lower(): a.interface.access for a in arguments}
-    kept = []
-    body = []
+    body, kept = [], []
     for a in arguments:
         if a.name.lower() in written and intents[a.name.lower()] != _OUT:
-            keep = _local_copy(table, a, naming.input_copy(a.name), taken)
+            keep = _local_copy(table, a, naming.input_copy(a.name), taken, ctx.filename)
             body.append(Assignment.create(Reference(keep), Reference(a)))
             kept.append((a, keep))
-    active_args = [a.name.lower() for a in arguments
-                   if a.name.lower() in dep or a.name.lower() in indep]
-    # The adjoints are locals of r_jacobian, not arguments.
-    for row, d in enumerate(dep, start=1):
-        if row > 1:
-            body.extend(Assignment.create(Reference(a), Reference(k)) for a, k in kept)
-        for name in active_args:
-            adj = ctx.adjoints[name]
-            value = 1 if name == d else 0
-            body.append(Assignment.create(Reference(adj), real_literal(value, kind)))
-        body.append(_call(names["rev"], [Reference(s) for s in adj_args]))
-        for col, i in enumerate(indep, start=1):
-            element = ArrayReference.create(jac, [Literal(str(row), INTEGER_TYPE),
-                                                  Literal(str(col), INTEGER_TYPE)])
-            body.append(Assignment.create(element, Reference(ctx.adjoints[i])))
+    active = [a for a in arguments if a.name.lower() in dep or a.name.lower() in indep]
+    for adj in (ctx.adjoints[a.name.lower()] for a in active):
+        if _assumed_shape(adj):
+            primal = by_name[[k for k, v in ctx.adjoints.items() if v is adj][0]]
+            body.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+                Reference(adj), ("mold", Reference(primal))]))
+    element = _local_integer(table, naming.JACOBIAN_ELEMENT, taken)
+    for position, d in enumerate(deps):
+        d_adj = ctx.adjoints[d.name.lower()]
+        row0 = _offset(deps[:position])
+        one_row = [Assignment.create(Reference(a), Reference(k)) for a, k in kept]
+        for a in active:
+            adj = ctx.adjoints[a.name.lower()]
+            one_row.append(Assignment.create(Reference(adj), real_literal(0, kind)))
+        rank = symbol_rank(d)
+        if rank == 0:
+            one_row.append(Assignment.create(Reference(d_adj), real_literal(1, kind)))
+            row = _add(row0, 1)
+        elif rank == 1:
+            one_row.append(Assignment.create(
+                _element_of(d_adj, Reference(element)), real_literal(1, kind)))
+            row = _add(row0, Reference(element))
+        else:
+            # The k-th element in array element order of a rank-n array:
+            # set it in a flat vector, then give the vector d's shape.
+            flat = DataSymbol(naming.unique(table, naming.JACOBIAN_SEED, taken), ArrayType(
+                ScalarType(d_adj.datatype.intrinsic, d_adj.datatype.precision),
+                [ArrayType.Extent.DEFERRED]), interface=AutomaticInterface())
+            table.add(flat)
+            body.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+                ArrayReference.create(flat, [_size(d)])]))
+            one_row.append(Assignment.create(Reference(flat), real_literal(0, kind)))
+            one_row.append(Assignment.create(_element_of(flat, Reference(element)),
+                                             real_literal(1, kind)))
+            one_row.append(Assignment.create(Reference(d_adj), IntrinsicCall.create(
+                IntrinsicCall.Intrinsic.RESHAPE, [Reference(flat), IntrinsicCall.create(
+                    IntrinsicCall.Intrinsic.SHAPE, [Reference(d_adj)])])))
+            row = _add(row0, Reference(element))
+        one_row.append(_call(names["rev"], [Reference(s) for s in adj_args]))
+        for col_position, i in enumerate(indeps):
+            col0 = _offset(indeps[:col_position])
+            i_adj = ctx.adjoints[i.name.lower()]
+            if symbol_rank(i) == 0:
+                cols = _add(col0, 1)
+            else:
+                cols = Range.create(_add(col0.copy(), 1), _add(col0, _size(i)))
+            one_row.append(Assignment.create(
+                ArrayReference.create(jac, [row.copy(), cols]), _flat(i_adj)))
+        if rank == 0:
+            body.extend(one_row)
+        else:
+            body.append(Loop.create(element, _int(1), _size(d), _int(1), one_row))
+    simplify_statements(body)
     intents[jac_name.lower()] = _OUT
     return _make_routine(work, names["jacobian"], body, arguments + [jac], intents)
+
+
+def _element_of(symbol, index):
+    return ArrayReference.create(symbol, [index])
+
+
+def _local_integer(table, base, taken):
+    symbol = DataSymbol(naming.unique(table, base, taken), INTEGER_TYPE.copy(),
+                        interface=AutomaticInterface())
+    table.add(symbol)
+    return symbol
+
+
+def _assumed_size(symbol):
+    return any(naming.ASSUMED_SIZE in str(getattr(e, "upper", ""))
+               for e in getattr(symbol.datatype, "shape", []))
+
+
+def _assumed_shape(symbol):
+    dtype = symbol.datatype
+    return isinstance(dtype, ArrayType) and any(
+        extent == ArrayType.Extent.ATTRIBUTE for extent in dtype.shape)
 
 
 class ADReverseRoutineTrans(ADReverseTrans):
