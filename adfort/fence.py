@@ -8,7 +8,7 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
     IntrinsicCall, Literal, Loop, Reference, Schedule, Statement, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, DataSymbol, ScalarType, StaticInterface)
+    ArgumentInterface, DataSymbol, ScalarType, StaticInterface)
 
 from adfort import rules
 from adfort.activity import (

@@ -11,10 +11,11 @@ working copy only.
 from psyclone.psyir.nodes import (
     Assignment, BinaryOperation, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop,
     Reference, UnaryOperation, WhileLoop)
-from psyclone.psyir.symbols import AutomaticInterface, DataSymbol, ScalarType
+from psyclone.psyir.symbols import ScalarType
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
+from adfort.symbols import new_local
 
 BinOp = BinaryOperation.Operator
 _LOGICAL = ScalarType(ScalarType.Intrinsic.BOOLEAN, ScalarType.Precision.UNDEFINED)
@@ -44,10 +45,7 @@ def _own_jumps(loop, kind):
 
 
 def _flag(table, base, taken):
-    symbol = DataSymbol(naming.unique(table, base, taken), _LOGICAL.copy(),
-                        interface=AutomaticInterface())
-    table.add(symbol)
-    return symbol
+    return new_local(table, base, _LOGICAL, taken)
 
 
 def _logical(value):
@@ -130,9 +128,7 @@ def _exit_to_while(loop, flag, reset, table, taken):
                                          and isinstance(expr.children[0], Literal)):
             kept.append(expr)
         else:
-            local = DataSymbol(naming.unique(table, naming.loop_bound(label), taken),
-                               INTEGER_TYPE.copy(), interface=AutomaticInterface())
-            table.add(local)
+            local = new_local(table, naming.loop_bound(label), INTEGER_TYPE, taken)
             before.append(Assignment.create(Reference(local), expr))
             kept.append(Reference(local))
     stop, step = kept

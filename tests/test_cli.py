@@ -5,7 +5,6 @@ write no output file, leave the input untouched and show no traceback.
 """
 
 import hashlib
-import os
 import subprocess
 import sys
 import textwrap

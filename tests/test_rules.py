@@ -9,7 +9,6 @@ a rule without a row fails.
 import subprocess
 import textwrap
 
-import pytest
 
 from adfort.api import differentiate_file
 from adfort.rules import RULES

@@ -12,11 +12,11 @@ at each iteration.
 from psyclone.psyir.nodes import (
     Assignment, BinaryOperation, IntrinsicCall, Literal, Loop, Reference,
     UnaryOperation, WhileLoop)
-from psyclone.psyir.symbols import AutomaticInterface, DataSymbol
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
 from adfort.simplify import simplify, simplify_statements
+from adfort.symbols import new_local
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import statement_text
 
@@ -64,11 +64,7 @@ def _invariant(expr, written):
 
 
 def _local_integer(reverser, base):
-    table = reverser.ctx.table
-    symbol = DataSymbol(naming.unique(table, base, reverser.ctx.taken), INTEGER_TYPE.copy(),
-                        interface=AutomaticInterface())
-    table.add(symbol)
-    return symbol
+    return new_local(reverser.ctx.table, base, INTEGER_TYPE, reverser.ctx.taken)
 
 
 def _binary(op, a, b):

@@ -26,6 +26,7 @@ from adfort.context import ADContext
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
 from adfort.simplify import simplify, simplify_statements
+from adfort.symbols import new_local
 from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.prune import prune_symbols
 from adfort.tape import TapeSet
@@ -297,10 +298,7 @@ def _local_copy(table, symbol, name, taken, filename=None, primal=None):
     if _assumed_shape(symbol):
         dtype = ArrayType(ScalarType(dtype.intrinsic, dtype.precision),
                           [ArrayType.Extent.DEFERRED] * len(dtype.shape))
-    copy = DataSymbol(naming.unique(table, name, taken), dtype,
-                      interface=AutomaticInterface())
-    table.add(copy)
-    return copy
+    return new_local(table, name, dtype, taken)
 
 
 def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
@@ -412,7 +410,7 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
             primal = by_name[[k for k, v in ctx.adjoints.items() if v is adj][0]]
             body.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
                 Reference(adj), ("mold", Reference(primal))]))
-    element = _local_integer(table, naming.JACOBIAN_ELEMENT, taken)
+    element = new_local(table, naming.JACOBIAN_ELEMENT, INTEGER_TYPE, taken)
     for position, d in enumerate(deps):
         d_adj = ctx.adjoints[d.name.lower()]
         row0 = _offset(deps[:position])
@@ -431,10 +429,9 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
         else:
             # The k-th element in array element order of a rank-n array:
             # set it in a flat vector, then give the vector d's shape.
-            flat = DataSymbol(naming.unique(table, naming.JACOBIAN_SEED, taken), ArrayType(
+            flat = new_local(table, naming.JACOBIAN_SEED, ArrayType(
                 ScalarType(d_adj.datatype.intrinsic, d_adj.datatype.precision),
-                [ArrayType.Extent.DEFERRED]), interface=AutomaticInterface())
-            table.add(flat)
+                [ArrayType.Extent.DEFERRED]), taken)
             body.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
                 ArrayReference.create(flat, [_size(d)])]))
             one_row.append(Assignment.create(Reference(flat), real_literal(0, kind)))
@@ -465,13 +462,6 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
 
 def _element_of(symbol, index):
     return ArrayReference.create(symbol, [index])
-
-
-def _local_integer(table, base, taken):
-    symbol = DataSymbol(naming.unique(table, base, taken), INTEGER_TYPE.copy(),
-                        interface=AutomaticInterface())
-    table.add(symbol)
-    return symbol
 
 
 def _assumed_size(symbol):

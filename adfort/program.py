@@ -1,0 +1,156 @@
+"""The routines a differentiation can see: the main file, extra files, and
+modules found on the search path, and who calls whom."""
+
+import glob
+import os
+import re
+
+from psyclone.psyir.nodes import Call, Container, FileContainer, IntrinsicCall, Routine
+
+from adfort.errors import AdfortError, source_name, where
+from adfort.frontend import read_file
+
+_SOURCE_PATTERNS = ("*.f90", "*.F90", "*.f", "*.F", "*.for", "*.f95", "*.f03", "*.f08")
+
+
+class Program:
+    """A set of parsed Fortran files.
+
+    :param trees: FileContainers already read (the main file first).
+    :param search_path: directories where modules named by ``use`` are looked
+        for, in order.
+    """
+
+    def __init__(self, trees, search_path=()):
+        self.trees = list(trees)
+        self.search_path = list(search_path)
+        self._searched = set()
+
+    def add_file(self, path):
+        """Read one more file into the program."""
+        if any(getattr(t, "adfort_filename", None) == path for t in self.trees):
+            return
+        self.trees.append(read_file(path))
+
+    def modules(self):
+        """{lower-case name: Container} of every module read."""
+        found = {}
+        for tree in self.trees:
+            for node in tree.walk(Container):
+                if not isinstance(node, FileContainer):
+                    found.setdefault(node.name.lower(), node)
+        return found
+
+    def module(self, name):
+        """The module called `name`, reading it from the search path if needed."""
+        module = self.modules().get(name.lower())
+        if module is None and name.lower() not in self._searched:
+            self._searched.add(name.lower())
+            path = self._find_module_file(name)
+            if path is not None:
+                self.add_file(path)
+                module = self.modules().get(name.lower())
+        return module
+
+    def _find_module_file(self, name):
+        pattern = re.compile(rf"^\s*module\s+{re.escape(name)}\s*(!.*)?$",
+                             re.IGNORECASE | re.MULTILINE)
+        for directory in self.search_path:
+            for glob_pattern in _SOURCE_PATTERNS:
+                for path in sorted(glob.glob(os.path.join(directory, glob_pattern))):
+                    try:
+                        with open(path, encoding="utf-8", errors="replace") as handle:
+                            if pattern.search(handle.read()):
+                                return path
+                    except OSError:
+                        continue
+        return None
+
+    def externals(self):
+        """{lower-case name: Routine} of the routines outside any module."""
+        found = {}
+        for tree in self.trees:
+            for node in tree.children:
+                if isinstance(node, Routine):
+                    found.setdefault(node.name.lower(), node)
+        return found
+
+    def resolve(self, call):
+        """The Routine a (non-intrinsic) Call invokes, or None if no source.
+
+        Looks where Fortran would: an explicit import's module, the caller's
+        own module, the modules the caller uses, then external routines.
+        """
+        name = call.routine.name.lower()
+        symbol = call.routine.symbol
+        caller = call.ancestor(Routine)
+        if symbol.is_import:
+            module = self.module(symbol.interface.container_symbol.name)
+            return _routine_in(module, name)
+        host = caller.parent if caller is not None else None
+        if isinstance(host, Container) and not isinstance(host, FileContainer):
+            found = _routine_in(host, name)
+            if found is not None:
+                return found
+        for table in _scopes(caller):
+            for container in table.containersymbols:
+                module = self.module(container.name)
+                found = _routine_in(module, name)
+                if found is not None:
+                    return found
+        return self.externals().get(name)
+
+
+def _routine_in(module, name):
+    if module is None:
+        return None
+    for routine in module.children:
+        if isinstance(routine, Routine) and routine.name.lower() == name:
+            return routine
+    return None
+
+
+def _scopes(node):
+    """Symbol tables from `node`'s routine outwards."""
+    tables = []
+    while node is not None:
+        table = getattr(node, "symbol_table", None)
+        if table is not None and hasattr(node, "_symbol_table"):
+            tables.append(table)
+        node = node.parent
+    return tables
+
+
+def user_calls(routine):
+    """The calls to non-intrinsic routines and functions in `routine`."""
+    return [c for c in routine.walk(Call) if not isinstance(c, IntrinsicCall)]
+
+
+def call_graph(program, root, filename=None):
+    """Routines reachable from `root`, callees before callers.
+
+    :returns: (ordered list of Routines, {id(Call): Routine or None}).
+    :raises AdfortError: on recursion.
+    """
+    order, targets, state = [], {}, {}
+
+    def visit(routine, stack):
+        state[id(routine)] = "active"
+        for call in user_calls(routine):
+            callee = program.resolve(call)
+            targets[id(call)] = callee
+            if callee is None:
+                continue
+            if state.get(id(callee)) == "active":
+                cycle = " -> ".join(r.name for r in stack + [routine, callee])
+                raise AdfortError(
+                    f"recursive call ({cycle}): recursion is not supported; "
+                    "unroll it or differentiate the routines separately",
+                    where(call, source_name(call) or filename))
+            if id(callee) not in state:
+                visit(callee, stack + [routine])
+        state[id(routine)] = "done"
+        order.append(routine)
+
+    visit(root, [])
+    return order, targets
