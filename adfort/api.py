@@ -24,7 +24,7 @@ def choose_routine(tree, variables, path):
 
     :raises AdfortError: listing the candidates when there is not exactly one.
     """
-    wanted = {v.lower() for v in variables}
+    wanted = {v.lower() for v in variables if "::" not in v}
     candidates = [r for r in routines(tree)
                   if wanted <= {a.name.lower() for a in r.symbol_table.argument_list}]
     if len(candidates) == 1:
@@ -42,7 +42,7 @@ def choose_routine(tree, variables, path):
 
 
 def differentiate_file(path, dependents, independents, schedule, routine=None,
-                       options=None):
+                       options=None, search_path=(), extra_files=()):
     """Return (Fortran text of the adjoint, routine name, tape sizes).
 
     :param str path: the Fortran source file.
@@ -52,12 +52,14 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
     :param routine: the routine to differentiate; found from the variables
         when None.
     :param options: options of :class:`ADReverseContainerTrans`.
+    :param search_path: directories where used modules are looked for.
+    :param extra_files: further files with routines the code calls.
     :raises AdfortError: for anything adfort cannot handle.
     """
     tree = read_file(path)
     if routine is None:
         routine = choose_routine(tree, list(dependents) + list(independents), path)
-    trans = ADReverseContainerTrans()
+    trans = ADReverseContainerTrans(search_path, extra_files)
     result = trans.apply(tree, routine, list(dependents), list(independents),
                          schedule, options)
     text = header(path, routine, dependents, independents, schedule) + \

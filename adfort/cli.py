@@ -10,7 +10,7 @@ import click
 from adfort import __version__
 from adfort.api import differentiate_file
 from adfort.errors import AdfortError
-from adfort.schedules import SCHEDULES
+from adfort.schedules import SCHEDULES, LinkReversalSchedule
 
 
 def _names(values):
@@ -35,6 +35,22 @@ def _write_atomically(path, text):
         raise
 
 
+def _schedule(default, links):
+    """The reversal schedule from --schedule and --link options."""
+    if not links:
+        return SCHEDULES[default]()
+    strong, weak = [], []
+    for link in links:
+        pair, _, choice = link.partition("=")
+        caller, _, callee = pair.partition(":")
+        if not caller.strip() or not callee.strip() or choice.strip() not in SCHEDULES:
+            raise AdfortError(f"--link '{link}': write CALLER:CALLEE=split or "
+                              "CALLER:CALLEE=joint")
+        (strong if choice.strip() == "split" else weak).append(
+            (caller.strip(), callee.strip()))
+    return LinkReversalSchedule(strong, weak, SCHEDULES[default]())
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="adfort")
 def main():
@@ -45,11 +61,14 @@ def main():
 Example:
   adfort diff eos.f90 --dep rho --indep temp,salt -o eos_ad.f90
   gfortran -c eos.f90 eos_ad.f90
+  adfort diff model.f90 --dep cost --indep u0 -I src/ --schedule joint \\
+      --link step:flux=split
 \b
 For a routine r of module m the output defines module m_ad with r_rec,
 r_ret and r_rev; call r_rev(args...) where each --dep/--indep argument is
 followed by its adjoint <name>_adj.""")
 @click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("extra_files", nargs=-1, type=click.Path(dir_okay=False))
 @click.option("--dep", "deps", multiple=True, metavar="NAME[,NAME…]",
               help="Dependent variable(s): the outputs to differentiate. Repeatable.")
 @click.option("--indep", "indeps", multiple=True, metavar="NAME[,NAME…]",
@@ -62,6 +81,12 @@ followed by its adjoint <name>_adj.""")
                    "in the current directory).")
 @click.option("--schedule", type=click.Choice(sorted(SCHEDULES)), default="split",
               show_default=True, help="Reversal schedule for called routines.")
+@click.option("--link", "links", multiple=True, metavar="CALLER:CALLEE=split|joint",
+              help="Reversal of one caller→callee link, overriding --schedule. Repeatable.")
+@click.option("-I", "search_path", multiple=True, metavar="DIR",
+              type=click.Path(file_okay=False),
+              help="Directory where modules named in USE statements are looked for. "
+                   "Repeatable.")
 @click.option("--jacobian", is_flag=True, help="Also generate r_jacobian.")
 @click.option("--verbose", is_flag=True,
               help="Comment each adjoint block with the statement it reverses.")
@@ -70,9 +95,12 @@ followed by its adjoint <name>_adj.""")
               show_default=True, help="Passes of simplification.")
 @click.option("--no-inline-operation-adjoints", is_flag=True,
               help="Keep every op_adj temporary instead of substituting single-use ones.")
-def diff(file, deps, indeps, routine, output, schedule, jacobian, verbose,
-         no_simplify, simplify_n_times, no_inline_operation_adjoints):
-    """Differentiate FILE in reverse mode and write the adjoint Fortran."""
+def diff(file, extra_files, deps, indeps, routine, output, schedule, links, search_path,
+         jacobian, verbose, no_simplify, simplify_n_times, no_inline_operation_adjoints):
+    """Differentiate FILE in reverse mode and write the adjoint Fortran.
+
+    EXTRA_FILES hold routines and modules that FILE's routines call.
+    """
     options = {
         "jacobian": jacobian,
         "verbose": verbose,
@@ -92,8 +120,12 @@ def diff(file, deps, indeps, routine, output, schedule, jacobian, verbose,
                 and os.path.samefile(file, output):
             raise AdfortError(f"the output file '{output}' is the input file: choose "
                               "another with -o")
+        for path in extra_files:
+            if not os.path.isfile(path):
+                raise AdfortError(f"no such file: '{path}'")
         text, _, _ = differentiate_file(file, dependents, independents,
-                                        SCHEDULES[schedule](), routine, options)
+                                        _schedule(schedule, links), routine, options,
+                                        search_path=search_path, extra_files=extra_files)
         if output == "-":
             click.echo(text, nl=False)
         else:

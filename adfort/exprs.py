@@ -139,6 +139,26 @@ class E:
         return self.const(0)
 
 
+def intrinsic_call(name, arguments):
+    """An IntrinsicCall of `name` with `arguments` (nodes or (name, node)).
+
+    PSyclone's argument-type check is stricter than Fortran for a few
+    intrinsics (RESHAPE wants a variable as its shape); such calls are
+    built without it.
+    """
+    intrinsic = Intrinsic[name]
+    try:
+        return IntrinsicCall.create(intrinsic, arguments)
+    except TypeError:
+        node = IntrinsicCall(intrinsic)
+        node._add_args(node, arguments)
+        try:
+            node.compute_argument_names()
+        except (ValueError, NotImplementedError):
+            pass
+        return node
+
+
 def call(name, *args, **named):
     """Return ``E`` of the intrinsic `name` applied to `args` (and the
     keyword arguments `named`, e.g. ``dim=``)."""
@@ -153,7 +173,7 @@ def call(name, *args, **named):
     for key, value in named.items():
         value = E(int_literal(value)) if isinstance(value, int) else value
         arguments.append((key, value.copy()))
-    node = IntrinsicCall.create(Intrinsic[name], arguments)
+    node = intrinsic_call(name, arguments)
     return E(node, kind)
 
 

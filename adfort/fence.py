@@ -18,7 +18,7 @@ from adfort.normalise import jump_kind
 from adfort.transformations.allocation import is_allocation
 
 _OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
-_SUPPORTED_STATEMENTS = (Assignment, IfBlock, Loop, WhileLoop)
+_SUPPORTED_STATEMENTS = (Assignment, IfBlock, Loop, WhileLoop, Call)
 
 
 def _describe_codeblock(block):
@@ -30,7 +30,7 @@ def _describe_codeblock(block):
     return ", ".join(names) or "a statement PSyclone cannot represent"
 
 
-def check_arguments(routine, dependents, independents, filename):
+def check_arguments(routine, dependents, independents, filename, allow_empty=False):
     """Check the dependent and independent variables against `routine`.
 
     :raises AdfortError: for unknown, non-argument, non-real variables and
@@ -39,9 +39,9 @@ def check_arguments(routine, dependents, independents, filename):
     table = routine.symbol_table
     args = {a.name.lower(): a for a in table.argument_list}
     location = where(routine, filename)
-    if not dependents:
+    if not dependents and not allow_empty:
         raise AdfortError("no dependent variable: name at least one with --dep", location)
-    if not independents:
+    if not independents and not allow_empty:
         raise AdfortError("no independent variable: name at least one with --indep", location)
     for role, names in (("dependent", dependents), ("independent", independents)):
         seen = set()
@@ -87,12 +87,17 @@ def _type_text(symbol):
     return f"of type {str(dtype)}"
 
 
-def check_routine(routine, dependents, independents, filename):
+def check_routine(routine, dependents, independents, filename, active=None,
+                  callee=False, resolve=None):
     """Check that every construct of `routine` is supported.
 
+    :param active: lower-case names of its active variables (found from
+        the routine alone when None).
+    :param bool callee: whether the routine is called by the one
+        differentiated (a function is then fine).
     :raises AdfortError: at the first unsupported construct.
     """
-    if routine.return_symbol is not None:
+    if routine.return_symbol is not None and not callee:
         raise AdfortError(
             f"'{routine.name}' is a function: differentiating a function is "
             "not supported yet; call it from a subroutine and differentiate that",
@@ -126,13 +131,21 @@ def check_routine(routine, dependents, independents, filename):
                 f"'{ref.debug_string()}' ({type(ref).__name__}) is not supported: "
                 "only plain variables can be differentiated", where(ref, filename))
     for call in routine.walk(Call):
-        if not isinstance(call, IntrinsicCall):
+        if isinstance(call, IntrinsicCall):
+            continue
+        symbol = call.routine.symbol
+        if getattr(symbol, "is_argument", False):
             raise AdfortError(
-                f"call to '{call.routine.name}' is not supported yet (calls to "
-                "user routines and functions come with the calls support)",
+                f"call to '{call.routine.name}', a routine passed as an argument: "
+                "adfort cannot know which routine runs; call it directly",
                 where(call, filename))
-    _check_types(routine, filename)
-    active = active_variables(routine, dependents, independents)
+        if any(call.argument_names):
+            raise AdfortError(
+                f"call to '{call.routine.name}' with keyword arguments: pass the "
+                "arguments in order", where(call, filename))
+    _check_types(routine, filename, resolve)
+    if active is None:
+        active = active_variables(routine, dependents, independents)
     for assign in routine.walk(Assignment):
         _check_lhs(assign, active, filename)
         _check_expression(assign.rhs, active, filename)
@@ -159,12 +172,18 @@ def _construct_name(stmt):
     return names.get(type(stmt).__name__, type(stmt).__name__)
 
 
-def _check_types(routine, filename):
-    """Reject references whose type adfort cannot see (implicit typing…)."""
+def _check_types(routine, filename, resolve=None):
+    """Reject references whose type adfort cannot see (implicit typing…).
+
+    :param resolve: ``resolve(name)`` gives the DataSymbol of a module
+        variable the routine sees through a ``use`` (or None).
+    """
     for ref in routine.walk(Reference):
         if isinstance(ref.parent, Call) and ref is ref.parent.routine:
             continue
         symbol = ref.symbol
+        if (not isinstance(symbol, DataSymbol) or symbol.is_unresolved) and resolve:
+            symbol = resolve(symbol.name) or symbol
         dtype = getattr(symbol, "datatype", None)
         if not isinstance(symbol, DataSymbol) or not hasattr(dtype, "intrinsic"):
             raise AdfortError(

@@ -9,8 +9,8 @@ working copy only.
 """
 
 from psyclone.psyir.nodes import (
-    Assignment, BinaryOperation, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop,
-    Reference, UnaryOperation, WhileLoop)
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
+    Literal, Loop, Reference, Schedule, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import ScalarType
 
 from adfort import naming
@@ -169,3 +169,76 @@ def deallocate_at_end(routine):
         test = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [Reference(symbol)])
         free = IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(symbol)])
         routine.addchild(IfBlock.create(test, [free]))
+
+
+def hoist_calls(routine, function_type, calls, taken=()):
+    """Give every user function call in an expression, and every expression
+    passed to a user routine, a statement of its own, assigning a new local:
+    ``y = 2*f(x)`` becomes ``f_value = f(x); y = 2*f_value``.  Calls then sit
+    where their adjoints can be placed, and arguments have adjoints.
+
+    :param function_type: ``function_type(call)`` gives the result datatype
+        of a function with source, None for a call left in place.
+    :param calls: {id(Call): callee}, kept up to date for moved calls.
+    """
+    table = routine.symbol_table
+    for call in reversed(routine.walk(Call)):  # innermost first
+        if isinstance(call, IntrinsicCall):
+            continue
+        statement = _statement_of(call)
+        if statement is None:
+            continue
+        if call is not statement and not (isinstance(statement, Assignment)
+                                          and call is statement.rhs):
+            datatype = function_type(call)
+            if datatype is None:
+                continue
+            temp = new_local(table, f"{call.routine.name}_value", datatype, taken)
+            call.replace_with(Reference(temp))
+            _place_before(statement, Assignment.create(Reference(temp), call), calls)
+        _hoist_expression_arguments(call, table, taken, calls)
+
+
+def _hoist_expression_arguments(call, table, taken, calls):
+    """Store the expression arguments of a call in locals."""
+    statement = _statement_of(call)
+    for arg in list(call.arguments):
+        if type(arg) in (Reference, ArrayReference):
+            continue
+        datatype = _expression_type(arg)
+        if datatype is None:
+            continue
+        temp = new_local(table, f"{call.routine.name}_argument", datatype, taken)
+        arg.replace_with(Reference(temp))
+        _place_before(statement, Assignment.create(Reference(temp), arg), calls)
+
+
+def _expression_type(expr):
+    from adfort.exprs import real_kind, real_type
+    from adfort.arrays import expr_rank
+    if expr_rank(expr) > 0:
+        return None
+    kind = real_kind(expr)
+    if kind is None:
+        return None
+    return real_type(kind)
+
+
+def _statement_of(node):
+    """The statement (a child of a Schedule) `node` belongs to."""
+    while node is not None and not isinstance(node.parent, Schedule):
+        node = node.parent
+    return node
+
+
+def _place_before(statement, new, calls):
+    """Insert `new` so that it runs every time `statement` needs it: before
+    it, and for a DO WHILE condition also at the end of each iteration."""
+    parent = statement.parent
+    parent.addchild(new, statement.position)
+    if isinstance(statement, WhileLoop):
+        again = new.copy()
+        for old, copy in zip(new.walk(Call), again.walk(Call)):
+            if id(old) in calls:
+                calls[id(copy)] = calls[id(old)]
+        statement.loop_body.addchild(again)

@@ -105,7 +105,9 @@ RULES = {
     "ADD": (lambda x, y: 1, lambda x, y: 1),
     "SUB": (lambda x, y: 1, lambda x, y: -1),
     "MUL": (lambda x, y: y, lambda x, y: x),
-    "DIV": (lambda x, y: 1 / y, lambda x, y: -x / y ** 2),
+    # x.one(): the divisor may be an integer (x / n), and 1 / n would be
+    # integer division.
+    "DIV": (lambda x, y: x.one() / y, lambda x, y: -x / y ** 2),
     "POW": (lambda x, y: y * x ** (y - 1), lambda x, y: x ** y * log(x)),
     # Elementary functions.
     "SQRT": lambda x: 1 / (2 * sqrt(x)),

@@ -26,7 +26,7 @@ from psyclone.psyir.symbols import (
     ArrayType, AutomaticInterface, DataSymbol, RoutineSymbol, ScalarType)
 
 from adfort import naming
-from adfort.exprs import INTEGER_TYPE
+from adfort.exprs import INTEGER_TYPE, intrinsic_call
 
 BinOp = BinaryOperation.Operator
 
@@ -142,6 +142,17 @@ class Tape:
         return [[Assignment.create(self._element(self.slots), _int(v))]
                 for v in values_per_branch], (self.slots, 1)
 
+    def margin(self):
+        """Room for what every enclosing frame may still push, as an
+        expression completed when the frames close: a reserve made inside
+        them must not eat the room they reserved for themselves."""
+        total = None
+        for frame in self.frames:
+            rest = Reference(_MARGIN)  # not an integer 0: simplification keeps it
+            frame.setdefault("margins", []).append((self, rest))
+            total = rest if total is None else _add(total, rest)
+        return total
+
     def _note(self, size):
         """Account `size` more elements to the innermost reserve frame."""
         self.frames[-1].setdefault(self, []).append(size)
@@ -183,12 +194,10 @@ class Tape:
             # Its size is known only once allocated: make room right here,
             # for it and for what the enclosing frame still has to push
             # (filled in when the frame closes).
-            frame = self.frames[-1]
+            self.frames[-1]["inline"] = True
 
             def need():
-                rest = _int(0)
-                frame.setdefault("inline", []).append((self, rest))
-                return _add(size.copy(), rest)
+                return _add(size.copy(), self.margin())
             room = self.reserve(need)
             self.frames[0].setdefault("pushes", []).append(1)
         else:
@@ -205,8 +214,7 @@ class Tape:
                 [reference.copy(), Literal("true", ScalarType(
                     ScalarType.Intrinsic.BOOLEAN, ScalarType.Precision.UNDEFINED))])
             shape = IntrinsicCall.create(IntrinsicCall.Intrinsic.SHAPE, [reference.copy()])
-            unflat = IntrinsicCall.create(IntrinsicCall.Intrinsic.RESHAPE,
-                                          [section.copy(), shape])
+            unflat = intrinsic_call("RESHAPE", [section.copy(), shape])
         rec = room + [Assignment.create(section, flat), self._move_top(size.copy())]
         ret = [self._move_top_down(size.copy()),
                Assignment.create(reference.copy(), unflat)]
@@ -279,7 +287,7 @@ class TapeSet:
         key ``"inline"`` set: its loop must reserve at each iteration.
         """
         frame = self.frames.pop()
-        totals = _totals({k: v for k, v in frame.items() if k != "inline"})
+        totals = _totals({k: v for k, v in frame.items() if k not in _FRAME_KEYS})
         _fill_inline(frame, totals)
         if frame.get("inline"):
             totals["inline"] = True
@@ -297,13 +305,16 @@ class TapeSet:
                 continue
             if per_iteration_of is not None:
                 need = BinaryOperation.create(BinOp.MUL, per_iteration_of.copy(), need)
-            stmts.extend(tape.reserve(need))
+
+            def with_margin(need=need, tape=tape):
+                return _add(need.copy(), tape.margin())
+            stmts.extend(tape.reserve(with_margin))
         return stmts
 
     def top_level_need(self):
         """{tape: need} of the pushes outside any loop."""
         frame = self.frames[0]
-        totals = _totals({k: v for k, v in frame.items() if k not in ("pushes", "inline")})
+        totals = _totals({k: v for k, v in frame.items() if k not in _FRAME_KEYS})
         _fill_inline(frame, totals)
         return totals
 
@@ -357,11 +368,29 @@ class TapeSet:
         return self.tapes
 
 
+_FRAME_KEYS = ("pushes", "inline", "margins")
+_MARGIN = DataSymbol("adfort_margin", INTEGER_TYPE)
+
+
 def _fill_inline(frame, totals):
-    """Give inline reserves of `frame` the frame's other needs."""
-    for tape, placeholder in frame.get("inline", []):
-        if tape in totals:
-            placeholder.replace_with(totals[tape].copy())
+    """Give the reserves made inside `frame` the frame's own needs."""
+    for tape, placeholder in frame.get("margins", []):
+        total = totals.get(tape)
+        placeholder.replace_with(total.copy() if total is not None else _int(0))
+
+
+def tidy_reserves(statements):
+    """Simplify the room computations of the reserves among `statements`
+    (once their margins are known)."""
+    from adfort.simplify import simplify_statements
+    for stmt in statements:
+        for call in stmt.walk(Call):
+            if call.routine.name.endswith(naming.TAPE_RESERVE_SUFFIX):
+                owner = call.parent.parent if call.parent is not None else None
+                parent = owner if isinstance(owner, IfBlock) else None
+                simplify_statements([call])
+                if parent is not None:
+                    simplify_statements([parent.condition])
 
 
 def _totals(frame):

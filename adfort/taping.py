@@ -27,6 +27,7 @@ class TapingPlan:
     def __init__(self):
         self.taped = set()
         self.taped_arrays = set()  # (id(DEALLOCATE), array name)
+        self.taped_calls = set()   # (id(call statement), variable name)
         self.loop_indices = set()
         self.finals = []
 
@@ -36,16 +37,19 @@ def _kills(assign):
     return type(assign.lhs) is Reference
 
 
-def plan_taping(statements, reads, locals_written):
+def plan_taping(statements, reads, locals_written, call_writes=None):
     """Plan the taping of a routine's statements.
 
     :param statements: the routine's top-level statements.
-    :param reads: dict id(Assignment) -> names its adjoint code reads
+    :param reads: dict id(statement) -> names its adjoint code reads
         (including the indices its restore would use).
     :param locals_written: names of local variables the routine writes.
+    :param call_writes: dict id(call statement) -> names the call may
+        overwrite (its arguments for non-``intent(in)`` formals).
     :rtype: :class:`TapingPlan`
     """
     plan = TapingPlan()
+    plan.call_writes = call_writes or {}
     used = _walk(statements, reads, {}, plan)
     plan.finals = sorted(n for n, flag in used.items() if flag and n in locals_written)
     return plan
@@ -62,7 +66,20 @@ def _merge(*states):
 def _walk(statements, reads, used, plan):
     used = dict(used)
     for stmt in statements:
-        if isinstance(stmt, Assignment):
+        if id(stmt) in plan.call_writes:
+            # A call may or may not overwrite each variable it is given:
+            # its old value is saved if needed, but it is not a sure kill.
+            for name in reads.get(id(stmt), ()):
+                used[name] = True
+            for name in plan.call_writes[id(stmt)]:
+                if used.get(name):
+                    plan.taped_calls.add((id(stmt), name))
+            if isinstance(stmt, Assignment) and _kills(stmt):
+                target = stmt.lhs.symbol.name.lower()
+                if used.get(target):
+                    plan.taped.add(id(stmt))
+                used[target] = False
+        elif isinstance(stmt, Assignment):
             for name in reads.get(id(stmt), ()):
                 used[name] = True
             target = stmt.lhs.symbol.name.lower()

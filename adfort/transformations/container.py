@@ -2,20 +2,28 @@
 
 from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.frontend.fortran import FortranReader
-from psyclone.psyir.nodes import Container, FileContainer, Literal, Reference
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, Call, Container, FileContainer, Literal, Loop, Reference,
+    Routine)
 from psyclone.psyir.symbols import (
-    ContainerSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
+    ArgumentInterface, ContainerSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
 
 from adfort import naming
 from adfort.context import checked_options
 from adfort.exprs import INTEGER_TYPE
 from adfort.errors import AdfortError, source_name, where
+from adfort.activity import is_real
 from adfort.fence import check_arguments, check_routine
 from adfort.frontend import enclosing_module, find_routine
+from adfort.interprocedural import Activity, Unit
+from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
+from adfort.program import Program, call_graph, user_calls
+from adfort.tape import TapeSet
+from adfort.transformations.call import CalleeMotions
 from adfort.prune import _datatype_references, used_names
 from adfort.schedules import ADReversalSchedule
 from adfort.transformations.base import ADReverseTrans
-from adfort.transformations.routine import reverse_routine
+from adfort.transformations.routine import UnitSpec, reverse_work
 
 
 def _outer_names(routine):
@@ -26,18 +34,32 @@ def _outer_names(routine):
 
 
 class ADReverseContainerTrans(ADReverseTrans):
-    """Differentiate a routine of a Container in reverse mode.
+    """Differentiate a routine of a Container in reverse mode, together with
+    the routines it calls.
 
     ``apply`` returns a new FileContainer holding the recording, returning
     and reversing motions (and the Jacobian routine on request) of the
-    routine; the input tree is left unchanged.
+    routine and of every called routine that carries derivatives; the input
+    tree is left unchanged.
+
+    :param search_path: directories where modules named in ``use``
+        statements are looked for.
+    :param extra_files: further Fortran files holding called routines.
     """
 
     node_type = Container
 
+    def __init__(self, search_path=(), extra_files=()):
+        self.search_path = list(search_path)
+        self.extra_files = list(extra_files)
+        self.tape_sizes = {}
+
     def validate(self, container, routine_name=None, dependent_vars=(),
                  independent_vars=(), reversal_schedule=None, options=None):
-        """Check the request and run the fence over the routine.
+        """Check the request's types and options.
+
+        The fence over the routines runs in :meth:`apply`, once the call
+        graph is known, before anything is generated.
 
         :raises AdfortError: for anything adfort cannot do, with its place.
         :raises TypeError: for arguments of the wrong Python type.
@@ -56,10 +78,7 @@ class ADReverseContainerTrans(ADReverseTrans):
             checked_options(options)
         except ValueError as err:
             raise AdfortError(str(err)) from None
-        filename = source_name(container)
-        routine = find_routine(container, routine_name)
-        check_arguments(routine, dependent_vars, independent_vars, filename)
-        check_routine(routine, dependent_vars, independent_vars, filename)
+        find_routine(container, routine_name)
 
     def apply(self, container, routine_name, dependent_vars, independent_vars,
               reversal_schedule, options=None):
@@ -67,7 +86,8 @@ class ADReverseContainerTrans(ADReverseTrans):
 
         :param container: the (File)Container read from the source.
         :param str routine_name: the routine to differentiate.
-        :param dependent_vars: names of the dependent variables.
+        :param dependent_vars: names of the dependent variables (an argument,
+            or ``module::variable``).
         :param independent_vars: names of the independent variables.
         :param reversal_schedule: an :class:`ADReversalSchedule`.
         :param options: dict of options: ``jacobian``, ``verbose``,
@@ -78,45 +98,358 @@ class ADReverseContainerTrans(ADReverseTrans):
                       reversal_schedule, options)
         options = checked_options(options)
         filename = source_name(container)
-        routine = find_routine(container, routine_name)
-        module = enclosing_module(routine)
-        scope = module if module is not None else routine.root
+        program = Program([container], self.search_path)
+        for path in self.extra_files:
+            program.add_file(path)
+        root = find_routine(container, routine_name)
+        dependents = list(dependent_vars)
+        independents = list(independent_vars)
+        arg_deps = [d for d in dependents if "::" not in d]
+        arg_indeps = [i for i in independents if "::" not in i]
+        check_arguments(root, arg_deps, arg_indeps, filename,
+                        allow_empty=len(arg_deps) < len(dependents)
+                        or len(arg_indeps) < len(independents))
+        if len(arg_deps) < len(dependents) or len(arg_indeps) < len(independents):
+            if options["jacobian"]:
+                raise AdfortError("--jacobian with module variables as dependents or "
+                                  "independents is not supported yet", filename)
+        build = _ProgramBuild(program, root, dependents, independents,
+                              reversal_schedule, options, filename)
+        result = build.run()
+        self.tape_sizes = build.tape_sizes
+        return result
+
+
+class _ProgramBuild:
+    """One differentiation of a routine and its callees."""
+
+    def __init__(self, program, root, dependents, independents, schedule, options,
+                 filename):
+        self.program = program
+        self.root = root
+        self.dependents = dependents
+        self.independents = independents
+        self.schedule = schedule
+        self.options = options
+        self.filename = filename
+        self.tape_sizes = {}
+
+    # -- analysis ------------------------------------------------------
+    def run(self):
+        order, targets = call_graph(self.program, self.root, self.filename)
+        self.units = {}
+        for routine in order:
+            module = enclosing_module(routine)
+            work = routine.copy()
+            unit = Unit(work, routine, module.name if module else None, self.program)
+            originals = user_calls(routine)
+            copies = user_calls(work)
+            for original, copy in zip(originals, copies):
+                callee = targets.get(id(original))
+                unit.calls[id(copy)] = self.units.get(id(callee)) if callee else None
+            self.units[id(routine)] = unit
+        self.order = [self.units[id(r)] for r in order]
+        self.top = self.units[id(self.root)]
+        for unit in self.order:
+            taken = self._taken(unit)
+            normalise_jumps(unit.work, taken)
+            deallocate_at_end(unit.work)
+            hoist_calls(unit.work, self._function_type(unit), unit.calls, taken)
+        self.activity = Activity(self.order, self._keys(self.dependents),
+                                 self._keys(self.independents))
+        self._fence()
+        return self._generate()
+
+    def _keys(self, names):
+        keys = []
+        for name in names:
+            if "::" in name:
+                module, variable = (part.strip().lower() for part in name.split("::", 1))
+                found = self.program.module(module)
+                symbol = found.symbol_table.lookup(variable, otherwise=None, scope_limit=found) \
+                    if found is not None else None
+                if symbol is None or not isinstance(symbol, DataSymbol):
+                    raise AdfortError(f"no module variable '{name}' (module "
+                                      f"'{module}' {'has no such variable' if found else 'not found: add its file or a -I path'})",
+                                      self.filename)
+                if not is_real(symbol):
+                    raise AdfortError(f"module variable '{name}' is not real: only real "
+                                      "variables can be differentiated", self.filename)
+                keys.append(("module", module, variable))
+            else:
+                keys.append(self.top.key(self.top.work.symbol_table.lookup(name)))
+        return keys
+
+    def _function_type(self, unit):
+        def function_type(call):
+            callee = unit.calls.get(id(call))
+            if callee is None or callee.result is None:
+                return None
+            return callee.result.datatype
+        return function_type
+
+    def _taken(self, unit):
+        module = self.program.modules().get(unit.module) if unit.module else None
+        scope = module if module is not None else unit.original.root
         taken = {s.name for s in scope.symbol_table.symbols}
-        taken |= {r.name for r in routine.root.walk(type(routine))}
-        names = {
-            "rec": naming.recording(routine.name),
-            "ret": naming.returning(routine.name),
-            "rev": naming.reversing(routine.name),
-            "jacobian": naming.jacobian(routine.name),
-        }
-        for key, name in names.items():
-            if name.lower() in {t.lower() for t in taken}:
+        taken |= {r.name for r in unit.original.root.walk(Routine)}
+        return taken
+
+    def _fence(self):
+        for unit in self.order:
+            active = self.activity.active_locals(unit) | {
+                name for _, name in self.activity.active_modules()}
+            filename = source_name(unit.original) or self.filename
+            check_routine(unit.original, [], [], filename, active=active,
+                          callee=unit is not self.top,
+                          resolve=lambda name, u=unit: (u.module_variable(name) or (None, None))[1])
+            for call in user_calls(unit.work):
+                if unit.calls.get(id(call)) is None and self._carries(unit, call):
+                    raise AdfortError(
+                        f"'{call.routine.name}' has no source adfort can see and is "
+                        "passed active variables: add its file (or a -I path to its "
+                        "module) so that adfort can differentiate it",
+                        where(call, filename))
+
+    def _carries(self, unit, call):
+        for arg in call.arguments:
+            for ref in arg.walk(Reference):
+                if self.activity.is_active(unit, ref.symbol):
+                    return True
+        return False
+
+    # -- generation ------------------------------------------------------
+    def _differentiated(self):
+        """Units whose motions are generated: the root, and callees through
+        which derivatives flow."""
+        chosen = []
+        for unit in self.order:
+            if unit is self.top or self._active_formals(unit) or \
+                    self.activity.active_locals(unit):
+                chosen.append(unit)
+        return chosen
+
+    def _active_formals(self, unit):
+        names = [f.name.lower() for f in unit.formals
+                 if f is not unit.result and self.activity.is_active(unit, f)]
+        if unit.result is not None and self.activity.result_active(unit):
+            names.append(unit.result.name.lower())
+        return names
+
+    def _generate(self):
+        chosen = self._differentiated()
+        single = len(self.order) == 1
+        hosts = {}
+        motions_of = {}
+        for unit in chosen:
+            host = hosts.setdefault(unit.module, _Host(unit.module, self))
+            callee_motions = {}
+            call_io = {}
+            for stmt_call in user_calls(unit.work):
+                callee = unit.calls.get(id(stmt_call))
+                callee_motions[id(stmt_call)] = motions_of.get(id(callee)) if callee else None
+                call_io[id(_call_statement(stmt_call))] = self._call_io(unit, stmt_call, callee)
+            names = host.names(unit)
+            if unit is self.top:
+                dependents = [d for d in self.dependents if "::" not in d]
+                independents = [i for i in self.independents if "::" not in i]
+            else:
+                dependents = independents = self._active_formals(unit)
+            spec = UnitSpec(
+                dependents, independents,
+                active=self.activity.active_locals(unit),
+                module_adjoints=host.module_adjoints(unit),
+                calls=callee_motions, call_io=call_io,
+                tapes=None if single else host.tapes(unit),
+                schedule=self.schedule, callee=unit is not self.top)
+            motions = reverse_work(unit.work, spec, self.options, names,
+                                   source_name(unit.original) or self.filename)
+            host.add(unit, motions)
+            motions_of[id(unit)] = CalleeMotions(unit, names, self._active_formals(unit))
+            self.tape_sizes.update(motions.tape_sizes)
+        return _assemble(hosts, self)
+
+    def _call_io(self, unit, call, callee):
+        """(names the call's adjoint reads, names it may overwrite)."""
+        reads = {r.symbol.name.lower() for a in call.arguments for r in a.walk(Reference)}
+        writes = set()
+        formals = [f for f in callee.formals if f is not callee.result] if callee else []
+        for position, actual in enumerate(call.arguments):
+            if type(actual) not in (Reference, ArrayReference):
+                continue
+            access = formals[position].interface.access if position < len(formals) else None
+            if access != ArgumentInterface.Access.READ:
+                writes.add(actual.symbol.name.lower())
+        statement = _call_statement(call)
+        if statement is not call:
+            writes.add(statement.lhs.symbol.name.lower())
+        if callee is not None:
+            read_mod, write_mod = self._module_access(callee)
+            reads |= read_mod
+            writes |= write_mod
+        return reads - _loop_indices(statement), writes
+
+    def _module_access(self, unit, seen=None):
+        """Module variables a unit (and what it calls) reads and writes."""
+        seen = seen if seen is not None else set()
+        if id(unit) in seen:
+            return set(), set()
+        seen.add(id(unit))
+        reads, writes = set(), set()
+        for ref in unit.work.walk(Reference):
+            if not unit.owns(ref.symbol) and unit.module_variable(ref.symbol.name):
+                reads.add(ref.symbol.name.lower())
+        for assign in unit.work.walk(Assignment):
+            if assign.lhs.symbol.name.lower() in reads:
+                writes.add(assign.lhs.symbol.name.lower())
+        for callee in unit.calls.values():
+            if callee is not None:
+                r, w = self._module_access(callee, seen)
+                reads |= r
+                writes |= w
+        return reads, writes
+
+
+def _call_statement(call):
+    """The statement holding a call: itself, or ``v = f(…)``."""
+    parent = call.parent
+    return parent if isinstance(parent, Assignment) and parent.rhs is call else call
+
+
+def _loop_indices(node):
+    names = set()
+    while node is not None:
+        if isinstance(node, Loop):
+            names.add(node.variable.name.lower())
+        node = node.parent
+    return names
+
+
+class _Host:
+    """Where the generated routines of one module (or of the external
+    routines) go, with their tapes and module-variable adjoints."""
+
+    def __init__(self, module, build):
+        self.module = module
+        self.build = build
+        self.units = []
+        self.motions = []
+        self._tapes = None
+        self._adjoints = {}
+
+    @property
+    def name(self):
+        if self.module is None:
+            return naming.tape_module(self.build.root.name)
+        return naming.module(self.module)
+
+    def names(self, unit):
+        taken = self.build._taken(unit)
+        names = {"rec": naming.recording(unit.name), "ret": naming.returning(unit.name),
+                 "rev": naming.reversing(unit.name), "jacobian": naming.jacobian(unit.name)}
+        lowered = {t.lower() for t in taken}
+        for name in names.values():
+            if name.lower() in lowered:
                 raise AdfortError(
-                    f"the generated routine name '{name}' is already used in "
-                    f"this file: rename the existing '{name}'", where(routine, filename))
+                    f"the generated routine name '{name}' is already used: rename the "
+                    f"existing '{name}'", where(unit.original, self.build.filename))
         names["taken"] = taken | set(names.values())
-        motions = reverse_routine(routine, dependent_vars, independent_vars,
-                                  options, names, filename)
-        self.tape_sizes = motions.tape_sizes
-        stem = _stem(filename, routine.name)
-        if module is None:
-            children = []
-            if motions.dynamic:
-                host = Container.create(naming.tape_module(routine.name), SymbolTable(), [])
-                _host_tapes(host, motions.tapes, routine)
-                for generated in motions.routines:
-                    use = ContainerSymbol(host.name)
+        return names
+
+    def tapes(self, unit):
+        if self._tapes is None:
+            self._tapes = TapeSet(unit.work.symbol_table, True, self.build._taken(unit))
+        return self._tapes
+
+    def module_adjoints(self, unit):
+        """{name: adjoint symbol} of the active module variables `unit` uses."""
+        found = {}
+        for ref in unit.work.walk(Reference):
+            if unit.owns(ref.symbol):
+                continue
+            resolved = unit.module_variable(ref.symbol.name)
+            if resolved is None:
+                continue
+            module, symbol = resolved
+            if (module, symbol.name.lower()) not in self.build.activity.active_modules():
+                continue
+            key = (module, symbol.name.lower())
+            if key not in _MODULE_ADJOINTS(self.build):
+                adjoint = DataSymbol(naming.adjoint(symbol.name), symbol.datatype.copy())
+                _MODULE_ADJOINTS(self.build)[key] = adjoint
+            found[symbol.name.lower()] = _MODULE_ADJOINTS(self.build)[key]
+        return found
+
+    def add(self, unit, motions):
+        self.units.append(unit)
+        self.motions.append(motions)
+
+
+def _MODULE_ADJOINTS(build):
+    if not hasattr(build, "module_adjoint_symbols"):
+        build.module_adjoint_symbols = {}
+    return build.module_adjoint_symbols
+
+
+def _assemble(hosts, build):
+    """The output FileContainer: one module per host, callees first."""
+    stem = _stem(build.filename, build.root.name)
+    children = []
+    generated_in = {}
+    for host in hosts.values():
+        for motions in host.motions:
+            for routine in motions.routines:
+                generated_in[routine.name.lower()] = host
+    module_adjoint_hosts = {}
+    for (module, name), symbol in getattr(build, "module_adjoint_symbols", {}).items():
+        module_adjoint_hosts.setdefault(module, []).append(symbol)
+    for module, symbols in module_adjoint_hosts.items():
+        if module not in hosts:
+            hosts[module] = _Host(module, build)
+    for host in hosts.values():
+        routines = [r for m in host.motions for r in m.routines]
+        dynamic = any(m.dynamic for m in host.motions)
+        tapes = host._tapes.tapes if host._tapes is not None else \
+            [t for m in host.motions if m.dynamic for t in m.tapes]
+        if host.module is None:
+            if dynamic or host.name in [h.name for h in hosts.values() if h.module]:
+                tape_host = Container.create(host.name, SymbolTable(), [])
+                _host_tapes(tape_host, tapes, build.root)
+                for routine in routines:
+                    use = ContainerSymbol(tape_host.name)
                     use.wildcard_import = True
-                    generated.symbol_table.add(use)
-                children.append(host)
-            return FileContainer.create(stem, SymbolTable(), children + motions.routines)
-        out_module = Container.create(naming.module(module.name), SymbolTable(), [])
-        for generated in motions.routines:
-            out_module.addchild(generated)
-        if motions.dynamic:
-            _host_tapes(out_module, motions.tapes, routine)
-        _import_outer_symbols(out_module, module, filename)
-        return FileContainer.create(stem, SymbolTable(), [out_module])
+                    routine.symbol_table.add(use)
+                children.append(tape_host)
+            for routine in routines:
+                _use_generated(routine.symbol_table, routine, generated_in, host, hosts)
+            children.extend(routines)
+            continue
+        out_module = Container.create(host.name, SymbolTable(), [])
+        for routine in routines:
+            out_module.addchild(routine)
+        if dynamic and tapes:
+            _host_tapes(out_module, tapes, host.units[0].original if host.units else build.root)
+        for symbol in module_adjoint_hosts.get(host.module, []):
+            out_module.symbol_table.add(symbol)
+        module = build.program.modules().get(host.module)
+        _import_outer_symbols(out_module, module, build.filename, generated_in, hosts)
+        children.append(out_module)
+    return FileContainer.create(stem, SymbolTable(), children)
+
+
+def _use_generated(table, routine, generated_in, own, hosts):
+    """Import into `table` the generated routines `routine` calls from
+    other modules."""
+    for call in routine.walk(Call):
+        host = generated_in.get(call.routine.name.lower())
+        if host is None or host is own or host.module is None:
+            continue
+        container = table.lookup(host.name, otherwise=None)
+        if container is None:
+            container = ContainerSymbol(host.name)
+            table.add(container)
+        if call.routine.name.lower() not in table:
+            table.add(Symbol(call.routine.name, interface=ImportInterface(container)))
 
 
 def _host_tapes(host, tapes, routine):
@@ -164,13 +497,25 @@ def _provide(table, routine_table, name):
         table.add(symbol.copy())
 
 
+def _module_adjoint_host(hosts, name):
+    if not hosts:
+        return None
+    for host in hosts.values():
+        build = host.build
+        for (module, _), symbol in getattr(build, "module_adjoint_symbols", {}).items():
+            if symbol.name.lower() == name:
+                return naming.module(module)
+        return None
+    return None
+
+
 def _stem(filename, fallback):
     import os
     return os.path.splitext(os.path.basename(filename))[0] + "_ad" if filename \
         else naming.module(fallback)
 
 
-def _import_outer_symbols(out_module, module, filename):
+def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts=None):
     """Give `out_module` a ``use`` of what its routines take from `module`.
 
     A name the original module imports is used from where it comes; a
@@ -185,7 +530,18 @@ def _import_outer_symbols(out_module, module, filename):
         wanted.update(ref.symbol.name.lower() for ref in _datatype_references(symbol))
     wanted -= {s.name.lower() for s in table.symbols}
     sources = {}
+    own = table.node
     for name in sorted(wanted):
+        host = (generated_in or {}).get(name)
+        if host is not None:
+            if host.name.lower() != own.name.lower():
+                sources.setdefault(host.name, []).append(name)
+            continue
+        adjoint_host = _module_adjoint_host(hosts, name)
+        if adjoint_host is not None:
+            if adjoint_host.lower() != own.name.lower():
+                sources.setdefault(adjoint_host, []).append(name)
+            continue
         symbol = module.symbol_table.lookup(name, otherwise=None)
         if symbol is None:
             continue  # an intrinsic or a name the reader left unresolved

@@ -15,7 +15,7 @@ from psyclone.psyir.nodes import (
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
-from adfort.simplify import simplify, simplify_statements
+from adfort.simplify import simplify
 from adfort.symbols import new_local
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import statement_text
@@ -111,9 +111,7 @@ def reverse_loop(node, reverser):
         trip = IntrinsicCall.create(IntrinsicCall.Intrinsic.MAX, [
             _int(0), _binary(BinOp.DIV, _binary(BinOp.ADD, _binary(
                 BinOp.SUB, stop.copy(), start_ref.copy()), step_ref.copy()), step_ref.copy())])
-        reserve = tapes.reserve(needs, per_iteration_of=trip)
-        simplify_statements(reserve)
-        rec.extend(reserve)
+        rec.extend(tapes.reserve(needs, per_iteration_of=trip))
         loop_body = body_rec
     else:
         loop_body = tapes.reserve(needs) + body_rec

@@ -7,7 +7,7 @@ from psyclone.psyir.nodes import (
 from adfort import rules
 from adfort.activity import differentiable_args, operands, operation_name
 from adfort.arrays import expr_rank
-from adfort.exprs import E
+from adfort.exprs import E, asum
 from adfort.transformations.base import ADReverseTrans
 
 _OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
@@ -43,6 +43,10 @@ def operation_adjoint(expr, adjoint, ctx):
 
 
 def _propagate(node, adjoint, ctx, temporaries, contributions, root):
+    if expr_rank(node) == 0 and expr_rank(adjoint.node) > 0:
+        # A scalar broadcast into an array expression: its adjoint is the
+        # sum of the elementwise adjoints.
+        adjoint = asum(adjoint)
     if type(node) in (Reference, ArrayReference):
         if ctx.is_active(node):
             contributions.append((node, adjoint))
@@ -51,7 +55,9 @@ def _propagate(node, adjoint, ctx, temporaries, contributions, root):
         return
     if not root:
         # Adjoints flow in the precision of the assigned variable's adjoint.
-        temp = ctx.scratch_operation_adjoint(adjoint.kind, expr_rank(node))
+        # The temporary holds the adjoint's value: a scalar when an array
+        # operand receives a broadcast adjoint (SUM's), an array otherwise.
+        temp = ctx.scratch_operation_adjoint(adjoint.kind, expr_rank(adjoint.node))
         temporaries.append(Assignment.create(Reference(temp), adjoint.copy()))
         adjoint = E(Reference(temp), adjoint.kind)
     args = operands(node)

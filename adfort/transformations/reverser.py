@@ -8,7 +8,8 @@ order.
 """
 
 from psyclone.psyir.backend.fortran import FortranWriter
-from psyclone.psyir.nodes import Assignment, IfBlock, Loop, WhileLoop
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, Call, IfBlock, Loop, Reference, WhileLoop)
 
 from adfort.errors import AdfortError, where
 
@@ -28,12 +29,15 @@ class Reverser:
     :param adjoints: dict id(Assignment) -> its adjoint statements.
     """
 
-    def __init__(self, ctx, tapes, plan, adjoints):
+    def __init__(self, ctx, tapes, plan, adjoints, calls=None, schedule=None,
+                 routine_name=""):
         self.ctx = ctx
         self.tapes = tapes
         self.plan = plan
         self.adjoints = adjoints
-        self.pushes = 0  # number of pushes made so far, to spot passive code
+        self.calls = calls or {}  # id(Call) -> CalleeMotions, or None if passive
+        self.schedule = schedule
+        self.routine_name = routine_name
 
     def block(self, statements):
         """Return (recording statements, returning statements) of a block."""
@@ -54,8 +58,13 @@ class Reverser:
             ADReverseLoopTrans, ADReverseWhileLoopTrans)
         from adfort.transformations.allocation import (
             ADReverseAllocationTrans, is_allocation)
+        from adfort.transformations.call import ADReverseCallTrans
         if is_allocation(stmt):
             return ADReverseAllocationTrans().reverse(stmt, self)
+        if isinstance(stmt, Call) and id(stmt) in self.calls:
+            return ADReverseCallTrans().reverse(stmt, self)
+        if isinstance(stmt, Assignment) and id(stmt.rhs) in self.calls:
+            return ADReverseCallTrans().reverse(stmt.rhs, self, target=stmt.lhs)
         for node_type, trans in ((Assignment, ADReverseAssignmentTrans),
                                  (IfBlock, ADReverseIfBlockTrans),
                                  (Loop, ADReverseLoopTrans),
@@ -64,6 +73,25 @@ class Reverser:
                 return trans().reverse(stmt, self)
         raise AdfortError(f"cannot reverse a {type(stmt).__name__}",
                           where(stmt, self.ctx.filename))
+
+    def call_saves(self, stmt):
+        """(record, restore) pairs for what the call `stmt` may overwrite that
+        the adjoint still needs."""
+        names = {name for key, name in self.plan.taped_calls if key == id(stmt)}
+        call = stmt.rhs if isinstance(stmt, Assignment) else stmt
+        pairs, seen = [], set()
+        for actual in call.arguments:
+            if type(actual) in (Reference, ArrayReference) and \
+                    actual.symbol.name.lower() in names:
+                text = actual.debug_string().lower()
+                if text not in seen:
+                    seen.add(text)
+                    pairs.append(self.tapes.save(actual.copy()))
+        for name in sorted(names - {a.symbol.name.lower() for a in call.arguments
+                                    if type(a) in (Reference, ArrayReference)}):
+            # A module variable the callee writes.
+            pairs.append(self.tapes.save(Reference(self.ctx.table.lookup(name))))
+        return pairs
 
     def comment(self, statements, original):
         """Label the first returning statement with what it reverses."""

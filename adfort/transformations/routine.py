@@ -17,19 +17,19 @@ from psyclone.psyir.nodes import (
     Range, Reference, Routine, WhileLoop)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, ScalarType,
-    RoutineSymbol, UnsupportedFortranType)
+    NoType, RoutineSymbol, UnsupportedFortranType)
 
 from adfort import naming
 from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
 from adfort.errors import AdfortError, where
-from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
+from adfort.exprs import INTEGER_TYPE, intrinsic_call, real_kind, real_literal
 from adfort.simplify import simplify, simplify_statements
 from adfort.symbols import new_local
 from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.prune import prune_symbols
-from adfort.tape import TapeSet
+from adfort.tape import TapeSet, tidy_reserves
 from adfort.taping import plan_taping
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.base import ADReverseTrans
@@ -117,12 +117,23 @@ def _make_routine(work, name, body, arguments, intents):
         work.addchild(stmt.detach() if stmt.parent is not None else stmt)
     routine = work.copy()
     routine.name = name
+    if routine.name != name:
+        # A function's name is also its result variable's, which PSyclone
+        # will not rename; the routine's own symbol is a private copy.
+        routine._symbol._name = name
+    routine._return_symbol = None  # a function's motions are subroutines
+    routine._symbol.datatype = NoType()
     work.pop_all_children()
     table = routine.symbol_table
     new_args = [table.lookup(sym.name) for sym in arguments]
     for sym in table.datasymbols:
         if sym.is_argument and sym not in new_args:
             sym.interface = AutomaticInterface()
+        if not sym.is_argument and _assumed_shape(sym):
+            # A local cannot take its shape from an actual argument: it is
+            # allocated (or assigned) instead.
+            sym.datatype = ArrayType(ScalarType(sym.datatype.intrinsic, sym.datatype.precision),
+                                     [ArrayType.Extent.DEFERRED] * len(sym.datatype.shape))
     for sym in new_args:
         sym.interface = ArgumentInterface(intents[sym.name.lower()])
     table.specify_argument_list(new_args)
@@ -177,8 +188,48 @@ def _call(name, references):
     return Call.create(RoutineSymbol(name), references)
 
 
+class UnitSpec:
+    """How to differentiate one routine of a call graph.
+
+    :param dependents: names of the arguments (or a function's result)
+        whose adjoints come in.
+    :param independents: names of the arguments whose adjoints go out.
+    :param active: lower-case names of the routine's own active variables
+        (None: analyse the routine alone).
+    :param module_adjoints: {name: adjoint DataSymbol} of active module
+        variables (declared in a generated module).
+    :param calls: {id(Call): CalleeMotions or None} for the calls in it.
+    :param call_io: {id(call statement): (names read, names written)}.
+    :param tapes: the shared dynamic TapeSet of the routine's host, or None.
+    :param schedule: the reversal schedule (for calls).
+    :param callee: True for a routine called by another: its ``_rev`` has
+        pullback semantics for every active argument.
+    """
+
+    def __init__(self, dependents, independents, active=None, module_adjoints=None,
+                 calls=None, call_io=None, tapes=None, schedule=None, callee=False):
+        self.dependents = [d.lower() for d in dependents]
+        self.independents = [i.lower() for i in independents]
+        self.active = active
+        self.module_adjoints = module_adjoints or {}
+        self.calls = calls or {}
+        self.call_io = call_io or {}
+        self.tapes = tapes
+        self.schedule = schedule
+        self.callee = callee
+
+
+def prepare(routine, taken=()):
+    """A working copy of `routine`, with jumps and implicit deallocations
+    made explicit."""
+    work = routine.copy()
+    normalise_jumps(work, taken)
+    deallocate_at_end(work)
+    return work
+
+
 def reverse_routine(routine, dependents, independents, options, names, filename=None):
-    """Generate the motions of `routine`.
+    """Generate the motions of `routine`, differentiated on its own.
 
     :param routine: the PSyIR Routine (not modified).
     :param dependents: names of dependent arguments, in order.
@@ -189,33 +240,55 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
     :param filename: the source file, for messages.
     :rtype: :class:`RoutineMotions`
     """
-    work = routine.copy()
+    work = prepare(routine, names.get("taken", ()))
+    return reverse_work(work, UnitSpec(dependents, independents), options, names, filename)
+
+
+def reverse_work(work, spec, options, names, filename=None):
+    """Generate the motions of the prepared working copy `work`.
+
+    :param spec: a :class:`UnitSpec`.
+    :rtype: :class:`RoutineMotions`
+    """
     table = work.symbol_table
     taken = set(names.get("taken", ()))
-    normalise_jumps(work, taken)
-    deallocate_at_end(work)
+    result = work.return_symbol
     arguments = _argument_symbols(table)
+    if result is not None:
+        arguments.append(result)  # a function's motions are subroutines
     arg_names = [a.name.lower() for a in arguments]
-    dep = [d.lower() for d in dependents]
-    indep = [i.lower() for i in independents]
-    active = active_variables(work, dep, indep)
+    dep, indep = spec.dependents, spec.independents
+    active = spec.active if spec.active is not None else active_variables(work, dep, indep)
     ctx = ADContext(table, active, options, taken, filename)
+    ctx.adjoints.update(spec.module_adjoints)
+    ctx.module_adjoints = set(spec.module_adjoints)
 
     assignments = work.walk(Assignment)
-    adjoints = {id(a): assignment_adjoint(a, ctx) for a in assignments}
-    reads = {id(a): adjoint_reads(a, adjoints[id(a)], ctx) for a in assignments}
+    adjoints = {id(a): assignment_adjoint(a, ctx) for a in assignments
+                if id(a.rhs) not in spec.calls}
+    reads = {id(a): adjoint_reads(a, adjoints[id(a)], ctx) for a in assignments
+             if id(a) in adjoints}
+    call_writes = {}
+    for key, (read, wrote) in spec.call_io.items():
+        reads[key] = set(read)
+        call_writes[key] = set(wrote)
     written = {a.lhs.symbol.name.lower() for a in assignments} | \
         {loop.variable.name.lower() for loop in work.walk(Loop)}
+    for wrote in call_writes.values():
+        written |= wrote
     # Allocatable locals are handed over by their (explicit) deallocation.
     allocatables = {sym.name.lower() for sym in table.datasymbols
                     if getattr(sym.datatype, "is_allocatable", False)}
-    plan = plan_taping(work.children, reads, written - set(arg_names) - allocatables)
+    plan = plan_taping(work.children, reads, written - set(arg_names) - allocatables,
+                       call_writes)
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
-    dynamic = bool(work.walk((Loop, WhileLoop))) or taped_arrays or plan.taped_arrays or any(
-        symbol_rank(table.lookup(n)) > 0 for n in plan.finals)
-    tapes = TapeSet(table, dynamic, taken)
-    reverser = Reverser(ctx, tapes, plan, adjoints)
+    dynamic = (spec.tapes is not None or bool(work.walk((Loop, WhileLoop))) or taped_arrays
+               or plan.taped_arrays or plan.taped_calls or any(
+                   symbol_rank(table.lookup(n)) > 0 for n in plan.finals))
+    tapes = spec.tapes if spec.tapes is not None else TapeSet(table, dynamic, taken)
+    tapes.frames[:] = [{}]
+    reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name)
     body_rec, body_ret = reverser.block(list(work.children))
 
     # The returning motion has its own locals: those it reads after their
@@ -231,12 +304,16 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
         needs = tapes.top_level_need()
         rec_body = [s for t in tapes.tapes
                     for s in t.reserve(needs.get(t, _int(0)), checked=False)] + rec_body
+        tidy_reserves(rec_body)
 
-    active_args = [a for a in arg_names if a in dep or a in indep]
+    adjoint_args = dep + [i for i in indep if i not in dep]
+    active_args = [a for a in arg_names if a in adjoint_args]
     ret_body = list(final_ret)
     for name, adj in sorted(ctx.adjoints.items()):
-        # Allocatable adjoints are zeroed where they are allocated.
-        if name not in active_args and not getattr(adj.datatype, "is_allocatable", False):
+        # Allocatable adjoints are zeroed where they are allocated; module
+        # variables' adjoints belong to the caller.
+        if (name not in active_args and name not in ctx.module_adjoints
+                and not getattr(adj.datatype, "is_allocatable", False)):
             ret_body.append(Assignment.create(
                 Reference(adj), real_literal(0, real_kind(adj))))
     ret_body.extend(body_ret)
@@ -245,6 +322,7 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
     restored |= {loop.variable.name.lower() for loop in work.walk(Loop)
                  if id(loop) in plan.loop_indices}
     restored |= {name for _, name in plan.taped_arrays}
+    restored |= {name for _, name in plan.taped_calls}
 
     tape_list = tapes.finalise()
     tape_args = []
@@ -253,7 +331,10 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
             table.add(tape.symbol)
             tape_args.append(tape.symbol)
 
-    primal_intents = {a.name.lower(): a.interface.access for a in arguments}
+    primal_intents = {a.name.lower(): a.interface.access for a in arguments
+                      if a is not result}
+    if result is not None:
+        primal_intents[result.name.lower()] = _OUT
     adj_args = []
     for a in arguments:
         adj_args.append(a)
@@ -271,10 +352,12 @@ def reverse_routine(routine, dependents, independents, options, names, filename=
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents)
 
+    if spec.callee:
+        dep = indep = adjoint_args  # pullback: no increments to keep apart
     reversing = _reversing(work, names, arguments, adj_args, tape_args, ctx,
-                           active_args, dep, indep, restored, written)
+                           active_args, dep, indep, restored, written, primal_intents)
     jacobian = None
-    if options["jacobian"]:
+    if options["jacobian"] and not spec.callee:
         jacobian = _jacobian(work, names, arguments, adj_args, ctx, dep, indep,
                              written, taken)
     return RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
@@ -302,7 +385,7 @@ def _local_copy(table, symbol, name, taken, filename=None, primal=None):
 
 
 def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
-               dep, indep, restored, written):
+               dep, indep, restored, written, primal_intents=None):
     """Build ``r_rev``: record, then return, keeping the calling convention.
 
     Independent-only adjoints are increments: if the routine overwrites
@@ -335,7 +418,9 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
         body.append(Assignment.create(Reference(a), Reference(keep)))
     body.extend(epilogue)
 
-    intents = {a.name.lower(): a.interface.access for a in arguments}
+    intents = dict(primal_intents) if primal_intents else \
+        {a.name.lower(): a.interface.access for a in arguments}
+    arguments = [a for a in arguments]
     intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
     return _make_routine(work, names["rev"], body, adj_args, intents)
 
@@ -423,8 +508,13 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
             one_row.append(Assignment.create(Reference(d_adj), real_literal(1, kind)))
             row = _add(row0, 1)
         elif rank == 1:
-            one_row.append(Assignment.create(
-                _element_of(d_adj, Reference(element)), real_literal(1, kind)))
+            # Element k in order is d(lbound + k - 1): bounds need not start at 1.
+            first = IntrinsicCall.create(IntrinsicCall.Intrinsic.LBOUND, [
+                Reference(d_adj), ("dim", _int(1))])
+            index = BinaryOperation.create(BinaryOperation.Operator.SUB,
+                                           _add(first, Reference(element)), _int(1))
+            one_row.append(Assignment.create(_element_of(d_adj, index),
+                                             real_literal(1, kind)))
             row = _add(row0, Reference(element))
         else:
             # The k-th element in array element order of a rank-n array:
@@ -437,8 +527,8 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
             one_row.append(Assignment.create(Reference(flat), real_literal(0, kind)))
             one_row.append(Assignment.create(_element_of(flat, Reference(element)),
                                              real_literal(1, kind)))
-            one_row.append(Assignment.create(Reference(d_adj), IntrinsicCall.create(
-                IntrinsicCall.Intrinsic.RESHAPE, [Reference(flat), IntrinsicCall.create(
+            one_row.append(Assignment.create(Reference(d_adj), intrinsic_call(
+                "RESHAPE", [Reference(flat), IntrinsicCall.create(
                     IntrinsicCall.Intrinsic.SHAPE, [Reference(d_adj)])])))
             row = _add(row0, Reference(element))
         one_row.append(_call(names["rev"], [Reference(s) for s in adj_args]))

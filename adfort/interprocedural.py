@@ -1,0 +1,229 @@
+"""Activity across routines: which variables of which routine carry
+derivatives, following values through call arguments, function results and
+module variables.
+
+Every variable is a node: a routine's local or argument, a function's
+result, or a module variable (shared by all routines that use it).  An
+assignment links the variables its right-hand side depends on
+differentiably to its target; a call links each actual argument to its
+formal argument in the directions the formal's intent allows.  Variables
+reachable from an independent are *varied*, those a dependent is reachable
+from are *useful*; the active ones are both.  Like the single-routine
+analysis it is flow- and context-insensitive: it may make a variable active
+that need not be, never the reverse.
+"""
+
+from collections import defaultdict
+
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal,
+    Reference, UnaryOperation)
+from psyclone.psyir.symbols import ArgumentInterface, DataSymbol
+
+from adfort.activity import differentiable_args, is_real, operands
+
+_IN = ArgumentInterface.Access.READ
+_OUT = ArgumentInterface.Access.WRITE
+
+
+class Unit:
+    """A routine taking part in the differentiation.
+
+    :param work: its working copy (normalised; this is what is analysed and
+        transformed).
+    :param original: the routine as read (for names visible around it).
+    :param module: the name of its module, or None for an external routine.
+    """
+
+    def __init__(self, work, original, module, program):
+        self.work = work
+        self.original = original
+        self.module = module
+        self.program = program
+        self.calls = {}  # id(Call in work) -> Unit or None (no source)
+
+    @property
+    def name(self):
+        return self.work.name
+
+    @property
+    def formals(self):
+        """The formal arguments, in order (a function's result last)."""
+        return list(self.work.symbol_table.argument_list)
+
+    @property
+    def result(self):
+        """A function's result symbol, or None for a subroutine."""
+        return self.work.return_symbol
+
+    def key(self, symbol):
+        """The analysis node of a variable of this routine."""
+        name = symbol.name.lower()
+        if self.owns(symbol):
+            return ("local", id(self), name)
+        found = self.module_variable(name)
+        return ("module", found[0], name) if found else ("local", id(self), name)
+
+    def owns(self, symbol):
+        """Whether `symbol` is declared in the routine itself."""
+        local = self.work.symbol_table.lookup(symbol.name, otherwise=None,
+                                              scope_limit=self.work)
+        return (local is not None and not local.is_import
+                and not local.is_unresolved)
+
+    def module_variable(self, name):
+        """(module name, DataSymbol) of the module variable `name` seen from
+        this routine, or None."""
+        return resolve_module_variable(self.program, self.original, name)
+
+
+def resolve_module_variable(program, routine, name):
+    """(module name, DataSymbol) of the module variable `name` visible in
+    `routine` (declared in its module, imported, or from a wildcard use)."""
+    symbol = routine.symbol_table.lookup(name, otherwise=None)
+    if symbol is not None and symbol.is_import:
+        module = program.module(symbol.interface.container_symbol.name)
+        found = module.symbol_table.lookup(name, otherwise=None) if module else None
+        if isinstance(found, DataSymbol) and not found.is_import:
+            return module.name.lower(), found
+        if found is not None and found.is_import:
+            return resolve_module_variable(program, module, name) if module else None
+        return None
+    if symbol is not None and not symbol.is_unresolved:
+        owner = symbol.find_symbol_table(routine)
+        node = owner.node if owner is not None else None
+        if node is not None and node is not routine and isinstance(symbol, DataSymbol):
+            return node.name.lower(), symbol
+        return None
+    # A wildcard ``use``: the first used module declaring it.
+    scope = routine
+    while scope is not None:
+        table = getattr(scope, "_symbol_table", None)
+        if table is not None:
+            for container in table.containersymbols:
+                if container.wildcard_import:
+                    module = program.module(container.name)
+                    if module is None:
+                        continue
+                    found = module.symbol_table.lookup(name, otherwise=None,
+                                                       scope_limit=module)
+                    if isinstance(found, DataSymbol) and not found.is_import:
+                        return module.name.lower(), found
+        scope = scope.parent
+    return None
+
+
+def _leaves(expr):
+    """The references and user calls a derivative can flow from in `expr`."""
+    if isinstance(expr, Literal):
+        return
+    if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
+        yield expr
+        return
+    if type(expr) in (Reference, ArrayReference):
+        yield expr
+        return
+    if isinstance(expr, (BinaryOperation, UnaryOperation, IntrinsicCall)):
+        args = operands(expr)
+        for i in differentiable_args(expr):
+            yield from _leaves(args[i])
+
+
+class Activity:
+    """The activity of all units, from the dependents and independents of
+    the routine being differentiated.
+
+    :param units: the :class:`Unit` objects (callees first).
+    :param dependents: analysis nodes of the dependents.
+    :param independents: analysis nodes of the independents.
+    """
+
+    def __init__(self, units, dependents, independents):
+        self.units = units
+        self.real = set()
+        forward = defaultdict(set)
+        backward = defaultdict(set)
+
+        def link(source, target):
+            forward[source].add(target)
+            backward[target].add(source)
+
+        for unit in units:
+            self._note_types(unit)
+            for assign in unit.work.walk(Assignment):
+                target = unit.key(assign.lhs.symbol)
+                for leaf in _leaves(assign.rhs):
+                    link(self._source(unit, leaf, link), target)
+            for call in unit.work.walk(Call):
+                if isinstance(call, IntrinsicCall) or unit.calls.get(id(call)) is None:
+                    continue
+                self._link_arguments(unit, call, link)
+        self.varied = _reach(independents, forward)
+        self.useful = _reach(dependents, backward)
+        self.active = {k for k in self.varied & self.useful if k in self.real}
+        self.active |= set(dependents) | set(independents)
+
+    def _note_types(self, unit):
+        for symbol in unit.work.symbol_table.datasymbols:
+            if is_real(symbol):
+                self.real.add(unit.key(symbol))
+        if unit.result is not None and is_real(unit.result):
+            self.real.add(("result", id(unit)))
+        for ref in unit.work.walk(Reference):
+            if not unit.owns(ref.symbol):
+                resolved = unit.module_variable(ref.symbol.name)
+                if resolved is not None and is_real(resolved[1]):
+                    self.real.add(unit.key(ref.symbol))
+
+    def _source(self, unit, leaf, link):
+        if isinstance(leaf, Call):
+            self._link_arguments(unit, leaf, link)
+            callee = unit.calls.get(id(leaf))
+            return ("result", id(callee)) if callee is not None else ("opaque",)
+        return unit.key(leaf.symbol)
+
+    def _link_arguments(self, unit, call, link):
+        callee = unit.calls.get(id(call))
+        if callee is None:
+            return
+        formals = [f for f in callee.formals if f is not callee.result]
+        for actual, formal in zip(call.arguments, formals):
+            access = formal.interface.access
+            formal_key = callee.key(formal)
+            sources = [unit.key(l.symbol) if not isinstance(l, Call)
+                       else self._source(unit, l, link) for l in _leaves(actual)]
+            if access != _OUT:
+                for source in sources:
+                    link(source, formal_key)
+            if access != _IN and type(actual) in (Reference, ArrayReference):
+                link(formal_key, unit.key(actual.symbol))
+        if callee.result is not None:
+            link(callee.key(callee.result), ("result", id(callee)))
+
+    def active_locals(self, unit):
+        """Lower-case names of `unit`'s own active variables."""
+        return {k[2] for k in self.active if k[0] == "local" and k[1] == id(unit)}
+
+    def active_modules(self):
+        """(module, name) of the active module variables."""
+        return {(k[1], k[2]) for k in self.active if k[0] == "module"}
+
+    def is_active(self, unit, symbol):
+        """Whether variable `symbol` of `unit` is active."""
+        return unit.key(symbol) in self.active
+
+    def result_active(self, unit):
+        """Whether function `unit`'s result is active."""
+        return ("result", id(unit)) in self.active
+
+
+def _reach(starts, edges):
+    seen = set(starts)
+    stack = list(starts)
+    while stack:
+        node = stack.pop()
+        for nxt in edges.get(node, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
