@@ -153,7 +153,7 @@ def test_syntax_error_names_the_line(tmp_path):
 @pytest.mark.parametrize("body, fragments", [
     ("if (x > 0) go to 10\n  y = x\n10 continue", ["k.f90:5:", "GOTO"]),
     ("y = x\n  write(*,*) y", ["k.f90:6:", "unsupported statement WRITE"]),
-    ("y = x\n  call foo(y)", ["k.f90:6:", "CALL statement is not supported yet"]),
+    ("y = x\n  call foo(y)", ["k.f90:6:", "'foo' has no source adfort can see"]),
     ("y = x + w(2)\n  if (x > 1) return\n  y = 2 * y", ["k.f90:6:", "RETURN statement is not supported yet"]),
     ("y = bessel_j0(x)", ["k.f90:5:", "no derivative rule for BESSEL_J0"]),
 ])
