@@ -6,7 +6,7 @@ unsupported reaches the transformations, so they never fail half-way.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
-    IntrinsicCall, Literal, Loop, Reference, Schedule, Statement, UnaryOperation, WhileLoop)
+    IntrinsicCall, Literal, Loop, Reference, Routine, Schedule, Statement, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
     ArgumentInterface, DataSymbol, ScalarType, StaticInterface)
 
@@ -87,6 +87,20 @@ def _type_text(symbol):
     return f"of type {str(dtype)}"
 
 
+_OUTPUT_STATEMENTS = ("Write_Stmt", "Print_Stmt")
+
+
+def is_passive_output(block, active):
+    """Whether a code block is a WRITE/PRINT of passive values only (it is
+    kept in the recording motion and has no adjoint)."""
+    if active is None or not isinstance(block, CodeBlock):
+        return False
+    kinds = {type(a).__name__ for a in block.parse_tree_nodes}
+    if not kinds or not kinds <= set(_OUTPUT_STATEMENTS):
+        return False
+    return not {n.lower() for n in block.get_symbol_names()} & set(active)
+
+
 def check_routine(routine, dependents, independents, filename, active=None,
                   callee=False, resolve=None):
     """Check that every construct of `routine` is supported.
@@ -105,6 +119,8 @@ def check_routine(routine, dependents, independents, filename, active=None,
     for block in routine.walk(CodeBlock):
         if jump_kind(block) and block.ancestor((Loop, WhileLoop)) is not None:
             continue  # EXIT/CYCLE: rewritten into structured code
+        if is_passive_output(block, active):
+            continue
         kinds = {type(a).__name__ for a in block.parse_tree_nodes}
         if "Intrinsic_Function_Reference" in kinds:
             raise AdfortError(
@@ -115,8 +131,10 @@ def check_routine(routine, dependents, independents, filename, active=None,
             f"unsupported statement {_describe_codeblock(block)}: adfort cannot "
             "differentiate it; remove it or move it out of the routine",
             where(block, filename))
+    if active is None:
+        active = active_variables(routine, dependents, independents)
     for stmt in routine.walk(Statement):
-        if jump_kind(stmt):
+        if jump_kind(stmt) or is_passive_output(stmt, active):
             continue
         if is_allocation(stmt) and isinstance(stmt.parent, Schedule):
             _check_allocation(stmt, filename)
@@ -201,7 +219,13 @@ def _check_types(routine, filename, resolve=None):
 
 def _check_lhs(assign, active, filename):
     symbol = assign.lhs.symbol
-    if isinstance(symbol.interface, StaticInterface) and not symbol.is_constant:
+    routine = assign.ancestor(Routine)
+    local = routine.symbol_table.lookup(symbol.name, otherwise=None,
+                                        scope_limit=routine) if routine else None
+    # Module variables are static too, but shared: only a routine's own
+    # saved locals would diverge between the original and its copies.
+    if local is symbol and isinstance(symbol.interface, StaticInterface) \
+            and not symbol.is_constant:
         raise AdfortError(
             f"'{symbol.name}' is a saved (static) variable written by the "
             "routine: its value would persist between calls of the generated "

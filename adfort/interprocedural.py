@@ -77,22 +77,26 @@ class Unit:
         return resolve_module_variable(self.program, self.original, name)
 
 
-def resolve_module_variable(program, routine, name):
+def resolve_module_variable(program, routine, name, kinds=(DataSymbol,)):
     """(module name, DataSymbol) of the module variable `name` visible in
-    `routine` (declared in its module, imported, or from a wildcard use)."""
+    `routine` (declared in its module, imported, or from a wildcard use).
+
+    :param kinds: the symbol classes accepted (add RoutineSymbol to find
+        module procedures too).
+    """
     symbol = routine.symbol_table.lookup(name, otherwise=None)
     if symbol is not None and symbol.is_import:
         module = program.module(symbol.interface.container_symbol.name)
         found = module.symbol_table.lookup(name, otherwise=None) if module else None
-        if isinstance(found, DataSymbol) and not found.is_import:
+        if isinstance(found, kinds) and not found.is_import:
             return module.name.lower(), found
         if found is not None and found.is_import:
-            return resolve_module_variable(program, module, name) if module else None
+            return resolve_module_variable(program, module, name, kinds) if module else None
         return None
     if symbol is not None and not symbol.is_unresolved:
         owner = symbol.find_symbol_table(routine)
         node = owner.node if owner is not None else None
-        if node is not None and node is not routine and isinstance(symbol, DataSymbol):
+        if node is not None and node is not routine and isinstance(symbol, kinds):
             return node.name.lower(), symbol
         return None
     # A wildcard ``use``: the first used module declaring it.
@@ -107,7 +111,7 @@ def resolve_module_variable(program, routine, name):
                         continue
                     found = module.symbol_table.lookup(name, otherwise=None,
                                                        scope_limit=module)
-                    if isinstance(found, DataSymbol) and not found.is_import:
+                    if isinstance(found, kinds) and not found.is_import:
                         return module.name.lower(), found
         scope = scope.parent
     return None

@@ -57,6 +57,11 @@ def prune_symbols(routine):
     for symbol in list(table.symbols):
         if isinstance(symbol, ContainerSymbol) or symbol.is_argument:
             continue
+        if symbol.is_unresolved:
+            # Brought in by a wildcard use of the enclosing module: the
+            # generated module imports it where it is declared.
+            _drop(table, symbol)
+            continue
         if symbol.name.lower() in keep:
             continue
         if isinstance(symbol, DataSymbol) or symbol.is_import:

@@ -31,12 +31,14 @@ class CalleeMotions:
     :param names: its generated routine names (``rec``, ``ret``, ``rev``).
     :param active: lower-case names of its formals with adjoints, in order
         (a function's result last, when active).
+    :param module_writes: module variables it (or what it calls) writes.
     """
 
-    def __init__(self, unit, names, active):
+    def __init__(self, unit, names, active, module_writes=()):
         self.unit = unit
         self.names = names
         self.active = active
+        self.module_writes = sorted(module_writes)
 
 
 def _actuals(call, target):
@@ -119,6 +121,10 @@ def reverse_call(call, reverser, target=None):
                 continue
             if formal.interface.access not in (_OUT, ArgumentInterface.Access.READ):
                 inputs.append(reverser.tapes.save(actual))
+        for name in info.module_writes:
+            found = info.unit.module_variable(name)
+            if found is not None:
+                inputs.append(reverser.tapes.save(Reference(found[1])))
         for save, _ in inputs:
             rec.extend(save)
         rec.append(stmt.detach())

@@ -6,7 +6,7 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, Container, FileContainer, Literal, Loop, Reference,
     Routine)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ContainerSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
+    ArgumentInterface, ContainerSymbol, RoutineSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
 
 from adfort import naming
 from adfort.context import checked_options
@@ -15,7 +15,7 @@ from adfort.errors import AdfortError, source_name, where
 from adfort.activity import is_real
 from adfort.fence import check_arguments, check_routine
 from adfort.frontend import enclosing_module, find_routine
-from adfort.interprocedural import Activity, Unit
+from adfort.interprocedural import Activity, Unit, resolve_module_variable
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
 from adfort.tape import TapeSet
@@ -196,7 +196,8 @@ class _ProgramBuild:
         return taken
 
     def _fence(self):
-        for unit in self.order:
+        chosen = self._differentiated()
+        for unit in chosen:
             active = self.activity.active_locals(unit) | {
                 name for _, name in self.activity.active_modules()}
             filename = source_name(unit.original) or self.filename
@@ -261,11 +262,14 @@ class _ProgramBuild:
                 module_adjoints=host.module_adjoints(unit),
                 calls=callee_motions, call_io=call_io,
                 tapes=None if single else host.tapes(unit),
-                schedule=self.schedule, callee=unit is not self.top)
+                schedule=self.schedule, callee=unit is not self.top,
+                module_roles=[n.split("::", 1)[1].strip() for n in
+                              self.dependents + self.independents if "::" in n])
             motions = reverse_work(unit.work, spec, self.options, names,
                                    source_name(unit.original) or self.filename)
             host.add(unit, motions)
-            motions_of[id(unit)] = CalleeMotions(unit, names, self._active_formals(unit))
+            motions_of[id(unit)] = CalleeMotions(unit, names, self._active_formals(unit),
+                                                 self._module_access(unit)[1])
             self.tape_sizes.update(motions.tape_sizes)
         return _assemble(hosts, self)
 
@@ -432,7 +436,8 @@ def _assemble(hosts, build):
         for symbol in module_adjoint_hosts.get(host.module, []):
             out_module.symbol_table.add(symbol)
         module = build.program.modules().get(host.module)
-        _import_outer_symbols(out_module, module, build.filename, generated_in, hosts)
+        _import_outer_symbols(out_module, module, build.filename, generated_in, hosts,
+                              build.program)
         children.append(out_module)
     return FileContainer.create(stem, SymbolTable(), children)
 
@@ -484,7 +489,7 @@ def _provide(table, routine_table, name):
         return
     symbol = routine_table.lookup(name, otherwise=None,
                                   scope_limit=routine_table.node)
-    if symbol is None:
+    if symbol is None or symbol.is_unresolved:
         return  # visible from the enclosing module (imported with it)
     if symbol.is_import:
         origin = symbol.interface.container_symbol.name
@@ -515,7 +520,8 @@ def _stem(filename, fallback):
         else naming.module(fallback)
 
 
-def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts=None):
+def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts=None,
+                          program=None):
     """Give `out_module` a ``use`` of what its routines take from `module`.
 
     A name the original module imports is used from where it comes; a
@@ -543,8 +549,15 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
                 sources.setdefault(adjoint_host, []).append(name)
             continue
         symbol = module.symbol_table.lookup(name, otherwise=None)
+        if (symbol is None or symbol.is_unresolved) and program is not None:
+            # Seen through a wildcard use: import it from where it is declared.
+            found = resolve_module_variable(program, module, name,
+                                            (DataSymbol, RoutineSymbol))
+            if found is not None:
+                sources.setdefault(found[0], []).append(found[1].name)
+            continue
         if symbol is None:
-            continue  # an intrinsic or a name the reader left unresolved
+            continue  # an intrinsic
         if symbol.is_import:
             origin = symbol.interface.container_symbol.name
             sources.setdefault(origin, []).append(symbol.name)

@@ -9,7 +9,7 @@ order.
 
 from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, IfBlock, Loop, Reference, WhileLoop)
+    ArrayReference, Assignment, Call, CodeBlock, IfBlock, Loop, Reference, WhileLoop)
 
 from adfort.errors import AdfortError, where
 
@@ -61,6 +61,9 @@ class Reverser:
         from adfort.transformations.call import ADReverseCallTrans
         if is_allocation(stmt):
             return ADReverseAllocationTrans().reverse(stmt, self)
+        if isinstance(stmt, CodeBlock):
+            # Output of passive values (the fence let nothing else through).
+            return [stmt.detach()], []
         if isinstance(stmt, Call) and id(stmt) in self.calls:
             return ADReverseCallTrans().reverse(stmt, self)
         if isinstance(stmt, Assignment) and id(stmt.rhs) in self.calls:

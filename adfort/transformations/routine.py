@@ -204,10 +204,13 @@ class UnitSpec:
     :param schedule: the reversal schedule (for calls).
     :param callee: True for a routine called by another: its ``_rev`` has
         pullback semantics for every active argument.
+    :param module_roles: names of the module variables named as dependents
+        or independents (their adjoints are the user's).
     """
 
     def __init__(self, dependents, independents, active=None, module_adjoints=None,
-                 calls=None, call_io=None, tapes=None, schedule=None, callee=False):
+                 calls=None, call_io=None, tapes=None, schedule=None, callee=False,
+                 module_roles=()):
         self.dependents = [d.lower() for d in dependents]
         self.independents = [i.lower() for i in independents]
         self.active = active
@@ -217,6 +220,7 @@ class UnitSpec:
         self.tapes = tapes
         self.schedule = schedule
         self.callee = callee
+        self.module_roles = {name.lower() for name in module_roles}
 
 
 def prepare(routine, taken=()):
@@ -311,8 +315,11 @@ def reverse_work(work, spec, options, names, filename=None):
     ret_body = list(final_ret)
     for name, adj in sorted(ctx.adjoints.items()):
         # Allocatable adjoints are zeroed where they are allocated; module
-        # variables' adjoints belong to the caller.
-        if (name not in active_args and name not in ctx.module_adjoints
+        # variables' adjoints belong to the caller, or, for the routine
+        # differentiated, to the user when they are dependents/independents.
+        internal_module = (name in ctx.module_adjoints and not spec.callee
+                           and name not in spec.module_roles)
+        if (name not in active_args and (name not in ctx.module_adjoints or internal_module)
                 and not getattr(adj.datatype, "is_allocatable", False)):
             ret_body.append(Assignment.create(
                 Reference(adj), real_literal(0, real_kind(adj))))
