@@ -42,7 +42,7 @@ def choose_routine(tree, variables, path):
 
 
 def differentiate_file(path, dependents, independents, schedule, routine=None,
-                       options=None, search_path=(), extra_files=()):
+                       options=None, search_path=(), extra_files=(), adjoint_libraries=()):
     """Return (Fortran text of the adjoint, routine name, tape sizes).
 
     :param str path: the Fortran source file.
@@ -54,12 +54,13 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
     :param options: options of :class:`ADReverseContainerTrans`.
     :param search_path: directories where used modules are looked for.
     :param extra_files: further files with routines the code calls.
+    :param adjoint_libraries: files of hand-written ``<name>_rev`` adjoints.
     :raises AdfortError: for anything adfort cannot handle.
     """
     tree = read_file(path)
     if routine is None:
         routine = choose_routine(tree, list(dependents) + list(independents), path)
-    trans = ADReverseContainerTrans(search_path, extra_files)
+    trans = ADReverseContainerTrans(search_path, extra_files, adjoint_libraries)
     result = trans.apply(tree, routine, list(dependents), list(independents),
                          schedule, options)
     text = header(path, routine, dependents, independents, schedule) + \

@@ -83,6 +83,10 @@ followed by its adjoint <name>_adj.""")
               show_default=True, help="Reversal schedule for called routines.")
 @click.option("--link", "links", multiple=True, metavar="CALLER:CALLEE=split|joint",
               help="Reversal of one caller→callee link, overriding --schedule. Repeatable.")
+@click.option("--adjoint-lib", "adjoint_libs", multiple=True, metavar="FILE",
+              type=click.Path(dir_okay=False),
+              help="Fortran file with hand-written adjoints <name>_rev (calling "
+                   "convention of adfort) of routines without source. Repeatable.")
 @click.option("-I", "search_path", multiple=True, metavar="DIR",
               type=click.Path(file_okay=False),
               help="Directory where modules named in USE statements are looked for. "
@@ -95,8 +99,9 @@ followed by its adjoint <name>_adj.""")
               show_default=True, help="Passes of simplification.")
 @click.option("--no-inline-operation-adjoints", is_flag=True,
               help="Keep every op_adj temporary instead of substituting single-use ones.")
-def diff(file, extra_files, deps, indeps, routine, output, schedule, links, search_path,
-         jacobian, verbose, no_simplify, simplify_n_times, no_inline_operation_adjoints):
+def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjoint_libs,
+         search_path, jacobian, verbose, no_simplify, simplify_n_times,
+         no_inline_operation_adjoints):
     """Differentiate FILE in reverse mode and write the adjoint Fortran.
 
     EXTRA_FILES hold routines and modules that FILE's routines call.
@@ -120,12 +125,13 @@ def diff(file, extra_files, deps, indeps, routine, output, schedule, links, sear
                 and os.path.samefile(file, output):
             raise AdfortError(f"the output file '{output}' is the input file: choose "
                               "another with -o")
-        for path in extra_files:
+        for path in list(extra_files) + list(adjoint_libs):
             if not os.path.isfile(path):
                 raise AdfortError(f"no such file: '{path}'")
         text, _, _ = differentiate_file(file, dependents, independents,
                                         _schedule(schedule, links), routine, options,
-                                        search_path=search_path, extra_files=extra_files)
+                                        search_path=search_path, extra_files=extra_files,
+                                        adjoint_libraries=adjoint_libs)
         if output == "-":
             click.echo(text, nl=False)
         else:

@@ -154,6 +154,15 @@ class Activity:
 
         for unit in units:
             self._note_types(unit)
+            if getattr(unit, "opaque", False):
+                # No source: every input may influence every output.
+                formals = unit.formals
+                for source in formals:
+                    if source.interface.access == _OUT:
+                        continue
+                    for target in formals:
+                        if target.interface.access != _IN:
+                            link(unit.key(source), unit.key(target))
             for assign in unit.work.walk(Assignment):
                 target = unit.key(assign.lhs.symbol)
                 for leaf in _leaves(assign.rhs):

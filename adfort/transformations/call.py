@@ -32,9 +32,12 @@ class CalleeMotions:
     :param active: lower-case names of its formals with adjoints, in order
         (a function's result last, when active).
     :param module_writes: module variables it (or what it calls) writes.
+    :param opaque: a routine without source, with a user-supplied ``_rev``
+        (always reversed joint).
     """
 
-    def __init__(self, unit, names, active, module_writes=()):
+    def __init__(self, unit, names, active, module_writes=(), opaque=False):
+        self.opaque = opaque
         self.unit = unit
         self.names = names
         self.active = active
@@ -108,7 +111,7 @@ def reverse_call(call, reverser, target=None):
             with_adjoints.append(_adjoint_actual(actual, reverser, prologue))
     plain = [a.copy() for a in actuals]
     caller, callee = reverser.routine_name, info.unit.name
-    if reverser.schedule.is_split(caller, callee):
+    if not info.opaque and reverser.schedule.is_split(caller, callee):
         rec.append(Call.create(RoutineSymbol(info.names["rec"]), plain))
         stmt.detach()
         ret = prologue + [Call.create(RoutineSymbol(info.names["ret"]), with_adjoints)]

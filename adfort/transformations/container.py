@@ -6,7 +6,7 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, Container, FileContainer, Literal, Loop, Reference,
     Routine)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ContainerSymbol, RoutineSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
+    ArgumentInterface, AutomaticInterface, ContainerSymbol, RoutineSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
 
 from adfort import naming
 from adfort.context import checked_options
@@ -14,7 +14,7 @@ from adfort.exprs import INTEGER_TYPE
 from adfort.errors import AdfortError, source_name, where
 from adfort.activity import is_real
 from adfort.fence import check_arguments, check_routine
-from adfort.frontend import enclosing_module, find_routine
+from adfort.frontend import enclosing_module, find_routine, read_file
 from adfort.interprocedural import Activity, Unit, resolve_module_variable
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
@@ -45,13 +45,17 @@ class ADReverseContainerTrans(ADReverseTrans):
     :param search_path: directories where modules named in ``use``
         statements are looked for.
     :param extra_files: further Fortran files holding called routines.
+    :param adjoint_libraries: Fortran files with hand-written adjoints
+        ``<name>_rev`` (following the calling convention) of routines that
+        have no source; adfort calls them instead of differentiating.
     """
 
     node_type = Container
 
-    def __init__(self, search_path=(), extra_files=()):
+    def __init__(self, search_path=(), extra_files=(), adjoint_libraries=()):
         self.search_path = list(search_path)
         self.extra_files = list(extra_files)
+        self.adjoint_libraries = list(adjoint_libraries)
         self.tape_sizes = {}
 
     def validate(self, container, routine_name=None, dependent_vars=(),
@@ -114,7 +118,8 @@ class ADReverseContainerTrans(ADReverseTrans):
                 raise AdfortError("--jacobian with module variables as dependents or "
                                   "independents is not supported yet", filename)
         build = _ProgramBuild(program, root, dependents, independents,
-                              reversal_schedule, options, filename)
+                              reversal_schedule, options, filename,
+                              _user_adjoints(self.adjoint_libraries))
         result = build.run()
         self.tape_sizes = build.tape_sizes
         return result
@@ -124,7 +129,8 @@ class _ProgramBuild:
     """One differentiation of a routine and its callees."""
 
     def __init__(self, program, root, dependents, independents, schedule, options,
-                 filename):
+                 filename, user_adjoints=None):
+        self.user_adjoints = user_adjoints or {}
         self.program = program
         self.root = root
         self.dependents = dependents
@@ -146,19 +152,42 @@ class _ProgramBuild:
             copies = user_calls(work)
             for original, copy in zip(originals, copies):
                 callee = targets.get(id(original))
-                unit.calls[id(copy)] = self.units.get(id(callee)) if callee else None
+                if callee is None:
+                    unit.calls[id(copy)] = self._opaque(copy.routine.name)
+                else:
+                    unit.calls[id(copy)] = self.units.get(id(callee))
             self.units[id(routine)] = unit
         self.order = [self.units[id(r)] for r in order]
+        self.opaque = list(self._opaque_units.values())
         self.top = self.units[id(self.root)]
+        if not hasattr(self, "_opaque_units"):
+            self._opaque_units = {}
+            self.opaque = []
         for unit in self.order:
             taken = self._taken(unit)
             normalise_jumps(unit.work, taken)
             deallocate_at_end(unit.work)
             hoist_calls(unit.work, self._function_type(unit), unit.calls, taken)
-        self.activity = Activity(self.order, self._keys(self.dependents),
+        self.activity = Activity(self.order + self.opaque, self._keys(self.dependents),
                                  self._keys(self.independents))
         self._fence()
         return self._generate()
+
+    def _opaque(self, name):
+        """The stand-in for a routine without source with a user adjoint."""
+        if not hasattr(self, "_opaque_units"):
+            self._opaque_units = {}
+        key = name.lower()
+        if key not in self.user_adjoints:
+            return None
+        if key not in self._opaque_units:
+            rev, stub, active = self.user_adjoints[key]
+            unit = Unit(stub, stub, None, self.program)
+            unit.opaque = True
+            unit.user_adjoint = rev
+            unit.user_active = active
+            self._opaque_units[key] = unit
+        return self._opaque_units[key]
 
     def _keys(self, names):
         keys = []
@@ -242,6 +271,9 @@ class _ProgramBuild:
         single = len(self.order) == 1
         hosts = {}
         motions_of = {}
+        for unit in self.opaque:
+            motions_of[id(unit)] = CalleeMotions(unit, {"rev": unit.user_adjoint.name},
+                                                 unit.user_active, opaque=True)
         for unit in chosen:
             host = hosts.setdefault(unit.module, _Host(unit.module, self))
             callee_motions = {}
@@ -312,6 +344,39 @@ class _ProgramBuild:
                 reads |= r
                 writes |= w
         return reads, writes
+
+
+def _user_adjoints(paths):
+    """{routine name: (adjoint Routine, stand-in Routine, active formals)}
+    from files of hand-written ``<name>_rev`` adjoints.
+
+    The stand-in has the routine's formal arguments (those of ``_rev``
+    without the adjoints) and no body; an argument followed in ``_rev`` by
+    ``<argument>_adj`` is active.
+    """
+    found = {}
+    for path in paths:
+        tree = read_file(path)
+        for rev in tree.walk(Routine):
+            if not rev.name.lower().endswith(naming.REVERSING_SUFFIX):
+                continue
+            name = rev.name[:-len(naming.REVERSING_SUFFIX)]
+            stub = rev.copy()
+            stub.pop_all_children()
+            stub.name = name
+            table = stub.symbol_table
+            args = list(table.argument_list)
+            formals, active = [], []
+            for position, arg in enumerate(args):
+                previous = args[position - 1].name.lower() if position else None
+                if previous and arg.name.lower() == naming.adjoint(previous):
+                    active.append(previous)
+                    arg.interface = AutomaticInterface()
+                    continue
+                formals.append(arg)
+            table.specify_argument_list(formals)
+            found[name.lower()] = (rev, stub, active)
+    return found
 
 
 def _call_statement(call):
@@ -502,6 +567,17 @@ def _provide(table, routine_table, name):
         table.add(symbol.copy())
 
 
+def _library_module(hosts, name):
+    """The module of a user-supplied adjoint called `name`, if in one."""
+    for host in (hosts or {}).values():
+        for unit in getattr(host.build, "opaque", []):
+            rev = unit.user_adjoint
+            if rev.name.lower() == name and enclosing_module(rev) is not None:
+                return enclosing_module(rev).name
+        return None
+    return None
+
+
 def _module_adjoint_host(hosts, name):
     if not hosts:
         return None
@@ -542,6 +618,10 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
         if host is not None:
             if host.name.lower() != own.name.lower():
                 sources.setdefault(host.name, []).append(name)
+            continue
+        library = _library_module(hosts, name)
+        if library is not None:
+            sources.setdefault(library, []).append(name)
             continue
         adjoint_host = _module_adjoint_host(hosts, name)
         if adjoint_host is not None:
