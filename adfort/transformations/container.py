@@ -131,6 +131,8 @@ class _ProgramBuild:
     def __init__(self, program, root, dependents, independents, schedule, options,
                  filename, user_adjoints=None):
         self.user_adjoints = user_adjoints or {}
+        self._opaque_units = {}
+        self.opaque = []
         self.program = program
         self.root = root
         self.dependents = dependents
@@ -160,9 +162,6 @@ class _ProgramBuild:
         self.order = [self.units[id(r)] for r in order]
         self.opaque = list(self._opaque_units.values())
         self.top = self.units[id(self.root)]
-        if not hasattr(self, "_opaque_units"):
-            self._opaque_units = {}
-            self.opaque = []
         for unit in self.order:
             taken = self._taken(unit)
             normalise_jumps(unit.work, taken)
@@ -175,8 +174,6 @@ class _ProgramBuild:
 
     def _opaque(self, name):
         """The stand-in for a routine without source with a user adjoint."""
-        if not hasattr(self, "_opaque_units"):
-            self._opaque_units = {}
         key = name.lower()
         if key not in self.user_adjoints:
             return None
