@@ -123,6 +123,9 @@ def _make_routine(work, name, body, arguments, intents):
         routine._symbol._name = name
     routine._return_symbol = None  # a function's motions are subroutines
     routine._symbol.datatype = NoType()
+    # Motions push onto module tapes: they cannot be pure or elemental.
+    routine._symbol.is_pure = False
+    routine._symbol.is_elemental = False
     work.pop_all_children()
     table = routine.symbol_table
     new_args = [table.lookup(sym.name) for sym in arguments]
