@@ -13,6 +13,7 @@ from adfort.context import checked_options
 from adfort.exprs import INTEGER_TYPE
 from adfort.errors import AdfortError, source_name, where
 from adfort.activity import is_real
+from adfort.arrays import expr_rank, symbol_rank
 from adfort.fence import check_arguments, check_routine
 from adfort.frontend import enclosing_module, find_routine, read_file
 from adfort.interprocedural import Activity, Unit, resolve_module_variable
@@ -231,6 +232,15 @@ class _ProgramBuild:
                           callee=unit is not self.top,
                           resolve=lambda name, u=unit: (u.module_variable(name) or (None, None))[1])
             for call in user_calls(unit.work):
+                callee = unit.calls.get(id(call))
+                if callee is not None:
+                    formals = [f for f in callee.formals if f is not callee.result]
+                    for actual, formal in zip(call.arguments, formals):
+                        if expr_rank(actual) > symbol_rank(formal):
+                            raise AdfortError(
+                                f"'{call.routine.name}' is called elementally on the array "
+                                f"'{actual.debug_string()}': write the loop over its "
+                                "elements explicitly", where(call, filename))
                 if unit.calls.get(id(call)) is None and self._carries(unit, call):
                     raise AdfortError(
                         f"'{call.routine.name}' has no source adfort can see and is "
