@@ -14,6 +14,26 @@ CLI, writes a Fortran driver and compares the dot-product test
 
 or, with ``check_jacobian``, every entry of ``r_jacobian`` against central
 difference columns.
+
+Arrays.  The driver passes actual arrays of concrete sizes: declared bounds
+(``x(n)``, ``x(0:n+1)``, ``a(n, m)``, ``w(nmax)`` with a named constant)
+are evaluated with the integer ``init`` values; assumed-size ``x(*)`` and
+assumed-shape ``x(:)`` arguments take their extents from
+
+    ! adfort: shape x=n+2 a=n,m
+
+(integer expressions; an init name used only there, e.g. ``init npts=32``
+with ``shape x=npts``, need not be an argument).  A real range in ``init``
+applies to every element; base values, directions and seeds are drawn per
+element, every argument is reset before each call, and dot products sum
+over all elements.  Jacobian rows are the dependents' elements (dependents
+in --dep order, each in array element order), columns likewise.
+Non-real arrays get their init value in every element; a character
+argument gets its init string (``init opt='upwind'``).
+
+    ! adfort: bench n=2000 nt=100
+
+gives the larger sizes scripts/benchmark.py uses.
 """
 
 from __future__ import annotations
@@ -62,6 +82,26 @@ class Metadata:
     # name -> (lo, hi) for reals, or raw Fortran text for other types
     init: Dict[str, object] = dataclasses.field(default_factory=dict)
     fflags: List[str] = dataclasses.field(default_factory=list)
+    # Actual extents of assumed-size x(*) / assumed-shape x(:) arguments:
+    # ``! adfort: shape x=n+2 a=n,m`` -> {"x": ["n+2"], "a": ["n", "m"]}
+    # (integer expressions in init integers and named constants).
+    shape: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
+    # Larger integer sizes for scripts/benchmark.py:
+    # ``! adfort: bench n=2000 nt=100`` (replace the init values).
+    bench: Dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def for_benchmark(self, scale: Optional[float] = None) -> "Metadata":
+        """Copy with the ``bench`` sizes in place of the ``init`` ones (or,
+        without bench metadata, integer init values times ``scale``)."""
+        meta = dataclasses.replace(self, init=dict(self.init))
+        if self.bench:
+            meta.init.update(self.bench)
+        elif scale:
+            for name, value in self.init.items():
+                if isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value):
+                    meta.init[name] = str(max(1, int(round(int(value)
+                                                           * scale))))
+        return meta
 
 
 _META_RE = re.compile(r"^(?:\s*!|[cC*])\s*adfort:\s*(.*)$")
@@ -101,10 +141,21 @@ def parse_metadata(path: Path) -> Metadata:
             meta.fflags += shlex.split(body[len("fflags="):])
             continue
         tokens = body.split()
-        if tokens and tokens[0].lower() == "init":
+        head = tokens[0].lower() if tokens else ""
+        if head in ("init", "shape", "bench"):
             for tok in tokens[1:]:
-                name, _, value = tok.partition("=")
-                meta.init[name.lower()] = _parse_init_value(value)
+                name, eq, value = tok.partition("=")
+                if not eq or not value:
+                    raise HarnessError(f"{path}: expected name=value after "
+                                       f"'{head}', got {tok!r} in: {line!r}")
+                name = name.lower()
+                if head == "init":
+                    meta.init[name] = _parse_init_value(value)
+                elif head == "shape":
+                    meta.shape[name] = [e.strip() for e in
+                                        _split_top(value) if e.strip()]
+                else:
+                    meta.bench[name] = value
             continue
         for tok in tokens:
             key, _, value = tok.partition("=")
@@ -122,6 +173,105 @@ def parse_metadata(path: Path) -> Metadata:
 
 
 # --------------------------------------------------------------------------
+# integer expressions (array bounds) evaluated in Python
+# --------------------------------------------------------------------------
+
+def _split_top(text: str, sep: str = ",") -> List[str]:
+    """Split at ``sep`` outside parentheses."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+_IDENT_RE = re.compile(r"\b([A-Za-z_]\w*)\b")
+
+
+def _idents(text: str) -> List[str]:
+    # Kind suffixes (10_ik) and keywords (kind=) are names too; callers
+    # look them up and ignore what is not a data symbol.
+    return [m.group(1).lower() for m in _IDENT_RE.finditer(text)]
+
+
+def eval_int(text: str, env: Dict[str, object], what: str = "") -> int:
+    """Value of a Fortran integer expression (+ - * / ** () and MIN MAX
+    MOD ABS); names are looked up in env (an int, or Fortran text evaluated
+    in turn).  Division truncates toward zero as in Fortran."""
+    import ast
+    src = re.sub(r"(\d)_\w+", r"\1", text.strip().lower())
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError as err:
+        raise HarnessError(f"cannot evaluate {what} {text!r}: {err}") from err
+    busy = set()
+
+    def name_value(name):
+        if name not in env:
+            raise HarnessError(
+                f"cannot evaluate {what} {text!r}: unknown integer {name!r} "
+                "(give it in '! adfort: init ...')")
+        value = env[name]
+        if isinstance(value, int):
+            return value
+        if name in busy:
+            raise HarnessError(f"recursive definition of {name!r}")
+        busy.add(name)
+        try:
+            return eval_int(str(value), env, f"{what} ({name})")
+        finally:
+            busy.discard(name)
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name):
+            return name_value(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(
+                node.op, (ast.USub, ast.UAdd)):
+            val = ev(node.operand)
+            return -val if isinstance(node.op, ast.USub) else val
+        if isinstance(node, ast.BinOp):
+            a, b = ev(node.left), ev(node.right)
+            if isinstance(node.op, ast.Add):
+                return a + b
+            if isinstance(node.op, ast.Sub):
+                return a - b
+            if isinstance(node.op, ast.Mult):
+                return a * b
+            if isinstance(node.op, ast.Div):
+                q = abs(a) // abs(b)
+                return q if (a >= 0) == (b >= 0) else -q
+            if isinstance(node.op, ast.Pow):
+                return a ** b
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            args = [ev(a) for a in node.args]
+            fn = node.func.id
+            if fn == "min":
+                return min(args)
+            if fn == "max":
+                return max(args)
+            if fn == "abs":
+                return abs(args[0])
+            if fn == "mod":
+                return args[0] - int(args[0] / args[1]) * args[1]
+        raise HarnessError(f"cannot evaluate {what} {text!r} (only integer "
+                           "+ - * / ** MIN MAX MOD ABS)")
+
+    return ev(tree)
+
+
+# --------------------------------------------------------------------------
 # routine signature (via PSyclone)
 # --------------------------------------------------------------------------
 
@@ -133,7 +283,15 @@ class Argument:
     type_text: str          # e.g. "real(kind=wp)", "real*8", "integer"
     intrinsic: str          # "REAL", "INTEGER", ...
     intent: str             # "in", "out", "inout" or "" (none)
-    dims: List[Tuple[str, str]]  # (lower, upper) Fortran text; [] = scalar
+    # (lower, upper) Fortran text per dimension; [] = scalar.  upper is
+    # "*" for assumed size and ":" for assumed shape.
+    dims: List[Tuple[str, str]]
+    # Concrete (lower, upper) bounds of the driver's actual array, set by
+    # resolve_shapes() from the metadata.
+    bounds: Optional[List[Tuple[int, int]]] = None
+    # Type of a dummy argument written by the harness (assumed-length
+    # character: character(len=*)); type_text is then the actual's type.
+    dummy_type_text: Optional[str] = None
 
     @property
     def is_real(self) -> bool:
@@ -142,6 +300,29 @@ class Argument:
     @property
     def is_array(self) -> bool:
         return bool(self.dims)
+
+    @property
+    def assumed(self) -> bool:
+        """Assumed size or shape: the extents come from ``shape`` metadata."""
+        return any(hi in ("*", ":") for _, hi in self.dims)
+
+    @property
+    def size(self) -> int:
+        """Number of elements of the actual argument (1 for a scalar)."""
+        if not self.is_array:
+            return 1
+        if self.bounds is None:
+            raise HarnessError(f"bounds of {self.name} not resolved")
+        total = 1
+        for lo, hi in self.bounds:
+            total *= max(0, hi - lo + 1)
+        return total
+
+    def bounds_text(self) -> str:
+        """``lo:hi, lo:hi`` of the actual argument."""
+        if self.bounds is None:
+            raise HarnessError(f"bounds of {self.name} not resolved")
+        return ", ".join(f"{lo}:{hi}" for lo, hi in self.bounds)
 
 
 @dataclasses.dataclass
@@ -154,6 +335,8 @@ class Signature:
     # Fortran lines the driver needs so that kind names resolve.
     use_lines: List[str]
     decl_lines: List[str]
+    # Named integer constants the array bounds refer to: name -> value text
+    constants: Dict[str, str] = dataclasses.field(default_factory=dict)
 
     def arg(self, name: str) -> Argument:
         for a in self.args:
@@ -169,12 +352,52 @@ def _reader_for(path: Path):
     return FortranReader(free_form=free)
 
 
+_TYPE_RE = re.compile(r"^\s*(double\s*precision|real|integer|logical|"
+                      r"character|complex)", re.IGNORECASE)
+
+
+def _parse_dims_text(text: str) -> List[Tuple[str, str]]:
+    """``n, 0:m+1, *`` -> [("1", "n"), ("0", "m+1"), ("1", "*")]."""
+    dims = []
+    for part in _split_top(text):
+        part = part.strip()
+        pieces = _split_top(part, ":")
+        if len(pieces) == 1:
+            dims.append(("1", part))
+        else:
+            lo, hi = pieces[0].strip() or "1", pieces[1].strip() or ":"
+            dims.append((lo, hi))
+    return dims
+
+
+def _unsupported_decl(decl: str, name: str):
+    """(type spec, intent, dims) from the text of a declaration PSyclone
+    keeps as UnsupportedFortranType (e.g. ``REAL(8), INTENT(IN) :: a(*)``)."""
+    left, sep, right = decl.partition("::")
+    if not sep:
+        raise HarnessError(f"cannot read the declaration {decl!r}")
+    attrs = [a.strip() for a in _split_top(left)]
+    type_spec, intent, dims = attrs[0], "", []
+    for attr in attrs[1:]:
+        low = attr.lower().replace(" ", "")
+        if low.startswith("intent("):
+            intent = low[len("intent("):-1]
+        elif low.startswith("dimension("):
+            dims = _parse_dims_text(attr[attr.index("(") + 1:attr.rindex(")")])
+    for entity in _split_top(right):
+        entity = entity.split("=")[0].strip()
+        m = re.match(r"([A-Za-z_]\w*)\s*(\((.*)\))?", entity)
+        if m and m.group(1).lower() == name.lower() and m.group(3):
+            dims = _parse_dims_text(m.group(3))
+    return type_spec, intent, dims
+
+
 def parse_signature(path: Path, routine: Optional[str] = None) -> Signature:
     """Parse ``path`` with PSyclone and describe ``routine``'s arguments."""
     from psyclone.psyir.backend.fortran import FortranWriter
-    from psyclone.psyir.nodes import Container, FileContainer, Reference, Routine
+    from psyclone.psyir.nodes import Container, FileContainer, Routine
     from psyclone.psyir.symbols import (ArrayType, DataSymbol, ImportInterface,
-                                        ScalarType)
+                                        ScalarType, UnsupportedFortranType)
 
     path = Path(path)
     psyir = _reader_for(path).psyir_from_file(str(path))
@@ -199,41 +422,112 @@ def parse_signature(path: Path, routine: Optional[str] = None) -> Signature:
     writer = FortranWriter()
     args: List[Argument] = []
     kind_names = set()
+    bound_names = set()
     access_to_intent = {"READ": "in", "WRITE": "out", "READWRITE": "inout"}
+
+    def scalar_type_text(elem) -> str:
+        decl = writer.gen_vardecl(DataSymbol("harness_tmp", elem))
+        return decl.split("::")[0].strip()
+
     for sym in node.symbol_table.argument_list:
         dtype = sym.datatype
-        if isinstance(dtype, ArrayType):
+        intent = access_to_intent.get(sym.interface.access.name, "")
+        dummy_type = None
+        if isinstance(dtype, UnsupportedFortranType):
+            # Assumed size x(*) (or a declaration statement PSyclone does not
+            # fully represent): read the declaration text.
+            type_spec, text_intent, dims = _unsupported_decl(
+                dtype.declaration, sym.name)
+            intent = text_intent or intent
+            match = _TYPE_RE.match(type_spec)
+            if not match:
+                raise HarnessError(f"{path}: argument {sym.name} has a type "
+                                   f"the harness does not handle: "
+                                   f"{dtype.declaration}")
+            intrinsic = match.group(1).upper()
+            intrinsic = "REAL" if intrinsic.startswith("DOUBLE") else intrinsic
+            intrinsic = "BOOLEAN" if intrinsic == "LOGICAL" else intrinsic
+            partial = dtype.partial_datatype
+            if isinstance(partial, (ArrayType, ScalarType)):
+                elem = ScalarType(partial.intrinsic, partial.precision)
+                type_text = scalar_type_text(elem)
+                if hasattr(elem.precision, "walk"):
+                    kind_names.update(_idents(writer(elem.precision)))
+            else:
+                type_text = type_spec.lower()
+                kind_names.update(_idents(type_spec[len(match.group(0)):]))
+            for lo, hi in dims:
+                bound_names.update(_idents(lo) + _idents(hi))
+        elif isinstance(dtype, ArrayType):
             elem = ScalarType(dtype.intrinsic, dtype.precision)
+            intrinsic = dtype.intrinsic.name
             dims = []
             for extent in dtype.shape:
-                if not isinstance(extent, ArrayType.ArrayBounds):
+                if isinstance(extent, ArrayType.ArrayBounds):
+                    lower = extent.lower
+                    upper = extent.upper
+                    lo = writer(lower) if hasattr(lower, "walk") else "1"
+                    if isinstance(upper, ArrayType.Extent):
+                        hi = ":"
+                    else:
+                        hi = writer(upper)
+                elif extent == ArrayType.Extent.ATTRIBUTE:
+                    lo, hi = "1", ":"
+                else:
                     raise HarnessError(
-                        f"{path}: argument {sym.name} has assumed shape/size;"
-                        " the harness needs explicit bounds")
-                dims.append((writer(extent.lower), writer(extent.upper)))
-                for bound in (extent.lower, extent.upper):
-                    kind_names.update(r.name.lower()
-                                      for r in bound.walk(Reference))
+                        f"{path}: argument {sym.name} is allocatable or a "
+                        "pointer; the harness needs ordinary dummy arrays")
+                dims.append((lo, hi))
+                bound_names.update(_idents(lo) + _idents(hi))
+            type_text = scalar_type_text(elem)
+            if hasattr(elem.precision, "walk"):
+                kind_names.update(_idents(writer(elem.precision)))
         elif isinstance(dtype, ScalarType):
-            elem, dims = dtype, []
+            elem, dims, intrinsic = dtype, [], dtype.intrinsic.name
+            if intrinsic == "CHARACTER":
+                # character(len=*) dummies: the actual gets a concrete
+                # length from its init value.
+                dummy_type = scalar_type_text(elem)
+                type_text = dummy_type
+                if "*" in dummy_type:
+                    type_text = None  # set from the init value later
+            else:
+                type_text = scalar_type_text(elem)
+            if hasattr(elem.precision, "walk"):
+                kind_names.update(_idents(writer(elem.precision)))
         else:
             raise HarnessError(f"{path}: argument {sym.name} has a type the "
                                f"harness does not handle: {dtype}")
-        decl = writer.gen_vardecl(DataSymbol("harness_tmp", elem))
-        type_text = decl.split("::")[0].strip()
-        if hasattr(elem.precision, "walk"):
-            kind_names.update(r.name.lower()
-                              for r in elem.precision.walk(Reference))
-        access = sym.interface.access.name
-        args.append(Argument(sym.name.lower(), type_text,
-                             dtype.intrinsic.name, access_to_intent.get(access, ""),
-                             dims))
+        args.append(Argument(sym.name.lower(), type_text, intrinsic, intent,
+                             dims, dummy_type_text=dummy_type))
 
     arg_names = {a.name for a in args}
+    # Named integer constants in the bounds, and the ones they refer to.
+    constants: Dict[str, str] = {}
+    todo = sorted(bound_names - arg_names)
+    while todo:
+        cname = todo.pop()
+        if cname in constants:
+            continue
+        try:
+            csym = node.symbol_table.lookup(cname)
+        except KeyError:
+            continue
+        if isinstance(csym, DataSymbol) and csym.is_constant and \
+                csym.initial_value is not None:
+            constants[cname] = writer(csym.initial_value)
+            todo += [n for n in _idents(constants[cname]) if n not in
+                     constants]
+    kind_names |= bound_names
     kind_names -= arg_names
     use_lines, decl_lines = [], []
     for kname in sorted(kind_names):
-        ksym = node.symbol_table.lookup(kname)
+        try:
+            ksym = node.symbol_table.lookup(kname)
+        except KeyError:
+            continue  # kind=, len=, selected_real_kind(...) ...
+        if not isinstance(ksym, DataSymbol):
+            continue
         if isinstance(ksym.interface, ImportInterface):
             orig = ksym.interface.orig_name or ksym.name
             rename = (f"{ksym.name} => {orig}"
@@ -243,10 +537,84 @@ def parse_signature(path: Path, routine: Optional[str] = None) -> Signature:
         elif module is not None and ksym.find_symbol_table(node) is not \
                 node.symbol_table:
             use_lines.append(f"use {module}, only: {ksym.name}")
-        else:
+        elif ksym.is_constant:
             # A named constant local to the routine: copy its declaration.
             decl_lines.append(writer.gen_vardecl(ksym).strip())
-    return Signature(node.name.lower(), module, args, use_lines, decl_lines)
+    return Signature(node.name.lower(), module, args, use_lines, decl_lines,
+                     constants)
+
+
+def check_metadata_names(sig: Signature, meta: Metadata, where="") -> None:
+    """A typo in init=/shape=/dep=/indep= must not pass silently.  An init
+    name need not be an argument only if it is an integer used in a shape
+    expression (the size of an assumed-shape array)."""
+    names = {a.name for a in sig.args}
+    shape_names = {n for exts in meta.shape.values() for e in exts
+                   for n in _idents(e)}
+    for name in meta.dep + meta.indep + list(meta.shape):
+        sig.arg(name)
+    for name, value in list(meta.init.items()) + list(meta.bench.items()):
+        if name in names:
+            continue
+        if name in shape_names and isinstance(value, str) and \
+                re.fullmatch(r"[+-]?\d+", value):
+            continue
+        raise HarnessError(f"{where}: init/bench name {name!r} is neither an "
+                           f"argument of {sig.routine} (arguments: "
+                           f"{sorted(names)}) nor an integer used in shape=")
+
+
+def resolve_shapes(sig: Signature, meta: Metadata, where="") -> None:
+    """Concrete bounds of every array argument (``Argument.bounds``) and a
+    concrete type for assumed-length character arguments.
+
+    Declared bounds are evaluated with the integer ``init`` values (integer
+    arguments without one are 1, as in the driver) and named constants;
+    assumed-size/shape arrays take their extents from ``shape`` metadata."""
+    names = {a.name for a in sig.args}
+    for name in meta.shape:
+        if name not in names:
+            raise HarnessError(f"{where}: shape given for {name!r}, which is "
+                               f"not an argument of {sig.routine}")
+    env: Dict[str, object] = dict(sig.constants)
+    for arg in sig.args:
+        if arg.intrinsic == "INTEGER" and not arg.is_array:
+            env[arg.name] = 1
+    for name, value in meta.init.items():
+        if isinstance(value, str) and (name not in names or sig.arg(
+                name).intrinsic == "INTEGER"):
+            env[name] = value
+    for arg in sig.args:
+        if arg.intrinsic == "CHARACTER" and arg.type_text is None:
+            value = meta.init.get(arg.name)
+            if not isinstance(value, str):
+                raise HarnessError(f"{where}: give init {arg.name}='...' "
+                                   "(character argument)")
+            arg.type_text = f"character(len={max(1, len(value) - 2)})"
+        if not arg.is_array:
+            continue
+        what = f"{where}: bound of {arg.name}"
+        if arg.name in meta.shape:
+            extents = meta.shape[arg.name]
+            if len(extents) != len(arg.dims):
+                raise HarnessError(f"{where}: shape {arg.name}= gives "
+                                   f"{len(extents)} extents for a rank-"
+                                   f"{len(arg.dims)} array")
+            # Assumed shape: lower bounds in the dummy do not matter, the
+            # actual is 1-based.  Assumed size: keep declared lower bounds.
+            bounds = []
+            for (lo, hi), ext in zip(arg.dims, extents):
+                lower = 1 if hi == ":" else eval_int(lo, env, what)
+                bounds.append((lower, lower + eval_int(ext, env, what) - 1))
+        elif arg.assumed:
+            raise HarnessError(
+                f"{where}: {arg.name} is assumed-size/shape: give its extents "
+                f"with '! adfort: shape {arg.name}="
+                + ",".join("n" for _ in arg.dims) + "'")
+        else:
+            bounds = [(eval_int(lo, env, what), eval_int(hi, env, what))
+                      for lo, hi in arg.dims]
+        arg.bounds = bounds
 
 
 # --------------------------------------------------------------------------
@@ -297,13 +665,26 @@ def gfortran() -> str:
     return exe
 
 
+# Successful `adfort diff` outputs of this process, keyed by the command
+# (without -o), the fixture's text and the state of the adfort sources:
+# the same fixture/options are differentiated by several tests (the split
+# adjoint by the FD check and the strict compile).  ADFORT_TEST_NO_CACHE=1
+# turns this off.
+_GEN_CACHE: Dict[tuple, str] = {}
+
+
+def _adfort_fingerprint() -> tuple:
+    root = REPO_ROOT / "adfort"
+    return tuple(sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size)
+                        for p in root.rglob("*.py")))
+
+
 def generate(fixture: Path, meta: Metadata, schedule: Optional[str],
              out: Path, extra_cli: Sequence[str] = (),
              jacobian: bool = False) -> Path:
     """Run ``python -m adfort diff`` on the fixture, writing ``out``."""
     cmd = [sys.executable, "-m", "adfort", "diff", str(fixture),
-           "--dep", ",".join(meta.dep), "--indep", ",".join(meta.indep),
-           "-o", str(out)]
+           "--dep", ",".join(meta.dep), "--indep", ",".join(meta.indep)]
     if meta.routine:
         cmd += ["--routine", meta.routine]
     if schedule:
@@ -311,12 +692,25 @@ def generate(fixture: Path, meta: Metadata, schedule: Optional[str],
     if jacobian:
         cmd.append("--jacobian")
     cmd += list(extra_cli)
+    use_cache = not os.environ.get("ADFORT_TEST_NO_CACHE")
+    key = None
+    if use_cache:
+        try:
+            key = (tuple(cmd), Path(fixture).read_bytes(),
+                   _adfort_fingerprint())
+        except OSError:
+            key = None
+    if key is not None and key in _GEN_CACHE:
+        Path(out).write_text(_GEN_CACHE[key])
+        return out
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(REPO_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
-    _run(cmd, REPO_ROOT, "adfort diff", env=env)
+    _run(cmd + ["-o", str(out)], REPO_ROOT, "adfort diff", env=env)
     if not out.exists():
         raise HarnessError(f"adfort diff exited 0 but wrote no {out}")
+    if key is not None:
+        _GEN_CACHE[key] = Path(out).read_text()
     return out
 
 
@@ -331,6 +725,8 @@ def _prepare(fixture, schedule, workdir, extra_cli, adjoint_source,
         raise HarnessError(f"{fixture}: metadata needs dep= and indep=")
     sig = parse_signature(fixture, meta.routine)
     meta.routine = sig.routine
+    check_metadata_names(sig, meta, fixture)
+    resolve_shapes(sig, meta, str(fixture))
     for name in meta.dep + meta.indep:
         if not sig.arg(name).is_real:
             raise HarnessError(f"{fixture}: active variable {name} is not real")
@@ -343,16 +739,19 @@ def _prepare(fixture, schedule, workdir, extra_cli, adjoint_source,
     return fixture, workdir, meta, sig, generated
 
 
-def _build_and_run(fixture, generated, driver_text, workdir, meta, name):
+def _build_and_run(fixture, generated, driver_text, workdir, meta, name,
+                   run_fflags: Optional[Sequence[str]] = None,
+                   timeout: int = 120):
     driver = workdir / f"{name}.f90"
     driver.write_text(driver_text)
     exe = workdir / name
     fc = gfortran()
-    _run([fc, *RUN_FFLAGS, *meta.fflags, fixture, generated, driver,
+    flags = RUN_FFLAGS if run_fflags is None else list(run_fflags)
+    _run([fc, *flags, *meta.fflags, fixture, generated, driver,
           "-o", exe], workdir, "compiling original + generated + driver",
          show=[generated, driver])
     proc = _run([exe], workdir, "running the FD driver",
-                show=[generated, driver], timeout=120)
+                show=[generated, driver], timeout=timeout)
     values: Dict[str, float] = {}
     rows = []
     for line in proc.stdout.splitlines():
@@ -411,8 +810,7 @@ class _DriverWriter:
         self.body: List[str] = []
         self.active = set(meta.dep) | set(meta.indep)
         self.index = {a.name: i for i, a in enumerate(sig.args, start=1)}
-        for name in meta.init:
-            sig.arg(name)  # typo in init= must not pass silently
+        check_metadata_names(sig, meta, fixture)
 
     # -- naming helpers -----------------------------------------------
     def v(self, name, suffix=""):
@@ -443,8 +841,8 @@ class _DriverWriter:
         """target = expr(u) with u uniform in [0,1) per element."""
         if arg.is_array:
             self.body.append(f"call adf_rng_fill(size({target}))")
-            self.body.append(f"{target} = reshape({expr_of_u('adf_rng_buf')}, "
-                             f"shape({target}))")
+            self.body.append(f"{target} = " + expr_of_u(
+                f"reshape(adf_rng_buf, shape({target}))"))
         else:
             self.body.append(f"{target} = {expr_of_u('adf_urand()')}")
 
@@ -518,39 +916,26 @@ class _DriverWriter:
         # Non-real inputs first: they may give array bounds.
         for arg in sig.args:
             self.declare(arg, ["", "_base", "_ref"])
+            if arg.is_array:
+                self.line(f"allocate({self.v(arg.name, '_base')}"
+                          f"({arg.bounds_text()}))")
+                self.alloc_like(arg, "")
+                self.alloc_like(arg, "_ref")
             if arg.is_real:
                 continue
-            if arg.is_array:
-                raise HarnessError(f"{self.fixture}: non-real array argument "
-                                   f"{arg.name} not supported by the harness")
             value = self.meta.init.get(arg.name)
             if value is None:
                 if arg.intrinsic != "INTEGER":
                     raise HarnessError(f"{self.fixture}: give init "
                                        f"{arg.name}=... (type {arg.type_text})")
                 value = "1"
+            # (a non-real array gets the init value in every element)
             self.line(f"{self.v(arg.name, '_base')} = {value}")
-        names = {a.name for a in sig.args}
-        for arg in sig.args:
-            if arg.is_array:
-                bounds = ",".join(
-                    f"{self._subst(lo, names)}:{self._subst(hi, names)}"
-                    for lo, hi in arg.dims)
-                self.line(f"allocate({self.v(arg.name, '_base')}({bounds}))")
-                self.line(f"allocate({self.v(arg.name)}, "
-                          f"mold={self.v(arg.name, '_base')})")
-                self.line(f"allocate({self.v(arg.name, '_ref')}, "
-                          f"mold={self.v(arg.name, '_base')})")
         for arg in sig.args:
             if arg.is_real:
                 lo, hi = self.range_of(arg)
                 self.fill(arg, self.v(arg.name, "_base"),
                           lambda u: f"{_flit(lo)} + {_flit(hi - lo)} * {u}")
-
-    def _subst(self, text: str, names) -> str:
-        return re.sub(r"\b([A-Za-z_]\w*)\b",
-                      lambda m: self.v(m.group(1).lower(), "_base")
-                      if m.group(1).lower() in names else m.group(1), text)
 
     def alloc_like(self, arg: Argument, suffix: str):
         if arg.is_array:
@@ -701,23 +1086,38 @@ def write_rev_driver(sig: Signature, meta: Metadata, fixture: Path) -> str:
     return _assemble(w, "adfort_fd_check", [call_ad])
 
 
+def _layout(sig: Signature, names: Sequence[str]) -> List[Tuple[str, int, int]]:
+    """(name, offset, size) of each variable in the flattened vector:
+    variables in the given order, array elements in array element order."""
+    out, off = [], 0
+    for name in names:
+        size = sig.arg(name).size
+        out.append((name, off, size))
+        off += size
+    return out
+
+
 def write_jacobian_driver(sig: Signature, meta: Metadata, fixture: Path,
                           jac_type: Optional[str] = None) -> str:
-    """Fortran program printing r_jacobian entries next to FD columns."""
+    """Fortran program printing r_jacobian entries next to FD columns.
+
+    Rows are the dependents' elements (dependents in --dep order, each in
+    array element order), columns likewise for the independents."""
     w = _DriverWriter(sig, meta, fixture)
     dep, indep = meta.dep, meta.indep
-    for name in dep + indep:
-        if sig.arg(name).is_array:
-            raise HarnessError("check_jacobian handles scalar actives only")
     w.base_point()
     jac_type = jac_type or sig.arg(dep[0]).type_text
-    nd, ni = len(dep), len(indep)
-    w.decls.append(f"{jac_type} :: adf_jac({nd}, {ni})")
+    rows, cols = _layout(sig, dep), _layout(sig, indep)
+    nd = sum(s for _, _, s in rows)
+    ni = sum(s for _, _, s in cols)
+    w.decls.append(f"{jac_type}, allocatable :: adf_jac(:, :)")
     w.decls.append(f"real(adf_dp) :: adf_fd_plus({nd}), adf_fd_minus({nd}), "
                    f"adf_fd_col({nd}), adf_fd_noise({nd}), adf_fd_scale, "
                    "adf_fd_plus_x, adf_fd_minus_x")
-    w.decls.append("integer :: adf_i")
+    w.decls.append("real(adf_dp), allocatable :: adf_flat(:)")
+    w.decls.append("integer :: adf_i, adf_k")
     call_ad = f"{sig.routine}_jacobian"
+    w.line(f"allocate(adf_jac({nd}, {ni}))")
     w.line("call adf_reset()")
     w.call(sig.routine, False)
     w.save_ref()
@@ -725,30 +1125,67 @@ def write_jacobian_driver(sig: Signature, meta: Metadata, fixture: Path,
     w.line("adf_jac = 0")
     w.call(call_ad, False, ["adf_jac"])
     w.primal_check()
-    for j, name in enumerate(indep, start=1):
+
+    def store_deps(store: str):
+        for dname, off, size in rows:
+            darg = sig.arg(dname)
+            if darg.is_array:
+                w.line(f"{store}({off + 1}:{off + size}) = "
+                       f"reshape(real({w.v(dname)}, adf_dp), [{size}])")
+            else:
+                w.line(f"{store}({off + 1}) = real({w.v(dname)}, adf_dp)")
+
+    def column(col: str):
+        w.line("adf_fd_col = (adf_fd_plus - adf_fd_minus) / "
+               "(adf_fd_plus_x - adf_fd_minus_x)")
+        # Rounding error of the difference quotient (a few ulps of y).
+        for dname, off, size in rows:
+            sl = f"{off + 1}:{off + size}"
+            w.line(f"adf_fd_noise({sl}) = {FD_NOISE_ULPS}.0_adf_dp * "
+                   f"real(epsilon({w.v(dname)}), adf_dp) * "
+                   f"max(abs(adf_fd_plus({sl})), abs(adf_fd_minus({sl}))) / "
+                   "(adf_fd_plus_x - adf_fd_minus_x)")
+        w.line(f"do adf_i = 1, {nd}")
+        w.line(f"  write(*, '(a, 2i8, 3es25.17)') '@jac', adf_i, {col}, "
+               f"real(adf_jac(adf_i, {col}), adf_dp), adf_fd_col(adf_i), "
+               "adf_fd_noise(adf_i)")
+        w.line("end do")
+
+    for name, off, size in cols:
         arg = sig.arg(name)
         lo, hi = w.range_of(arg)
         floor = max(0.1 * (hi - lo), 1e-300) if hi > lo else 1.0
         base = w.v(name, "_base")
-        w.line(f"adf_fd_scale = max(abs(real({base}, adf_dp)), {_flit(floor)})")
+        if not arg.is_array:
+            w.line(f"adf_fd_scale = max(abs(real({base}, adf_dp)), "
+                   f"{_flit(floor)})")
+            for sign, store in (("+", "adf_fd_plus"), ("-", "adf_fd_minus")):
+                w.line("call adf_reset()")
+                w.line(f"{w.v(name)} = {base} {sign} adf_fd_h * adf_fd_scale")
+                # Step actually taken after rounding to the argument's kind.
+                w.line(f"{store}_x = real({w.v(name)}, adf_dp)")
+                w.call(sig.routine, False)
+                store_deps(store)
+            column(str(off + 1))
+            continue
+        # Array independent: one column per element, perturbed through a
+        # flattened copy (array element order).
+        w.line(f"do adf_k = 1, {size}")
+        w.line(f"  adf_flat = reshape(real({base}, adf_dp), [{size}])")
+        w.line(f"  adf_fd_scale = max(abs(adf_flat(adf_k)), {_flit(floor)})")
         for sign, store in (("+", "adf_fd_plus"), ("-", "adf_fd_minus")):
-            w.line("call adf_reset()")
-            w.line(f"{w.v(name)} = {base} {sign} adf_fd_h * adf_fd_scale")
-            # Step actually taken after rounding to the argument's kind.
-            w.line(f"{store}_x = real({w.v(name)}, adf_dp)")
+            w.line("  call adf_reset()")
+            w.line(f"  adf_flat = reshape(real({base}, adf_dp), [{size}])")
+            w.line(f"  adf_flat(adf_k) = adf_flat(adf_k) {sign} "
+                   "adf_fd_h * adf_fd_scale")
+            w.line(f"  {w.v(name)} = reshape(adf_flat, shape({w.v(name)}))")
+            w.line(f"  adf_flat = reshape(real({w.v(name)}, adf_dp), "
+                   f"[{size}])")
+            w.line(f"  {store}_x = adf_flat(adf_k)")
             w.call(sig.routine, False)
-            for i, dname in enumerate(dep, start=1):
-                w.line(f"{store}({i}) = real({w.v(dname)}, adf_dp)")
-        w.line("adf_fd_col = (adf_fd_plus - adf_fd_minus) / (adf_fd_plus_x - adf_fd_minus_x)")
-        # Rounding error of the difference quotient (a few ulps of y).
-        for i, dname in enumerate(dep, start=1):
-            w.line(f"adf_fd_noise({i}) = {FD_NOISE_ULPS}.0_adf_dp * "
-                   f"real(epsilon({w.v(dname)}), adf_dp) * max(abs(adf_fd_plus({i})), "
-                   f"abs(adf_fd_minus({i}))) / (adf_fd_plus_x - adf_fd_minus_x)")
-        w.line("do adf_i = 1, size(adf_fd_col)")
-        w.line(f"  write(*, '(a, 2i6, 3es25.17)') '@jac', adf_i, {j}, "
-               f"real(adf_jac(adf_i, {j}), adf_dp), adf_fd_col(adf_i), "
-               "adf_fd_noise(adf_i)")
+            w.body[-1] = "  " + w.body[-1]
+            store_deps(store)
+        column(f"{off} + adf_k" if off else "adf_k")
         w.line("end do")
     w.line("write(*, '(a, es25.17)') '@primal_err ', adf_primal_err")
     return _assemble(w, "adfort_jac_check", [call_ad])
@@ -816,18 +1253,28 @@ def rel_error(a: float, b: float) -> float:
 def check_fixture(fixture, schedule: Optional[str], workdir,
                   extra_cli: Sequence[str] = (),
                   adjoint_source=None,
-                  metadata: Optional[Metadata] = None) -> CheckResult:
+                  metadata: Optional[Metadata] = None,
+                  run_fflags: Optional[Sequence[str]] = None,
+                  timeout: int = 120) -> CheckResult:
     """Generate the adjoint of a fixture and run the dot-product FD test.
 
     ``adjoint_source`` replaces the CLI by a hand-written file (self-tests);
-    ``metadata`` replaces the file's ``adfort:`` header.
+    ``metadata`` replaces the file's ``adfort:`` header; ``run_fflags``
+    replaces RUN_FFLAGS (e.g. -O2 for long loops).
+
+    Array arguments get actual arrays of the sizes the metadata gives
+    (declared bounds evaluated with the integer init values; ``shape`` for
+    assumed-size/shape), random base values per element in the init range,
+    random directions and seeds per element; dot products sum over all
+    elements.
     """
     fixture, workdir, meta, sig, generated = _prepare(
         fixture, schedule, workdir, extra_cli, adjoint_source, False,
         metadata)
     text = write_rev_driver(sig, meta, fixture)
     driver, out, values, _ = _build_and_run(fixture, generated, text,
-                                            workdir, meta, "fd_driver")
+                                            workdir, meta, "fd_driver",
+                                            run_fflags, timeout)
     try:
         lhs, lhs0, rhs = values["lhs"], values["lhs0"], values["rhs"]
         primal = values["primal_err"]
@@ -850,10 +1297,19 @@ class JacobianResult:
     generated: Path
     driver: Path
 
-    def describe(self) -> str:
-        rows = "\n".join(f"  J({i},{j}) = {a: .17e}  FD = {b: .17e}"
-                         f"  (FD noise {c:.1e})"
-                         for i, j, a, b, c in self.entries)
+    def describe(self, limit: int = 60) -> str:
+        def err(e):
+            _, _, a, b, c = e
+            return abs(a - b) / max(abs(a), abs(b), c / FD_NOISE_TOL, 1e-300)
+        entries = self.entries
+        head = ""
+        if len(entries) > limit:
+            head = (f"  ({len(entries)} entries; the {limit} worst, "
+                    "flattened row/column indices)\n")
+            entries = sorted(entries, key=err, reverse=True)[:limit]
+        rows = head + "\n".join(f"  J({i},{j}) = {a: .17e}  FD = {b: .17e}"
+                                f"  (FD noise {c:.1e})"
+                                for i, j, a, b, c in entries)
         return (f"fixture {self.fixture.name}: max relative error "
                 f"{self.max_rel_err:.3e}, primal error {self.primal_err:.3e}\n"
                 f"{rows}\n  generated: {self.generated}\n"
@@ -863,7 +1319,10 @@ class JacobianResult:
 
 def check_jacobian(fixture, schedule: Optional[str], workdir,
                    extra_cli: Sequence[str] = (), adjoint_source=None,
-                   jac_type: Optional[str] = None) -> JacobianResult:
+                   jac_type: Optional[str] = None,
+                   metadata: Optional[Metadata] = None,
+                   run_fflags: Optional[Sequence[str]] = None,
+                   timeout: int = 120) -> JacobianResult:
     """Generate with --jacobian and compare r_jacobian to FD columns.
 
     Entries are compared relative to max(|J_ij|, |FD_ij|, noise_ij / 1e-7)
@@ -872,13 +1331,20 @@ def check_jacobian(fixture, schedule: Optional[str], workdir,
     to its output's scale (or structurally zero) is then checked in
     absolute terms instead of against FD noise.  The quoted error of an
     entry whose |J - FD| is at the noise level is thus <= 1e-7.
+
+    With arrays, rows are the dependents' elements (dependents in --dep
+    order, each in array element order) and columns likewise for the
+    independents; J(i, j) is printed with these flattened indices.
     """
     fixture, workdir, meta, sig, generated = _prepare(
-        fixture, schedule, workdir, extra_cli, adjoint_source, True)
+        fixture, schedule, workdir, extra_cli, adjoint_source, True,
+        metadata)
     text = write_jacobian_driver(sig, meta, fixture, jac_type)
     driver, out, values, rows = _build_and_run(fixture, generated, text,
-                                               workdir, meta, "jac_driver")
-    expected = len(meta.dep) * len(meta.indep)
+                                               workdir, meta, "jac_driver",
+                                               run_fflags, timeout)
+    expected = sum(sig.arg(n).size for n in meta.dep) * \
+        sum(sig.arg(n).size for n in meta.indep)
     if len(rows) != expected:
         raise HarnessError(f"jacobian driver printed {len(rows)} entries, "
                            f"expected {expected}:\n{out}")
@@ -901,40 +1367,57 @@ def fixtures() -> List[Path]:
 # reference adjoint by finite differences (harness plumbing self-test)
 # --------------------------------------------------------------------------
 
-def write_fd_adjoint(fixture, step: float = 1.0e-5) -> str:
+def write_fd_adjoint(fixture, step: float = 1.0e-5,
+                     metadata: Optional[Metadata] = None) -> str:
     """Fortran source of ``r_rev`` and ``r_jacobian`` that follow the
     calling convention but compute derivatives by central differences.
 
     Lets every fixture go through the harness (types, kinds, modules,
-    fixed form, inout actives) without the generator; a different step than
-    the driver's keeps the comparison from being trivially exact.
+    fixed form, inout actives, arrays of every kind) without the
+    generator; a different step than the driver's keeps the comparison
+    from being trivially exact.  Array dummies get the concrete bounds of
+    the driver's actual arguments (from the metadata).
     """
     fixture = Path(fixture).resolve()
-    meta = parse_metadata(fixture)
+    meta = metadata if metadata is not None else parse_metadata(fixture)
     sig = parse_signature(fixture, meta.routine)
+    resolve_shapes(sig, meta, str(fixture))
     dep, indep = meta.dep, meta.indep
     active = set(dep) | set(indep)
-    if any(a.is_array for a in sig.args):
-        raise HarnessError("write_fd_adjoint handles scalars only")
     r = sig.routine
-    nd, ni = len(dep), len(indep)
+    rows, cols = _layout(sig, dep), _layout(sig, indep)
+    nd = sum(s for _, _, s in rows)
+    ni = sum(s for _, _, s in cols)
     index = {a.name: i for i, a in enumerate(sig.args, start=1)}
     dbl = "real(kind(1.0d0))"
+    dstep = f"{step:.6e}".replace("e", "d")
 
     def n(role: str, name: str) -> str:
         # Positional names: the fixture may have x and x_adj both.
         return f"{role}{index[name]}_{name}"[:63]
 
+    def shp(name: str) -> str:
+        a = sig.arg(name)
+        return f"({a.bounds_text()})" if a.is_array else ""
+
     def decls(with_adj: bool, extra: Sequence[str] = ()) -> List[str]:
         out = []
         for a in sig.args:
-            out.append(f"{a.type_text} :: {a.name}")
+            out.append(f"{a.dummy_type_text or a.type_text} :: "
+                       f"{a.name}{shp(a.name)}")
             if with_adj and a.name in active:
-                out.append(f"{a.type_text} :: {n('adj', a.name)}")
+                out.append(f"{a.type_text} :: {n('adj', a.name)}"
+                           f"{shp(a.name)}")
         out += list(extra)
-        out += [f"{a.type_text} :: {n('in', a.name)}" for a in sig.args]
-        out += [f"{dbl} :: {n('fdp', d)}, {n('fdm', d)}" for d in dep]
-        out += [f"{dbl} :: adf_xp, adf_xm"]
+        for a in sig.args:
+            ctype = f"character(len=len({a.name}))" \
+                if a.intrinsic == "CHARACTER" else a.type_text
+            out.append(f"{ctype} :: {n('in', a.name)}{shp(a.name)}")
+        out += [f"{dbl} :: {n('fdp', d)}{shp(d)}, {n('fdm', d)}{shp(d)}"
+                for d in dep]
+        out += [f"{dbl} :: adf_xp, adf_xm",
+                f"{dbl}, allocatable :: adf_flat(:)",
+                "integer :: adf_k"]
         return out
 
     def save() -> List[str]:
@@ -946,18 +1429,34 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5) -> str:
     def call_r() -> str:
         return f"call {r}(" + ", ".join(a.name for a in sig.args) + ")"
 
-    def column(x: str) -> List[str]:
-        """FD derivative of every dependent w.r.t. independent x."""
+    def column(x: str, use: Sequence[str]) -> List[str]:
+        """FD derivative of every dependent w.r.t. independent x (each
+        element of x in turn: ``use`` then sees adf_k, fdp/fdm, xp/xm)."""
+        xa = sig.arg(x)
         out = []
-        dstep = f"{step:.6e}".replace("e", "d")
+        if xa.is_array:
+            out.append(f"do adf_k = 1, {xa.size}")
         for sgn, tag in (("+", "p"), ("-", "m")):
             out += restore()
-            out.append(f"{x} = {n('in', x)} {sgn} {dstep}*"
-                       f"max(abs({n('in', x)}), 1.0d-6)")
-            out.append(f"adf_x{tag} = real({x}, kind(1.0d0))")
+            if xa.is_array:
+                out += [f"adf_flat = reshape(real({n('in', x)}, kind(1.0d0)),"
+                        f" [{xa.size}])",
+                        f"adf_flat(adf_k) = adf_flat(adf_k) {sgn} {dstep}*"
+                        "max(abs(adf_flat(adf_k)), 1.0d-6)",
+                        f"{x} = reshape(adf_flat, shape({x}))",
+                        f"adf_flat = reshape(real({x}, kind(1.0d0)), "
+                        f"[{xa.size}])",
+                        f"adf_x{tag} = adf_flat(adf_k)"]
+            else:
+                out.append(f"{x} = {n('in', x)} {sgn} {dstep}*"
+                           f"max(abs({n('in', x)}), 1.0d-6)")
+                out.append(f"adf_x{tag} = real({x}, kind(1.0d0))")
             out.append(call_r())
             out += [f"{n('fd' + tag, d)} = real({d}, kind(1.0d0))"
                     for d in dep]
+        out += list(use)
+        if xa.is_array:
+            out.append("end do")
         return out
 
     def routine(name: str, args: List[str], with_adj: bool,
@@ -973,20 +1472,31 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5) -> str:
         return head + decls(with_adj, extra_decl) + body + \
             [f"end subroutine {name}"]
 
+    def red(name: str, expr: str) -> str:
+        return f"sum({expr})" if sig.arg(name).is_array else f"({expr})"
+
     rev_args = []
     for a in sig.args:
         rev_args.append(a.name)
         if a.name in active:
             rev_args.append(n("adj", a.name))
-    extra = [f"{dbl} :: {n('seed', d)}" for d in dep]
-    extra += [f"{dbl} :: {n('grad', x)}" for x in indep]
+    extra = [f"{dbl} :: {n('seed', d)}{shp(d)}" for d in dep]
+    extra += [f"{dbl} :: {n('grad', x)}{shp(x)}" for x in indep]
+    extra += [f"{dbl} :: {n('gflat', x)}({sig.arg(x).size})" for x in indep
+              if sig.arg(x).is_array]
     body = save()
     body += [f"{n('seed', d)} = real({n('adj', d)}, kind(1.0d0))" for d in dep]
     for x in indep:
-        body += column(x)
-        body.append(f"{n('grad', x)} = (" + " + ".join(
-            f"{n('seed', d)}*({n('fdp', d)} - {n('fdm', d)})" for d in dep)
-            + ") / (adf_xp - adf_xm)")
+        dot = " + ".join(red(d, f"{n('seed', d)}*({n('fdp', d)} - "
+                                f"{n('fdm', d)})") for d in dep)
+        if sig.arg(x).is_array:
+            body += column(x, [f"{n('gflat', x)}(adf_k) = ({dot}) / "
+                               "(adf_xp - adf_xm)"])
+            body.append(f"{n('grad', x)} = reshape({n('gflat', x)}, "
+                        f"shape({n('grad', x)}))")
+        else:
+            body += column(x, [f"{n('grad', x)} = ({dot}) / "
+                               "(adf_xp - adf_xm)"])
     body += restore() + [call_r()]
     for d in dep:
         if d not in indep:
@@ -998,10 +1508,19 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5) -> str:
 
     jac_type = sig.arg(dep[0]).type_text
     body = save()
-    for j, x in enumerate(indep, start=1):
-        body += column(x)
-        body += [f"adf_jac({i}, {j}) = ({n('fdp', d)} - {n('fdm', d)}) / "
-                 "(adf_xp - adf_xm)" for i, d in enumerate(dep, start=1)]
+    for x, coff, _ in cols:
+        col = (f"{coff} + adf_k" if coff else "adf_k") \
+            if sig.arg(x).is_array else str(coff + 1)
+        use = []
+        for d, roff, size in rows:
+            diff = f"({n('fdp', d)} - {n('fdm', d)})"
+            if sig.arg(d).is_array:
+                use.append(f"adf_jac({roff + 1}:{roff + size}, {col}) = "
+                           f"reshape({diff}, [{size}]) / (adf_xp - adf_xm)")
+            else:
+                use.append(f"adf_jac({roff + 1}, {col}) = {diff} / "
+                           "(adf_xp - adf_xm)")
+        body += column(x, use)
     body += restore() + [call_r()]
     jac = routine(f"{r}_jacobian", [a.name for a in sig.args] + ["adf_jac"],
                   False, [f"{jac_type} :: adf_jac({nd}, {ni})"], body)
