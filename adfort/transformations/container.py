@@ -134,6 +134,7 @@ class _ProgramBuild:
         self.user_adjoints = user_adjoints or {}
         self._opaque_units = {}
         self.opaque = []
+        self.module_adjoint_symbols = {}  # (module, name) -> adjoint DataSymbol
         self.program = program
         self.root = root
         self.dependents = dependents
@@ -450,21 +451,15 @@ class _Host:
             if (module, symbol.name.lower()) not in self.build.activity.active_modules():
                 continue
             key = (module, symbol.name.lower())
-            if key not in _MODULE_ADJOINTS(self.build):
-                adjoint = DataSymbol(naming.adjoint(symbol.name), symbol.datatype.copy())
-                _MODULE_ADJOINTS(self.build)[key] = adjoint
-            found[symbol.name.lower()] = _MODULE_ADJOINTS(self.build)[key]
+            adjoints = self.build.module_adjoint_symbols
+            if key not in adjoints:
+                adjoints[key] = DataSymbol(naming.adjoint(symbol.name), symbol.datatype.copy())
+            found[symbol.name.lower()] = adjoints[key]
         return found
 
     def add(self, unit, motions):
         self.units.append(unit)
         self.motions.append(motions)
-
-
-def _MODULE_ADJOINTS(build):
-    if not hasattr(build, "module_adjoint_symbols"):
-        build.module_adjoint_symbols = {}
-    return build.module_adjoint_symbols
 
 
 def _assemble(hosts, build):
@@ -477,7 +472,7 @@ def _assemble(hosts, build):
             for routine in motions.routines:
                 generated_in[routine.name.lower()] = host
     module_adjoint_hosts = {}
-    for (module, name), symbol in getattr(build, "module_adjoint_symbols", {}).items():
+    for (module, name), symbol in build.module_adjoint_symbols.items():
         module_adjoint_hosts.setdefault(module, []).append(symbol)
     for module, symbols in module_adjoint_hosts.items():
         if module not in hosts:
@@ -590,7 +585,7 @@ def _module_adjoint_host(hosts, name):
         return None
     for host in hosts.values():
         build = host.build
-        for (module, _), symbol in getattr(build, "module_adjoint_symbols", {}).items():
+        for (module, _), symbol in build.module_adjoint_symbols.items():
             if symbol.name.lower() == name:
                 return naming.module(module)
         return None
