@@ -6,7 +6,7 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, Container, FileContainer, Literal, Loop, Reference,
     Routine)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, AutomaticInterface, ContainerSymbol, RoutineSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
+    ArgumentInterface, ArrayType, AutomaticInterface, ContainerSymbol, RoutineSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
 
 from adfort import naming
 from adfort.context import checked_options
@@ -229,6 +229,15 @@ class _ProgramBuild:
             active = self.activity.active_locals(unit) | {
                 name for _, name in self.activity.active_modules()}
             filename = source_name(unit.original) or self.filename
+            if unit.module is None:
+                for formal in unit.formals:
+                    shape = getattr(formal.datatype, "shape", [])
+                    if any(extent == ArrayType.Extent.ATTRIBUTE for extent in shape):
+                        raise AdfortError(
+                            f"'{unit.name}' is outside any module and has the assumed-shape "
+                            f"argument '{formal.name}': its generated routines would need "
+                            "explicit interfaces; put it in a module", where(unit.original,
+                                                                             filename))
             check_routine(unit.original, [], [], filename, active=active,
                           callee=unit is not self.top,
                           resolve=lambda name, u=unit: (u.module_variable(name) or (None, None))[1])
