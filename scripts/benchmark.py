@@ -83,7 +83,8 @@ def _sizes_text(meta: harness.Metadata, bench: harness.Metadata) -> str:
     """The sizes the benchmark changed (bench metadata or scaled init)."""
     names = list(meta.bench) or [n for n, v in meta.init.items()
                                  if bench.init.get(n) != v]
-    return " ".join(f"{n}={bench.init[n]}" for n in names)
+    return " ".join(f"{n}={bench.init[n]}" for n in names
+                    if str(bench.init[n]).lstrip("+-").isdigit())
 
 
 def write_timing_driver(sig: harness.Signature, meta: harness.Metadata,
