@@ -29,6 +29,9 @@ def choose_routine(tree, variables, path):
                   if wanted <= {a.name.lower() for a in r.symbol_table.argument_list}]
     if len(candidates) == 1:
         return candidates[0].name
+    blocked = getattr(tree, "adfort_unreadable", {})
+    if not candidates and blocked:
+        raise next(iter(blocked.values()))
     listing = "; ".join(
         f"{r.name}({', '.join(a.name for a in r.symbol_table.argument_list)})"
         for r in (candidates or routines(tree))) or "none"

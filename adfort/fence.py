@@ -143,6 +143,11 @@ def check_routine(routine, dependents, independents, filename, active=None,
             raise AdfortError(
                 f"{_construct_name(stmt)} is not supported yet: rewrite this part "
                 "without it", where(stmt, filename))
+    for assign in routine.walk(Assignment):
+        if assign.is_pointer:
+            raise AdfortError(
+                f"pointer assignment '{assign.debug_string().strip()}': pointers are not "
+                "supported; use the target variable directly", where(assign, filename))
     for ref in routine.walk(Reference):
         if type(ref) not in (Reference, ArrayReference):
             raise AdfortError(
@@ -203,6 +208,13 @@ def _check_types(routine, filename, resolve=None):
         if (not isinstance(symbol, DataSymbol) or symbol.is_unresolved) and resolve:
             symbol = resolve(symbol.name) or symbol
         dtype = getattr(symbol, "datatype", None)
+        declaration = getattr(dtype, "declaration", None)
+        if declaration:
+            raise AdfortError(
+                f"'{symbol.name}' has a declaration adfort cannot differentiate "
+                f"('{declaration.strip()}': pointers, derived types and other "
+                "attributes are not supported); use a plain variable",
+                where(ref, filename))
         if not isinstance(symbol, DataSymbol) or not hasattr(dtype, "intrinsic"):
             raise AdfortError(
                 f"the type of '{symbol.name}' is unknown (implicitly typed or "

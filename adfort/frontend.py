@@ -62,6 +62,7 @@ def read_file(path):
     except Exception as err:  # fparser and PSyclone raise several kinds
         raise AdfortError(_syntax_message(err), _syntax_location(path, err)) from None
     tree.adfort_filename = path
+    _report_unreadable_units(tree, path)
     _recognise_intrinsics(tree)
     for routine in tree.walk(Routine):
         _resolve_array_declarations(routine)
@@ -112,11 +113,15 @@ def _resolve_array_declarations(routine):
         dtype = symbol.datatype
         if not isinstance(dtype, UnsupportedFortranType):
             continue
+        declaration = dtype.declaration.strip()
+        if re.search(r"\b(pointer|target|allocatable|save|parameter|value|optional)\b",
+                     declaration.split("::")[0], re.IGNORECASE):
+            continue  # stays unsupported: the fence reports it
         partial = getattr(dtype, "partial_datatype", None)
         if isinstance(partial, ArrayType):
             symbol.datatype = partial
             continue
-        match = _DECLARATION.match(dtype.declaration.strip())
+        match = _DECLARATION.match(declaration)
         if not match or match.group("name").lower() != symbol.name.lower():
             continue
         attrs = (match.group("attrs") or "").strip().lower()
@@ -155,6 +160,35 @@ def _is_star(extent):
 
 _INTEGER = ScalarType(ScalarType.Intrinsic.INTEGER, ScalarType.Precision.UNDEFINED)
 _STAR = DataSymbol(naming.ASSUMED_SIZE, _INTEGER)
+
+
+def _report_unreadable_units(tree, path):
+    """Remember the routines PSyclone keeps as opaque blocks, so that asking
+    for one (to differentiate it, or because it is called) says why it
+    cannot be read instead of pretending it is absent."""
+    from psyclone.psyir.nodes import CodeBlock
+    from adfort.errors import node_line
+    tree.adfort_unreadable = {}
+    for block in tree.walk(CodeBlock):
+        if not isinstance(block.parent, Container):
+            continue
+        ast = block.parse_tree_nodes[0]
+        text = str(ast).strip().splitlines()[0] if str(ast).strip() else type(ast).__name__
+        if re.match(r"\s*recursive\b", text, re.IGNORECASE):
+            why = "recursion is not supported; unroll it or differentiate the routines separately"
+        else:
+            why = ("PSyclone cannot represent it (a construct it does not support "
+                   "inside); simplify the declarations or statements there")
+        line = node_line(block)
+        name = re.search(r"(?:subroutine|function|module)\s+(\w+)", text, re.IGNORECASE)
+        if name:
+            tree.adfort_unreadable[name.group(1).lower()] = AdfortError(
+                f"cannot read '{text}': {why}", f"{path}:{line}" if line else path)
+
+
+def unreadable(tree, name):
+    """The error explaining why routine `name` of `tree` cannot be read, or None."""
+    return getattr(tree, "adfort_unreadable", {}).get(name.lower())
 
 
 def _recognise_intrinsics(tree):
@@ -384,6 +418,8 @@ def find_routine(tree, name):
     :raises AdfortError: naming the routines there are, if it is missing.
     """
     found = [r for r in routines(tree) if r.name.lower() == name.lower()]
+    if not found and unreadable(tree, name):
+        raise unreadable(tree, name)
     if not found:
         available = ", ".join(r.name for r in routines(tree)) or "none"
         raise AdfortError(f"no routine '{name}' in this file (routines: {available})",

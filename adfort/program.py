@@ -75,6 +75,15 @@ class Program:
                     found.setdefault(node.name.lower(), node)
         return found
 
+    def unreadable(self, name):
+        """Why the routine `name` cannot be read, if it is in a file but
+        PSyclone could not represent it (an AdfortError), else None."""
+        for tree in self.trees:
+            error = getattr(tree, "adfort_unreadable", {}).get(name.lower())
+            if error is not None:
+                return error
+        return None
+
     def resolve(self, call):
         """The Routine a (non-intrinsic) Call invokes, or None if no source.
 
@@ -140,6 +149,9 @@ def call_graph(program, root, filename=None):
             callee = program.resolve(call)
             targets[id(call)] = callee
             if callee is None:
+                error = program.unreadable(call.routine.name)
+                if error is not None:
+                    raise error
                 continue
             if state.get(id(callee)) == "active":
                 cycle = " -> ".join(r.name for r in stack + [routine, callee])

@@ -156,6 +156,8 @@ def test_syntax_error_names_the_line(tmp_path):
     ("y = x\n  call foo(y)", ["k.f90:6:", "'foo' has no source adfort can see"]),
     ("y = x + w(2)\n  if (x > 1) return\n  y = 2 * y", ["k.f90:6:", "RETURN statement is not supported yet"]),
     ("y = bessel_j0(x)", ["k.f90:5:", "no derivative rule for BESSEL_J0"]),
+    ("y = x\n  write(*,*) y", ["k.f90:6:", "unsupported statement WRITE"]),
+    ("y = x\n  stop", ["k.f90:6:", "STOP"]),
 ])
 def test_unsupported_constructs_are_fenced(tmp_path, body, fragments):
     src = tmp_path / "k.f90"
@@ -174,3 +176,22 @@ def test_output_onto_input_is_refused(kernel, tmp_path):
                  tmp_path)
     assert result.returncode != 0 and "is the input file" in result.stderr
     assert digest(kernel) == before
+
+
+def test_pointers_are_fenced(tmp_path):
+    src = tmp_path / "p.f90"
+    src.write_text("subroutine k(x, y)\n  real(8), intent(in), target :: x(3)\n"
+                   "  real(8), intent(out) :: y\n  real(8), pointer :: p(:)\n"
+                   "  p => x\n  y = sum(p)\nend subroutine k\n")
+    result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(result, tmp_path, "p.f90:5:", "pointer assignment")
+
+
+def test_recursion_is_fenced(tmp_path):
+    src = tmp_path / "r.f90"
+    src.write_text("module m\ncontains\n recursive subroutine f(n, x, y)\n"
+                   "  integer, intent(in) :: n\n  real(8), intent(in) :: x\n"
+                   "  real(8), intent(inout) :: y\n  y = y * x\n"
+                   "  if (n > 0) call f(n - 1, x, y)\n end subroutine f\nend module m\n")
+    result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(result, tmp_path, "r.f90:3:", "recursion is not supported")
