@@ -174,8 +174,13 @@ def _report_unreadable_units(tree, path):
             continue
         ast = block.parse_tree_nodes[0]
         text = str(ast).strip().splitlines()[0] if str(ast).strip() else type(ast).__name__
+        full = str(ast)
         if re.match(r"\s*recursive\b", text, re.IGNORECASE):
             why = "recursion is not supported; unroll it or differentiate the routines separately"
+        elif re.search(r"^\s*(external\b|procedure\s*\(|interface\b)", full,
+                       re.IGNORECASE | re.MULTILINE):
+            why = ("a routine passed as an argument (EXTERNAL, PROCEDURE or INTERFACE "
+                   "dummy) is not supported; call the routine directly")
         else:
             why = ("PSyclone cannot represent it (a construct it does not support "
                    "inside); simplify the declarations or statements there")

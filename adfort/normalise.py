@@ -214,14 +214,25 @@ def _hoist_expression_arguments(call, table, taken, calls):
 
 
 def _expression_type(expr):
-    from adfort.exprs import real_kind, real_type
+    """The datatype of a local to hold `expr`: a scalar of its kind, or for
+    an array expression the declared type of a whole array it combines
+    (``x + dt*k1`` is stored like ``x``); None when adfort cannot tell."""
     from adfort.arrays import expr_rank
-    if expr_rank(expr) > 0:
-        return None
+    from adfort.exprs import real_kind, real_type
+    from psyclone.psyir.symbols import ArrayType
     kind = real_kind(expr)
     if kind is None:
         return None
-    return real_type(kind)
+    rank = expr_rank(expr)
+    if rank == 0:
+        return real_type(kind)
+    for ref in expr.walk(Reference):
+        dtype = getattr(ref.symbol, "datatype", None)
+        if (type(ref) is Reference and isinstance(dtype, ArrayType)
+                and len(dtype.shape) == rank and not dtype.is_allocatable
+                and all(isinstance(e, ArrayType.ArrayBounds) for e in dtype.shape)):
+            return dtype
+    return None
 
 
 def _statement_of(node):

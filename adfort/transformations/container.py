@@ -171,6 +171,7 @@ class _ProgramBuild:
             hoist_calls(unit.work, self._function_type(unit), unit.calls, taken)
         self.activity = Activity(self.order + self.opaque, self._keys(self.dependents),
                                  self._keys(self.independents))
+        self.chosen = self._differentiated()
         self._fence()
         return self._generate()
 
@@ -224,8 +225,7 @@ class _ProgramBuild:
         return taken
 
     def _fence(self):
-        chosen = self._differentiated()
-        for unit in chosen:
+        for unit in self.chosen:
             active = self.activity.active_locals(unit) | {
                 name for _, name in self.activity.active_modules()}
             filename = source_name(unit.original) or self.filename
@@ -238,9 +238,17 @@ class _ProgramBuild:
                             f"argument '{formal.name}': its generated routines would need "
                             "explicit interfaces; put it in a module", where(unit.original,
                                                                              filename))
-            check_routine(unit.original, [], [], filename, active=active,
-                          callee=unit is not self.top,
-                          resolve=lambda name, u=unit: (u.module_variable(name) or (None, None))[1])
+            try:
+                check_routine(unit.original, [], [], filename, active=active,
+                              callee=unit is not self.top,
+                              resolve=lambda name, u=unit: (u.module_variable(name)
+                                                            or (None, None))[1])
+            except AdfortError as err:
+                missing = self._missing_modules(unit)
+                if missing and "is unknown" in err.message:
+                    err.message += (f"; module {', '.join(missing)} was not found: give "
+                                    "its file after the main file or its directory with -I")
+                raise
             for call in user_calls(unit.work):
                 callee = unit.calls.get(id(call))
                 if callee is not None:
@@ -257,6 +265,18 @@ class _ProgramBuild:
                         "passed active variables: add its file (or a -I path to its "
                         "module) so that adfort can differentiate it",
                         where(call, filename))
+
+    def _missing_modules(self, unit):
+        """Names of the modules `unit` uses that no file provides."""
+        missing, scope = [], unit.original
+        while scope is not None:
+            table = getattr(scope, "_symbol_table", None)
+            if table is not None:
+                for container in table.containersymbols:
+                    if self.program.module(container.name) is None:
+                        missing.append(container.name)
+            scope = scope.parent
+        return sorted(set(missing))
 
     def _carries(self, unit, call):
         for arg in call.arguments:
@@ -284,7 +304,7 @@ class _ProgramBuild:
         return names
 
     def _generate(self):
-        chosen = self._differentiated()
+        chosen = self.chosen
         single = len(self.order) == 1
         hosts = {}
         motions_of = {}
@@ -313,7 +333,8 @@ class _ProgramBuild:
                 tapes=None if single else host.tapes(unit),
                 schedule=self.schedule, callee=unit is not self.top,
                 module_roles=[n.split("::", 1)[1].strip() for n in
-                              self.dependents + self.independents if "::" in n])
+                              self.dependents + self.independents if "::" in n],
+                module_variable=unit.module_variable)
             motions = reverse_work(unit.work, spec, self.options, names,
                                    source_name(unit.original) or self.filename)
             host.add(unit, motions)
@@ -325,6 +346,9 @@ class _ProgramBuild:
     def _call_io(self, unit, call, callee):
         """(names the call's adjoint reads, names it may overwrite)."""
         reads = {r.symbol.name.lower() for a in call.arguments for r in a.walk(Reference)}
+        if callee is None or not (getattr(callee, "opaque", False)
+                                  or callee in self.chosen):
+            reads = set()  # a passive call has no adjoint to read anything
         writes = set()
         formals = [f for f in callee.formals if f is not callee.result] if callee else []
         for position, actual in enumerate(call.arguments):
@@ -338,7 +362,8 @@ class _ProgramBuild:
             writes.add(statement.lhs.symbol.name.lower())
         if callee is not None:
             read_mod, write_mod = self._module_access(callee)
-            reads |= read_mod
+            if reads or getattr(callee, "opaque", False):
+                reads |= read_mod
             writes |= write_mod
         return reads - _loop_indices(statement), writes
 

@@ -93,7 +93,12 @@ class Reverser:
         for name in sorted(names - {a.symbol.name.lower() for a in call.arguments
                                     if type(a) in (Reference, ArrayReference)}):
             # A module variable the callee writes.
-            pairs.append(self.tapes.save(Reference(self.ctx.table.lookup(name))))
+            symbol = self.ctx.table.lookup(name, otherwise=None)
+            if symbol is None:
+                found = self.ctx.module_variable(name)
+                symbol = found[1] if found else None
+            if symbol is not None:
+                pairs.append(self.tapes.save(Reference(symbol)))
         return pairs
 
     def comment(self, statements, original):

@@ -209,11 +209,13 @@ class UnitSpec:
         pullback semantics for every active argument.
     :param module_roles: names of the module variables named as dependents
         or independents (their adjoints are the user's).
+    :param module_variable: ``module_variable(name)`` gives (module,
+        DataSymbol) of a module variable the routine may not see itself.
     """
 
     def __init__(self, dependents, independents, active=None, module_adjoints=None,
                  calls=None, call_io=None, tapes=None, schedule=None, callee=False,
-                 module_roles=()):
+                 module_roles=(), module_variable=None):
         self.dependents = [d.lower() for d in dependents]
         self.independents = [i.lower() for i in independents]
         self.active = active
@@ -224,6 +226,7 @@ class UnitSpec:
         self.schedule = schedule
         self.callee = callee
         self.module_roles = {name.lower() for name in module_roles}
+        self.module_variable = module_variable or (lambda name: None)
 
 
 def prepare(routine, taken=()):
@@ -269,6 +272,7 @@ def reverse_work(work, spec, options, names, filename=None):
     ctx = ADContext(table, active, options, taken, filename)
     ctx.adjoints.update(spec.module_adjoints)
     ctx.module_adjoints = set(spec.module_adjoints)
+    ctx.module_variable = spec.module_variable
 
     assignments = work.walk(Assignment)
     adjoints = {id(a): assignment_adjoint(a, ctx) for a in assignments
@@ -286,8 +290,9 @@ def reverse_work(work, spec, options, names, filename=None):
     # Allocatable locals are handed over by their (explicit) deallocation.
     allocatables = {sym.name.lower() for sym in table.datasymbols
                     if getattr(sym.datatype, "is_allocatable", False)}
-    plan = plan_taping(work.children, reads, written - set(arg_names) - allocatables,
-                       call_writes)
+    own = {sym.name.lower() for sym in table.symbols}
+    plan = plan_taping(work.children, reads,
+                       (written & own) - set(arg_names) - allocatables, call_writes)
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
     dynamic = (spec.tapes is not None or bool(work.walk((Loop, WhileLoop))) or taped_arrays
@@ -333,6 +338,9 @@ def reverse_work(work, spec, options, names, filename=None):
                  if id(loop) in plan.loop_indices}
     restored |= {name for _, name in plan.taped_arrays}
     restored |= {name for _, name in plan.taped_calls}
+    for wrote in call_writes.values():
+        # f_ret and f_rev write back into what the call overwrote.
+        restored |= wrote
 
     tape_list = tapes.finalise()
     tape_args = []
