@@ -311,6 +311,15 @@ class TapeSet:
             stmts.extend(tape.reserve(with_margin))
         return stmts
 
+    def after_call(self):
+        """Reserves restoring the room the enclosing frames counted on, after
+        a call whose recording pushed onto the same tapes."""
+        stmts = []
+        for tape in self.tapes:
+            if tape.dynamic:
+                stmts.extend(tape.reserve(tape.margin))
+        return stmts
+
     def top_level_need(self):
         """{tape: need} of the pushes outside any loop."""
         frame = self.frames[0]

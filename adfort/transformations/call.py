@@ -113,6 +113,8 @@ def reverse_call(call, reverser, target=None):
     caller, callee = reverser.routine_name, info.unit.name
     if not info.opaque and reverser.schedule.is_split(caller, callee):
         rec.append(Call.create(RoutineSymbol(info.names["rec"]), plain))
+        # f_rec may have used the room this routine reserved on shared tapes.
+        rec.extend(reverser.tapes.after_call())
         stmt.detach()
         ret = prologue + [Call.create(RoutineSymbol(info.names["ret"]), with_adjoints)]
     else:

@@ -172,6 +172,15 @@ class _ProgramBuild:
         self.activity = Activity(self.order + self.opaque, self._keys(self.dependents),
                                  self._keys(self.independents))
         self.chosen = self._differentiated()
+        # Before generation empties the working copies.
+        self.access = {id(u): self._module_access(u) for u in self.order + self.opaque}
+        for key in self._keys([n for n in self.dependents + self.independents if "::" in n]):
+            # The user seeds and reads these, whether or not code uses them.
+            module = self.program.module(key[1])
+            symbol = module.symbol_table.lookup(key[2])
+            self.module_adjoint_symbols.setdefault(
+                (key[1], key[2]), DataSymbol(naming.adjoint(symbol.name),
+                                             symbol.datatype.copy()))
         self._fence()
         return self._generate()
 
@@ -290,11 +299,23 @@ class _ProgramBuild:
         """Units whose motions are generated: the root, and callees through
         which derivatives flow."""
         chosen = []
+        active_modules = {name for _, name in self.activity.active_modules()}
         for unit in self.order:
+            uses_active_module = any(
+                ref.symbol.name.lower() in active_modules and not unit.owns(ref.symbol)
+                for ref in unit.work.walk(Reference))
             if unit is self.top or self._active_formals(unit) or \
-                    self.activity.active_locals(unit):
+                    self.activity.active_locals(unit) or uses_active_module:
                 chosen.append(unit)
-        return chosen
+        # A chosen routine's callers must be chosen too, to call its motions.
+        changed = True
+        while changed:
+            changed = False
+            for unit in self.order:
+                if unit not in chosen and any(c in chosen for c in unit.calls.values()):
+                    chosen.append(unit)
+                    changed = True
+        return [u for u in self.order if u in chosen]
 
     def _active_formals(self, unit):
         names = [f.name.lower() for f in unit.formals
@@ -339,16 +360,17 @@ class _ProgramBuild:
                                    source_name(unit.original) or self.filename)
             host.add(unit, motions)
             motions_of[id(unit)] = CalleeMotions(unit, names, self._active_formals(unit),
-                                                 self._module_access(unit)[1])
+                                                 self.access[id(unit)][1])
             self.tape_sizes.update(motions.tape_sizes)
         return _assemble(hosts, self)
 
     def _call_io(self, unit, call, callee):
         """(names the call's adjoint reads, names it may overwrite)."""
-        reads = {r.symbol.name.lower() for a in call.arguments for r in a.walk(Reference)}
-        if callee is None or not (getattr(callee, "opaque", False)
-                                  or callee in self.chosen):
-            reads = set()  # a passive call has no adjoint to read anything
+        differentiated = callee is not None and (getattr(callee, "opaque", False)
+                                                 or callee in self.chosen)
+        # A passive call has no adjoint to read anything.
+        reads = {r.symbol.name.lower() for a in call.arguments for r in a.walk(Reference)} \
+            if differentiated else set()
         writes = set()
         formals = [f for f in callee.formals if f is not callee.result] if callee else []
         for position, actual in enumerate(call.arguments):
@@ -361,8 +383,8 @@ class _ProgramBuild:
         if statement is not call:
             writes.add(statement.lhs.symbol.name.lower())
         if callee is not None:
-            read_mod, write_mod = self._module_access(callee)
-            if reads or getattr(callee, "opaque", False):
+            read_mod, write_mod = self.access[id(callee)]
+            if differentiated:
                 reads |= read_mod
             writes |= write_mod
         return reads - _loop_indices(statement), writes

@@ -431,6 +431,19 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
             keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename)
             body.append(Assignment.create(Reference(keep), Reference(a)))
             saved.append((a, keep))
+    arg_names = {a.name.lower() for a in arguments}
+    for name in sorted(restored - arg_names):
+        # Module variables the returning motion put back: r_rev leaves them
+        # as r does.
+        if table.lookup(name, otherwise=None, scope_limit=work) is not None:
+            continue  # a local
+        found = ctx.module_variable(name)
+        if found is not None:
+            module_var = found[1]
+            keep = _local_copy(table, module_var, naming.output_copy(module_var.name),
+                               taken, ctx.filename)
+            body.append(Assignment.create(Reference(keep), Reference(module_var)))
+            saved.append((module_var, keep))
     body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
     for a, keep in saved:
         body.append(Assignment.create(Reference(a), Reference(keep)))
