@@ -19,7 +19,8 @@ whose ``fixture.toml`` says::
     routine = "run"                          # --routine
     dep = ["cost", "box_ocean::heat_acc"]    # --dep (module::var allowed)
     indep = ["u0", "box_ocean::kdiff"]       # --indep
-    compile = ["src/kinds.f90", "model.f90"] # original sources, in order
+    compile = ["src/kinds.f90", "model.f90"] # original sources in dependency
+                                             # order (default: extra + main)
     adjoint_lib = ["blackbox_ad.f90"]        # --adjoint-lib (compiled after
                                              # the originals)
     state = ["box_ocean::ncalls"]            # other module variables the
@@ -43,21 +44,27 @@ whose ``fixture.toml`` says::
 Module variables without an ``init`` entry keep the value they have when the
 program starts (their declaration's initial value) as base point.
 
-The generated driver (``write_driver``) draws a random base point, a random
+The driver (``write_check_driver``) draws a random base point, a random
 direction for every element of every independent (module variables
 included), random seeds for the dependents (module-variable dependents are
 seeded through ``<var>_adj`` of ``<module>_ad``) and random non-zero preset
 values for the independents' adjoints; it calls ``r_rev`` and, for each
 independent separately, compares
 
-    lhs_k = <xbar_k - preset_k, xdot_k>      (preset kept for a variable
-                                              that is also a dependent)
+    lhs_k = <xbar_k - preset_k, xdot_k>      (a variable that is also a
+                                              dependent carries its seed in
+                                              and its gradient out: no preset)
     rhs_k = <ybar, dy_k>,  dy_k = (8 (y(x + h xdot_k) - y(x - h xdot_k))
                                    - (y(x + 2h xdot_k) - y(x - 2h xdot_k))) / 12h
 
 resetting every argument and every listed module variable before each call
 of the original routine.  It also checks that ``r_rev`` leaves the
-arguments (and the listed module variables) as ``r`` does.
+arguments (and the listed module variables) as ``r`` does.  Sources are
+compiled (-O0 -g -fcheck=all -ffpe-trap=invalid,zero,overflow) in the order
+original sources, adjoint libraries, generated file, driver.
+
+By hand (keeps every file):  python tests/calls_harness.py [NAME...]
+[--schedule split|joint|mixed1...] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -335,9 +342,38 @@ class Problem:
     sig: "harness.Signature"
     modvars: Dict[str, ModVar]
     env: Dict[str, object]
+    # The routine's module and the modules it (or its module) uses.
+    modules_seen: List[str] = dataclasses.field(default_factory=list)
 
     def is_module(self, name: str) -> bool:
         return "::" in name
+
+
+def _modules_seen(path: Path, routine: str) -> List[str]:
+    """The routine's module (if any) and the modules named in USE
+    statements of the routine and of its enclosing module."""
+    from psyclone.psyir.nodes import Container, FileContainer, Routine
+    from psyclone.psyir.symbols import ContainerSymbol
+    tree = harness._reader_for(path).psyir_from_file(str(path))
+    for node in tree.walk(Routine):
+        if node.name.lower() != routine:
+            continue
+        names: List[str] = []
+        scope = node
+        while scope is not None:
+            table = getattr(scope, "_symbol_table", None)
+            if table is not None:
+                for sym in table.symbols:
+                    if isinstance(sym, ContainerSymbol) and \
+                            sym.name.lower() not in names:
+                        names.append(sym.name.lower())
+            if isinstance(scope, Container) and \
+                    not isinstance(scope, FileContainer):
+                names.insert(0, scope.name.lower())
+            scope = scope.parent
+        return names
+    raise HarnessError(f"{path}: no routine {routine!r} (PSyclone may have "
+                       "kept it as a code block)")
 
 
 def resolve(fix: Fixture) -> Problem:
@@ -377,7 +413,8 @@ def resolve(fix: Fixture) -> Problem:
             arg.bounds = [(harness.eval_int(lo, env, what),
                            harness.eval_int(hi, env, what))
                           for lo, hi in arg.dims]
-    return Problem(fix, sig, modvars, env)
+    return Problem(fix, sig, modvars, env,
+                   _modules_seen(fix.file(fix.main), fix.routine))
 
 
 # --------------------------------------------------------------------------
@@ -429,10 +466,35 @@ def adfort_command(fix: Fixture, schedule: Schedule, out: Path,
     return cmd
 
 
-def generate(fix: Fixture, schedule: Schedule, out: Path) -> Path:
+# Successful outputs of this process, keyed by the command (without -o),
+# the fixture's files and the state of the adfort sources: several tests
+# differentiate the same fixture under the same schedule.
+# ADFORT_TEST_NO_CACHE=1 turns this off.
+_GEN_CACHE: Dict[tuple, str] = {}
+
+
+def _cache_key(fix: Fixture, schedule: Schedule) -> tuple:
+    cmd = tuple(adfort_command(fix, schedule, Path("OUT")))
+    files = tuple((str(p), p.read_bytes()) for p in sorted(fix.path.rglob("*"))
+                  if p.is_file())
+    adfort = tuple(sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size)
+                          for p in (REPO_ROOT / "adfort").rglob("*.py")))
+    return cmd, files, adfort
+
+
+def generate(fix: Fixture, schedule: Schedule, out: Path,
+             cache: bool = True) -> Path:
+    """Run ``python -m adfort diff`` for the fixture, writing ``out``."""
+    use_cache = cache and not os.environ.get("ADFORT_TEST_NO_CACHE")
+    key = _cache_key(fix, schedule) if use_cache else None
+    if key is not None and key in _GEN_CACHE:
+        out.write_text(_GEN_CACHE[key])
+        return out
     run(adfort_command(fix, schedule, out), out.parent, "adfort diff")
     if not out.is_file():
         raise HarnessError(f"adfort diff exited 0 but wrote no {out}")
+    if key is not None:
+        _GEN_CACHE[key] = out.read_text()
     return out
 
 
@@ -543,12 +605,12 @@ class DriverWriter:
     def uses(self, rev_procs: Sequence[str]) -> List[str]:
         sig, fix = self.sig, self.fix
         out = ["use iso_fortran_env, only: adf_int64 => int64"]
-        if sig.module:
-            out.append(f"use {sig.module}, only: {sig.routine}")
-            if rev_procs:
-                out.append(f"use {sig.module}_ad, only: "
-                           + ", ".join(rev_procs))
-        out += sig.use_lines
+        # Every driver name starts with adf_, so the modules the routine
+        # sees can be used whole: kind and bound names then resolve.
+        for module in self.prob.modules_seen:
+            out.append(f"use {module}")
+        if sig.module and rev_procs:
+            out.append(f"use {sig.module}_ad, only: " + ", ".join(rev_procs))
         for q, mv in self.prob.modvars.items():
             out.append(f"use {mv.module}, only: {mv.alias} => {mv.name}")
             if q in self.active:
@@ -565,7 +627,8 @@ class DriverWriter:
         lines += ["  implicit none",
                   "  integer, parameter :: adf_dp = kind(1.0d0)",
                   f"  real(adf_dp), parameter :: adf_h = {_flit(FD_STEP)}"]
-        lines += ["  " + d for d in sig.decl_lines]
+        # Named constants local to the routine used in its declarations.
+        lines += ["  " + d for d in sig.decl_lines if "=" in d]
         if not sig.module:
             lines.append("  external :: " + ", ".join([sig.routine]
                                                       + list(rev_procs)))
@@ -744,12 +807,13 @@ def write_check_driver(prob: Problem) -> str:
     w.line(w.call(f"{fix.routine}_rev", True))
     w.primal_diff("adf_err", arg_names(prob))
     w.line("print '(a,1x,es25.17)', '@primal_err', adf_err")
-    w.primal_diff("adf_err", list(prob.modvars))
-    w.line("print '(a,1x,es25.17)', '@module_err', adf_err")
+    for k, name in enumerate(prob.modvars, start=1):
+        w.primal_diff("adf_err", [name])
+        w.line(f"print '(a,1x,i0,1x,es25.17)', '@module_err', {k}, adf_err")
     for k, name in enumerate(fix.indep, start=1):
         adj = w.var(name, "adj")
         incr = adj if name in fix.dep else f"({adj} - {w.var(name, 'pre')})"
-        w.line(f"adf_lhs = " + w.red(name, f"{w.var(name, 'dir')} * "
+        w.line("adf_lhs = " + w.red(name, f"{w.var(name, 'dir')} * "
                                           f"real({incr}, adf_dp)"))
         w.line(f"print '(a,1x,i0,1x,es25.17)', '@lhs', {k}, adf_lhs")
     # Fourth-order central differences, one independent at a time:
@@ -787,7 +851,7 @@ class Result:
     lhs: Dict[int, float]
     rhs: Dict[int, float]
     primal_err: float
-    module_err: float
+    module_errs: Dict[str, float]   # module::var -> max relative deviation
     generated: Path
     driver: Path
     indep: List[str]
@@ -801,14 +865,20 @@ class Result:
     def max_rel_err(self) -> float:
         return max(self.rel_err(k) for k in self.rhs)
 
+    @property
+    def module_err(self) -> float:
+        return max(self.module_errs.values(), default=0.0)
+
     def describe(self) -> str:
         rows = [f"{self.fixture} [{self.schedule.name}: "
                 f"{' '.join(self.schedule.cli())}]"]
         for k, name in enumerate(self.indep, start=1):
             rows.append(f"  {name:28s} lhs {self.lhs[k]: .15e}  rhs "
                         f"{self.rhs[k]: .15e}  rel err {self.rel_err(k):.2e}")
-        rows.append(f"  primal err {self.primal_err:.2e}  module err "
-                    f"{self.module_err:.2e}")
+        rows.append(f"  arguments after r_rev vs r: max rel diff "
+                    f"{self.primal_err:.2e}")
+        for name, err in self.module_errs.items():
+            rows.append(f"  {name} after r_rev vs r: max rel diff {err:.2e}")
         rows.append(f"  generated: {self.generated}\n  driver: {self.driver}")
         return "\n".join(rows)
 
@@ -827,21 +897,22 @@ def check(fix: Fixture, schedule: Schedule, workdir: Path,
     compile_and_link(fix, generated, driver, exe, RUN_FFLAGS)
     proc = run([exe], workdir, "running the check driver",
                show=[generated, driver], timeout=300)
-    lhs, rhs, vals = {}, {}, {}
+    lhs, rhs, mods, vals = {}, {}, {}, {}
     for line in proc.stdout.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[0] in ("@lhs", "@rhs"):
-            (lhs if parts[0] == "@lhs" else rhs)[int(parts[1])] = \
-                float(parts[2])
+        if len(parts) == 3 and parts[0] in ("@lhs", "@rhs", "@module_err"):
+            {"@lhs": lhs, "@rhs": rhs, "@module_err": mods}[parts[0]][
+                int(parts[1])] = float(parts[2])
         elif len(parts) == 2 and parts[0].startswith("@"):
             vals[parts[0][1:]] = float(parts[1])
     n = len(fix.indep)
-    if sorted(lhs) != list(range(1, n + 1)) or sorted(rhs) != sorted(lhs):
+    if sorted(lhs) != list(range(1, n + 1)) or sorted(rhs) != sorted(lhs) \
+            or len(mods) != len(prob.modvars) or "primal_err" not in vals:
         raise HarnessError(f"check driver printed incomplete results:\n"
                            f"{proc.stdout}")
-    return Result(fix.name, schedule, lhs, rhs, vals.get("primal_err", 1.0),
-                  vals.get("module_err", 1.0), generated, driver, fix.indep,
-                  proc.stdout)
+    module_errs = {name: mods[k] for k, name in enumerate(prob.modvars, 1)}
+    return Result(fix.name, schedule, lhs, rhs, vals["primal_err"],
+                  module_errs, generated, driver, fix.indep, proc.stdout)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -867,7 +938,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             try:
                 res = check(fix, sched, work)
                 print(res.describe())
-                bad += res.max_rel_err >= TOL or res.primal_err > 1e-10
+                bad += (res.max_rel_err >= TOL or res.primal_err > 1e-10
+                        or res.module_err > 1e-10)
             except HarnessError as err:
                 print(f"{fix.name} [{sched.name}]: ERROR\n{err}")
                 bad += 1
