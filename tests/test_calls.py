@@ -287,6 +287,24 @@ def test_harness_detects_adjoints_not_incremented(workdir):
     assert res.rel_err(2) > 1e-4, res.describe()
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "a local 'external :: bulk_heat_flux' declaring a called routine (not a "
+    "dummy argument) makes PSyclone keep ice_growth as a code block and "
+    "adfort rejects it as 'a routine passed as an argument (EXTERNAL, "
+    "PROCEDURE or INTERFACE dummy)'"))
+def test_external_statement_for_a_called_routine(workdir):
+    """F77-style code declares the external routines it calls."""
+    fix = _copy_fixture(_fixture("sea_ice_blackbox"), workdir / "fx")
+    src = fix.file(fix.main)
+    text = src.read_text()
+    assert "    integer :: i, step\n" in text
+    src.write_text(text.replace("    integer :: i, step\n",
+                                "    integer :: i, step\n"
+                                "    external :: bulk_heat_flux\n"))
+    res = ch.check(fix, ch.SPLIT, workdir / "run")
+    assert res.max_rel_err < TOL, res.describe()
+
+
 # ---------------------------------------------------------------------------
 # errors
 # ---------------------------------------------------------------------------
@@ -369,6 +387,20 @@ contains
   end subroutine implicit_step
 end module ocean_solver
 """
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "--link naming a caller:callee pair that is no call of the graph (a "
+    "typo) is accepted silently: the schedule quietly falls back to "
+    "--schedule"))
+def test_link_that_names_no_call_is_reported(workdir):
+    fix = _fixture("tracer_time_loop")
+    out = workdir / "out.f90"
+    typo = ch.Schedule("typo", "split", ("forecast:heun_stpe=joint",))
+    res = subprocess.run(ch.adfort_command(fix, typo, out), cwd=workdir,
+                         capture_output=True, text=True, env=ch._env())
+    assert res.returncode != 0 or "heun_stpe" in res.stderr, \
+        (res.returncode, res.stderr)
 
 
 def test_routine_without_source_is_a_clean_error(workdir):
