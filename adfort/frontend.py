@@ -56,6 +56,7 @@ def read_file(path):
     source = generic_intrinsic_names(source, fixed)
     source = unlabel_do_loops(source, fixed)
     source = split_assumed_size_declarations(source, fixed)
+    source = drop_external_statements(source, fixed)
     reader = FortranReader(free_form=not fixed)
     try:
         tree = reader.psyir_from_source(source)
@@ -177,10 +178,12 @@ def _report_unreadable_units(tree, path):
         full = str(ast)
         if re.match(r"\s*recursive\b", text, re.IGNORECASE):
             why = "recursion is not supported; unroll it or differentiate the routines separately"
-        elif re.search(r"^\s*(external\b|procedure\s*\(|interface\b)", full,
-                       re.IGNORECASE | re.MULTILINE):
+        elif _passes_routine(text, full):
             why = ("a routine passed as an argument (EXTERNAL, PROCEDURE or INTERFACE "
                    "dummy) is not supported; call the routine directly")
+        elif re.search(r"^\s*external\b", full, re.IGNORECASE | re.MULTILINE):
+            why = ("PSyclone cannot represent its EXTERNAL statement: remove it (an "
+                   "external routine needs no declaration to be called)")
         else:
             why = ("PSyclone cannot represent it (a construct it does not support "
                    "inside); simplify the declarations or statements there")
@@ -189,6 +192,22 @@ def _report_unreadable_units(tree, path):
         if name:
             tree.adfort_unreadable[name.group(1).lower()] = AdfortError(
                 f"cannot read '{text}': {why}", f"{path}:{line}" if line else path)
+
+
+def _passes_routine(first_line, text):
+    """Whether a routine's text declares one of its dummy arguments as a
+    procedure (EXTERNAL, PROCEDURE(…) or an interface body)."""
+    args = re.search(r"\(([^)]*)\)", first_line)
+    dummies = {a.strip().lower() for a in args.group(1).split(",")} if args else set()
+    for match in re.finditer(r"^\s*external\s*(?:::)?\s*([\w\s,]+)$", text,
+                             re.IGNORECASE | re.MULTILINE):
+        if {n.strip().lower() for n in match.group(1).split(",")} & dummies:
+            return True
+    for match in re.finditer(r"^\s*procedure\s*\([^)]*\)[^:]*::\s*([\w\s,]+)$", text,
+                             re.IGNORECASE | re.MULTILINE):
+        if {n.strip().lower() for n in match.group(1).split(",")} & dummies:
+            return True
+    return bool(re.search(r"^\s*interface\s*$", text, re.IGNORECASE | re.MULTILINE))
 
 
 def unreadable(tree, name):
@@ -327,6 +346,33 @@ def split_assumed_size_declarations(source, fixed_form):
             continue
         statements = "; ".join(f"{match.group('type')} {e}" for e in entities)
         lines[number] = body[:width] + match.group("lead") + statements + line[len(body):]
+    return "".join(lines)
+
+
+_HEADER = re.compile(r"^\s*(?:[\w\s(),=*]*\s)?(?:subroutine|function)\s+\w+\s*\(([^)]*)\)",
+                     re.IGNORECASE)
+_EXTERNAL = re.compile(r"^(\s*)external\s*(?:::)?\s*([\w\s,]+?)\s*$", re.IGNORECASE)
+
+
+def drop_external_statements(source, fixed_form):
+    """Comment out EXTERNAL statements that declare routines a routine calls
+    (not its dummy arguments): calling an external routine needs no
+    declaration, and PSyclone cannot represent a routine containing one."""
+    lines = source.splitlines(keepends=True)
+    dummies = set()
+    for number, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        if fixed_form and body[:1] in ("c", "C", "*", "!"):
+            continue
+        code = body[6:] if fixed_form else body
+        header = _HEADER.match(code)
+        if header:
+            dummies = {a.strip().lower() for a in header.group(1).split(",")}
+            continue
+        match = _EXTERNAL.match(code)
+        if match and not ({n.strip().lower() for n in match.group(2).split(",")} & dummies):
+            comment = "C" if fixed_form else "!"
+            lines[number] = f"{comment} {body.strip()}" + line[len(body):]
     return "".join(lines)
 
 

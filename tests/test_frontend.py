@@ -4,7 +4,7 @@ import pytest
 
 from adfort.errors import AdfortError
 from adfort.frontend import (
-    fixed_form_columns, generic_intrinsic_names, read_file,
+    drop_external_statements, fixed_form_columns, generic_intrinsic_names, read_file,
     split_assumed_size_declarations, unlabel_do_loops)
 
 
@@ -86,3 +86,11 @@ def test_unknown_suffix_is_reported(tmp_path):
     src.write_text("subroutine k\nend subroutine\n")
     with pytest.raises(AdfortError, match="source form"):
         read_file(str(src))
+
+
+def test_external_statements_for_called_routines_are_commented_out():
+    source = ("subroutine k(f, x)\n  external :: f\n  external helper\n"
+              "  call helper(x)\nend subroutine k\n")
+    out = drop_external_statements(source, fixed_form=False).splitlines()
+    assert out[1] == "  external :: f"          # a dummy procedure: kept (and fenced)
+    assert out[2] == "! external helper"

@@ -147,6 +147,7 @@ class _ProgramBuild:
     # -- analysis ------------------------------------------------------
     def run(self):
         order, targets = call_graph(self.program, self.root, self.filename)
+        self._check_links(order, targets)
         self.units = {}
         for routine in order:
             module = enclosing_module(routine)
@@ -183,6 +184,24 @@ class _ProgramBuild:
                                              symbol.datatype.copy()))
         self._fence()
         return self._generate()
+
+    def _check_links(self, order, targets):
+        """Every --link must name a call that exists: a typo would otherwise
+        silently fall back to the default schedule."""
+        links = getattr(self.schedule, "strong_links", set()) | \
+            getattr(self.schedule, "weak_links", set())
+        if not links:
+            return
+        edges = set()
+        for routine in order:
+            for call in user_calls(routine):
+                edges.add((routine.name.lower(), call.routine.name.lower()))
+        unknown = sorted(links - edges)
+        if unknown:
+            listing = ", ".join(f"{a}:{b}" for a, b in sorted(edges)) or "none"
+            raise AdfortError(
+                f"--link {', '.join(f'{a}:{b}' for a, b in unknown)} names no call of the "
+                f"differentiated routines (calls: {listing})", self.filename)
 
     def _opaque(self, name):
         """The stand-in for a routine without source with a user adjoint."""
