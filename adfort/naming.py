@@ -84,6 +84,19 @@ def loop_bound(label):
     return f"loop_{label}"
 
 
+def function_value(function):
+    """Name of a local holding the value of a call to `function`."""
+    return f"{function}_value"
+
+
+def call_argument(routine):
+    """Name of a local holding an expression passed to `routine`."""
+    return f"{routine}_argument"
+
+
+ADJOINT_SCRATCH = "adj_scratch"
+
+
 def input_copy(name):
     """Name of a copy of the input value of variable `name`."""
     return name + INPUT_COPY_SUFFIX

@@ -193,7 +193,7 @@ def hoist_calls(routine, function_type, calls, taken=()):
             datatype = function_type(call)
             if datatype is None:
                 continue
-            temp = new_local(table, f"{call.routine.name}_value", datatype, taken)
+            temp = new_local(table, naming.function_value(call.routine.name), datatype, taken)
             call.replace_with(Reference(temp))
             _place_before(statement, Assignment.create(Reference(temp), call), calls)
         _hoist_expression_arguments(call, table, taken, calls)
@@ -208,7 +208,7 @@ def _hoist_expression_arguments(call, table, taken, calls):
         datatype = _expression_type(arg)
         if datatype is None:
             continue
-        temp = new_local(table, f"{call.routine.name}_argument", datatype, taken)
+        temp = new_local(table, naming.call_argument(call.routine.name), datatype, taken)
         arg.replace_with(Reference(temp))
         _place_before(statement, Assignment.create(Reference(temp), arg), calls)
 

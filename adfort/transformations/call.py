@@ -14,6 +14,7 @@ overwrite that its own adjoint still needs, as for any other overwrite.
 from psyclone.psyir.nodes import ArrayReference, Assignment, Call, Reference
 from psyclone.psyir.symbols import ArgumentInterface, RoutineSymbol
 
+from adfort import naming
 from adfort.errors import AdfortError, where
 from adfort.exprs import real_kind, real_literal
 from adfort.symbols import new_local
@@ -69,7 +70,7 @@ def _adjoint_actual(actual, reverser, prologue):
             return adjoint_reference(actual, adj)
         symbol = actual.symbol
         if isinstance(actual, ArrayReference) or not hasattr(symbol.datatype, "shape"):
-            scratch = new_local(ctx.table, "adj_scratch",
+            scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH,
                                 _scalar_type(symbol.datatype), ctx.taken)
             prologue.append(Assignment.create(Reference(scratch),
                                               real_literal(0, real_kind(scratch))))
