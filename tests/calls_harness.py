@@ -637,23 +637,7 @@ class DriverWriter:
         lines += ["  " + d for d in self.decls]
         lines += ["  " + b if b else "" for b in self.body]
         lines += ["contains", *self.reset_proc(), *extra_contains,
-                  "  function adf_urand() result(u)",
-                  "    ! Park-Miller minimal standard generator",
-                  "    real(adf_dp) :: u",
-                  "    adf_rng_state = mod(16807_adf_int64 * adf_rng_state, "
-                  "2147483647_adf_int64)",
-                  "    u = real(adf_rng_state, adf_dp) / "
-                  "2147483647.0_adf_dp",
-                  "  end function adf_urand",
-                  "  subroutine adf_rng_fill(n)",
-                  "    integer, intent(in) :: n",
-                  "    integer :: i",
-                  "    if (allocated(adf_rng_buf)) deallocate(adf_rng_buf)",
-                  "    allocate(adf_rng_buf(n))",
-                  "    do i = 1, n",
-                  "      adf_rng_buf(i) = adf_urand()",
-                  "    end do",
-                  "  end subroutine adf_rng_fill",
+                  *harness.RNG_PROCEDURES,
                   f"end program {name}"]
         return "\n".join(_wrap(x) for x in lines) + "\n"
 

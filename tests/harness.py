@@ -64,6 +64,26 @@ FD_NOISE_ULPS = 16        # rounding error of one evaluation, in ulps of y
 FD_NOISE_TOL = 1.0e-7     # error quoted for a difference at noise level
 
 
+# Contained procedures of every driver: a Park-Miller generator, portable and
+# deterministic, so failures reproduce exactly.
+RNG_PROCEDURES = [
+    "  function adf_urand() result(u)",
+    "    real(adf_dp) :: u",
+    "    adf_rng_state = mod(16807_adf_int64 * adf_rng_state, 2147483647_adf_int64)",
+    "    u = real(adf_rng_state, adf_dp) / 2147483647.0_adf_dp",
+    "  end function adf_urand",
+    "  subroutine adf_rng_fill(n)",
+    "    integer, intent(in) :: n",
+    "    integer :: i",
+    "    if (allocated(adf_rng_buf)) deallocate(adf_rng_buf)",
+    "    allocate(adf_rng_buf(n))",
+    "    do i = 1, n",
+    "      adf_rng_buf(i) = adf_urand()",
+    "    end do",
+    "  end subroutine adf_rng_fill",
+]
+
+
 class HarnessError(AssertionError):
     """A step of the check failed (CLI, compiler, run); message is readable."""
 
@@ -878,22 +898,7 @@ class _DriverWriter:
                 *["    " + f"{self.v(a.name)} = {self.v(a.name, '_base')}"
                   for a in self.sig.args],
                 "  end subroutine adf_reset",
-                "  function adf_urand() result(u)",
-                "    ! Park-Miller minimal standard generator: portable and",
-                "    ! deterministic, so failures reproduce exactly.",
-                "    real(adf_dp) :: u",
-                "    adf_rng_state = mod(16807_adf_int64 * adf_rng_state, 2147483647_adf_int64)",
-                "    u = real(adf_rng_state, adf_dp) / 2147483647.0_adf_dp",
-                "  end function adf_urand",
-                "  subroutine adf_rng_fill(n)",
-                "    integer, intent(in) :: n",
-                "    integer :: i",
-                "    if (allocated(adf_rng_buf)) deallocate(adf_rng_buf)",
-                "    allocate(adf_rng_buf(n))",
-                "    do i = 1, n",
-                "      adf_rng_buf(i) = adf_urand()",
-                "    end do",
-                "  end subroutine adf_rng_fill",
+                *RNG_PROCEDURES,
                 f"end program {program}"]
 
     def range_of(self, arg: Argument) -> Tuple[float, float]:
