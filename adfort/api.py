@@ -45,7 +45,8 @@ def choose_routine(tree, variables, path):
 
 
 def differentiate_file(path, dependents, independents, schedule, routine=None,
-                       options=None, search_path=(), extra_files=(), adjoint_libraries=()):
+                       options=None, search_path=(), extra_files=(), adjoint_libraries=(),
+                       passive_routines=()):
     """Return (Fortran text of the adjoint, routine name, tape sizes).
 
     :param str path: the Fortran source file.
@@ -58,12 +59,15 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
     :param search_path: directories where used modules are looked for.
     :param extra_files: further files with routines the code calls.
     :param adjoint_libraries: files of hand-written ``<name>_rev`` adjoints.
+    :param passive_routines: routines declared passive (no derivative
+        flows through them).
     :raises AdfortError: for anything adfort cannot handle.
     """
     tree = read_file(path)
     if routine is None:
         routine = choose_routine(tree, list(dependents) + list(independents), path)
-    trans = ADReverseContainerTrans(search_path, extra_files, adjoint_libraries)
+    trans = ADReverseContainerTrans(search_path, extra_files, adjoint_libraries,
+                                    passive_routines)
     result = trans.apply(tree, routine, list(dependents), list(independents),
                          schedule, options)
     text = header(path, routine, dependents, independents, schedule) + \

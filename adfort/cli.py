@@ -87,6 +87,9 @@ followed by its adjoint <name>_adj.""")
               type=click.Path(dir_okay=False),
               help="Fortran file with hand-written adjoints <name>_rev (calling "
                    "convention of adfort) of routines without source. Repeatable.")
+@click.option("--passive", "passive", multiple=True, metavar="NAME[,NAME…]",
+              help="Routine through which no derivative flows: called as it is, never "
+                   "differentiated (as a '!$adfort passive' directive). Repeatable.")
 @click.option("-I", "search_path", multiple=True, metavar="DIR",
               type=click.Path(file_okay=False),
               help="Directory where modules named in USE statements are looked for. "
@@ -100,7 +103,7 @@ followed by its adjoint <name>_adj.""")
 @click.option("--no-inline-operation-adjoints", is_flag=True,
               help="Keep every op_adj temporary instead of substituting single-use ones.")
 def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjoint_libs,
-         search_path, jacobian, verbose, no_simplify, simplify_n_times,
+         passive, search_path, jacobian, verbose, no_simplify, simplify_n_times,
          no_inline_operation_adjoints):
     """Differentiate FILE in reverse mode and write the adjoint Fortran.
 
@@ -131,7 +134,8 @@ def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjo
         text, _, _ = differentiate_file(file, dependents, independents,
                                         _schedule(schedule, links), routine, options,
                                         search_path=search_path, extra_files=extra_files,
-                                        adjoint_libraries=adjoint_libs)
+                                        adjoint_libraries=adjoint_libs,
+                                        passive_routines=_names(passive))
         if output == "-":
             click.echo(text, nl=False)
         else:

@@ -51,6 +51,7 @@ def read_file(path):
                 "(e.g. 'gfortran -E -cpp -P file.F90 > file.f90') and "
                 "differentiate its output", f"{path}:{number}")
     fixed = is_fixed_form(path)
+    passive = passive_directives(source, path)
     if fixed:
         source = fixed_form_columns(source)
     source = generic_intrinsic_names(source, fixed)
@@ -63,11 +64,51 @@ def read_file(path):
     except Exception as err:  # fparser and PSyclone raise several kinds
         raise AdfortError(_syntax_message(err), _syntax_location(path, err)) from None
     tree.adfort_filename = path
+    tree.adfort_passive = passive
     _report_unreadable_units(tree, path)
     _recognise_intrinsics(tree)
     for routine in tree.walk(Routine):
         _resolve_array_declarations(routine)
     return tree
+
+
+_DIRECTIVE = re.compile(r"^\s*[!cC*]\$adfort\s+passive\b\s*(?:::?)?\s*(?P<names>.*)$",
+                        re.IGNORECASE)
+_PASSIVE_TARGET = re.compile(
+    r"^\s*(?:\d+\s+)?(?:call\s+(?P<call>\w+)|(?:[\w\s(),=*]*\s)?"
+    r"(?:subroutine|function)\s+(?P<routine>\w+))", re.IGNORECASE)
+
+
+def passive_directives(source, path=None):
+    """Names of the routines the source declares passive with
+    ``!$adfort passive name[, name…]``, or with a bare ``!$adfort passive``
+    on the line before a CALL or a SUBROUTINE/FUNCTION statement.
+
+    A passive routine is called as it is and carries no derivative: the
+    user states that none flows through it.
+
+    :raises AdfortError: for a bare directive with nothing to apply to.
+    """
+    names = set()
+    lines = source.splitlines()
+    for number, line in enumerate(lines, start=1):
+        match = _DIRECTIVE.match(line)
+        if not match:
+            continue
+        listed = [n for n in re.split(r"[\s,]+", match.group("names").split("!")[0]) if n]
+        if listed:
+            names |= {n.lower() for n in listed}
+            continue
+        following = next((text for text in lines[number:]
+                          if text.strip() and not re.match(r"^\s*!|^[cC*]", text)), "")
+        target = _PASSIVE_TARGET.match(following)
+        if target is None:
+            raise AdfortError(
+                "'!$adfort passive' names no routine and is not followed by a CALL or a "
+                "SUBROUTINE/FUNCTION statement: write '!$adfort passive name'",
+                f"{path}:{number}" if path else None)
+        names.add((target.group("call") or target.group("routine")).lower())
+    return names
 
 
 _DECLARATION = re.compile(r"^(?P<type>[^,:]+?(?:\([^)]*\))?)\s*(?:,(?P<attrs>.*?))?::\s*"

@@ -41,6 +41,7 @@ class Unit:
         self.module = module
         self.program = program
         self.calls = {}  # id(Call in work) -> Unit or None (no source)
+        self.passive = {}  # id(Call in work) -> Routine (or None) declared passive
 
     @property
     def name(self):
@@ -168,7 +169,10 @@ class Activity:
                 for leaf in _leaves(assign.rhs):
                     link(self._source(unit, leaf, link), target)
             for call in unit.work.walk(Call):
-                if isinstance(call, IntrinsicCall) or unit.calls.get(id(call)) is None:
+                if isinstance(call, IntrinsicCall):
+                    continue
+                if unit.calls.get(id(call)) is None:
+                    self._link_unknown(unit, call, link)
                     continue
                 self._link_arguments(unit, call, link)
         self.varied = _reach(independents, forward)
@@ -190,10 +194,32 @@ class Activity:
 
     def _source(self, unit, leaf, link):
         if isinstance(leaf, Call):
-            self._link_arguments(unit, leaf, link)
             callee = unit.calls.get(id(leaf))
-            return ("result", id(callee)) if callee is not None else ("opaque",)
+            if callee is None:
+                return self._link_unknown(unit, leaf, link)
+            self._link_arguments(unit, leaf, link)
+            return ("result", id(callee))
         return unit.key(leaf.symbol)
+
+    def _link_unknown(self, unit, call, link):
+        """Link a call to a routine adfort cannot see as if every input
+        influenced every output, so that activity tells whether a
+        derivative would have to flow through it.
+
+        :returns: the call's node (its function value, and what it writes).
+        """
+        if unit.program is not None and unit.program.is_passive(call.routine.name):
+            return ("passive",)  # the user says no derivative flows through it
+        node = unknown_call_node(call)
+        self.real.add(node)
+        for actual in call.arguments:
+            for leaf in _leaves(actual):
+                source = unit.key(leaf.symbol) if not isinstance(leaf, Call) \
+                    else self._source(unit, leaf, link)
+                link(source, node)
+            if type(actual) in (Reference, ArrayReference):
+                link(node, unit.key(actual.symbol))
+        return node
 
     def _link_arguments(self, unit, call, link):
         callee = unit.calls.get(id(call))
@@ -228,6 +254,12 @@ class Activity:
     def result_active(self, unit):
         """Whether function `unit`'s result is active."""
         return ("result", id(unit)) in self.active
+
+
+def unknown_call_node(call):
+    """The analysis node of a call to a routine without source (or one
+    the user declared passive)."""
+    return ("unknown", id(call))
 
 
 def _reach(starts, edges):

@@ -97,6 +97,11 @@ def call_argument(routine):
 ADJOINT_SCRATCH = "adj_scratch"
 
 
+def at_call(name):
+    """Name of a local holding the value `name` had when a call began."""
+    return f"{name}_at_call"
+
+
 def input_copy(name):
     """Name of a copy of the input value of variable `name`."""
     return name + INPUT_COPY_SUFFIX

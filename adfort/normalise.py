@@ -188,8 +188,13 @@ def hoist_calls(routine, function_type, calls, taken=()):
         statement = _statement_of(call)
         if statement is None:
             continue
-        if call is not statement and not (isinstance(statement, Assignment)
-                                          and call is statement.rhs):
+        direct = isinstance(statement, Assignment) and call is statement.rhs
+        if direct and function_type(call) is not None:
+            from adfort.arrays import expr_rank
+            # A scalar result broadcast into an array (v = f(x)) is stored
+            # in a scalar first: the motions' result argument is a scalar.
+            direct = expr_rank(statement.lhs) == _type_rank(function_type(call))
+        if call is not statement and not direct:
             datatype = function_type(call)
             if datatype is None:
                 continue
@@ -197,6 +202,11 @@ def hoist_calls(routine, function_type, calls, taken=()):
             call.replace_with(Reference(temp))
             _place_before(statement, Assignment.create(Reference(temp), call), calls)
         _hoist_expression_arguments(call, table, taken, calls)
+
+
+def _type_rank(datatype):
+    shape = getattr(datatype, "shape", None)
+    return len(shape) if shape else 0
 
 
 def _hoist_expression_arguments(call, table, taken, calls):
@@ -220,6 +230,12 @@ def _expression_type(expr):
     from adfort.arrays import expr_rank
     from adfort.exprs import real_kind, real_type
     from psyclone.psyir.symbols import ArrayType
+    try:
+        intrinsic = getattr(expr.datatype, "intrinsic", None)
+    except Exception:  # PSyclone cannot tell: judge by the real leaves
+        intrinsic = None
+    if intrinsic is not None and intrinsic != ScalarType.Intrinsic.REAL:
+        return None  # an integer or logical value carries no derivative
     kind = real_kind(expr)
     if kind is None:
         return None

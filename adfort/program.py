@@ -21,10 +21,18 @@ class Program:
         for, in order.
     """
 
-    def __init__(self, trees, search_path=()):
+    def __init__(self, trees, search_path=(), passive=()):
         self.trees = list(trees)
         self.search_path = list(search_path)
         self._searched = set()
+        self._passive = {name.lower() for name in passive}
+
+    def is_passive(self, name):
+        """Whether the user declared routine `name` passive (``--passive``
+        or a ``!$adfort passive`` directive in a file read)."""
+        name = name.lower()
+        return name in self._passive or any(
+            name in getattr(tree, "adfort_passive", ()) for tree in self.trees)
 
     def add_file(self, path):
         """Read one more file into the program."""
@@ -138,15 +146,23 @@ def user_calls(routine):
 def call_graph(program, root, filename=None):
     """Routines reachable from `root`, callees before callers.
 
-    :returns: (ordered list of Routines, {id(Call): Routine or None}).
+    Calls to routines declared passive are not followed: their targets are
+    None, and ``passive`` maps them to the Routine (None without source).
+
+    :returns: (ordered list of Routines, {id(Call): Routine or None},
+        passive {id(Call): Routine or None}).
     :raises AdfortError: on recursion.
     """
-    order, targets, state = [], {}, {}
+    order, targets, state, passive = [], {}, {}, {}
 
     def visit(routine, stack):
         state[id(routine)] = "active"
         for call in user_calls(routine):
             callee = program.resolve(call)
+            if program.is_passive(call.routine.name):
+                targets[id(call)] = None
+                passive[id(call)] = callee
+                continue
             targets[id(call)] = callee
             if callee is None:
                 error = program.unreadable(call.routine.name)
@@ -165,4 +181,4 @@ def call_graph(program, root, filename=None):
         order.append(routine)
 
     visit(root, [])
-    return order, targets
+    return order, targets, passive

@@ -993,7 +993,12 @@ class _DriverWriter:
 def write_rev_driver(sig: Signature, meta: Metadata, fixture: Path) -> str:
     """Fortran program printing lhs/rhs of the dot-product test."""
     w = _DriverWriter(sig, meta, fixture)
-    dep, indep = meta.dep, meta.indep
+    dep = meta.dep
+    # A dependent that comes in with a value (intent inout) carries its
+    # seed in and the adjoint of that value out, like one also independent.
+    indep = meta.indep + [n for n in dep if n not in meta.indep
+                          and sig.arg(n).intent != "out"]
+    out_deps = [n for n in dep if sig.arg(n).intent == "out"]
     both = [n for n in indep if n in dep]
     indep_only = [n for n in indep if n not in dep]
     w.base_point()
@@ -1027,7 +1032,7 @@ def write_rev_driver(sig: Signature, meta: Metadata, fixture: Path) -> str:
         w.declare(arg, ["_adj", "_pre"])
         w.alloc_like(arg, "_adj")
         w.alloc_like(arg, "_pre")
-    w.decls.append("real(adf_dp) :: adf_lhs0, adf_lhs, adf_rhs")
+    w.decls.append("real(adf_dp) :: adf_lhs0, adf_lhs, adf_rhs, adf_outdep_adj")
     call_ad = f"{sig.routine}_rev"
 
     w.line("! reference primal values at the base point")
@@ -1044,6 +1049,10 @@ def write_rev_driver(sig: Signature, meta: Metadata, fixture: Path) -> str:
                    + (w.v(name, "_pre") if preset else "0.0_adf_dp"))
         w.call(call_ad, True)
         w.primal_check()
+        # The adjoint of an intent(out) dependent's input value is zero.
+        w.line("adf_outdep_adj = " + " + ".join(
+            [w.red(sig.arg(n), f"abs(real({w.v(n, '_adj')}, adf_dp))")
+             for n in out_deps] or ["0.0_adf_dp"]))
 
     def lhs_expr(preset: bool) -> str:
         terms = []
@@ -1088,6 +1097,7 @@ def write_rev_driver(sig: Signature, meta: Metadata, fixture: Path) -> str:
     w.line("write(*, '(a, es25.17)') '@lhs ', adf_lhs")
     w.line("write(*, '(a, es25.17)') '@rhs ', adf_rhs")
     w.line("write(*, '(a, es25.17)') '@primal_err ', adf_primal_err")
+    w.line("write(*, '(a, es25.17)') '@outdep_adj ', adf_outdep_adj")
     return _assemble(w, "adfort_fd_check", [call_ad])
 
 
@@ -1283,9 +1293,13 @@ def check_fixture(fixture, schedule: Optional[str], workdir,
     try:
         lhs, lhs0, rhs = values["lhs"], values["lhs0"], values["rhs"]
         primal = values["primal_err"]
+        outdep_adj = values["outdep_adj"]
     except KeyError as err:
         raise HarnessError(f"driver output lacks {err}: {out}\n"
                            f"driver: {driver}") from err
+    if outdep_adj != 0:
+        raise HarnessError(f"r_rev left a non-zero adjoint ({outdep_adj}) in an "
+                           f"intent(out) dependent\n{out}\ngenerated: {generated}")
     err = max(rel_error(lhs, rhs), rel_error(lhs0, rhs))
     return CheckResult(fixture, schedule, lhs, lhs0, rhs, err, primal,
                        generated, driver, out)
@@ -1485,13 +1499,15 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5,
         rev_args.append(a.name)
         if a.name in active:
             rev_args.append(n("adj", a.name))
+    # Dependents coming in with a value return the adjoint of that value.
+    grads = indep + [d for d in dep if d not in indep and sig.arg(d).intent != "out"]
     extra = [f"{dbl} :: {n('seed', d)}{shp(d)}" for d in dep]
-    extra += [f"{dbl} :: {n('grad', x)}{shp(x)}" for x in indep]
-    extra += [f"{dbl} :: {n('gflat', x)}({sig.arg(x).size})" for x in indep
+    extra += [f"{dbl} :: {n('grad', x)}{shp(x)}" for x in grads]
+    extra += [f"{dbl} :: {n('gflat', x)}({sig.arg(x).size})" for x in grads
               if sig.arg(x).is_array]
     body = save()
     body += [f"{n('seed', d)} = real({n('adj', d)}, kind(1.0d0))" for d in dep]
-    for x in indep:
+    for x in grads:
         dot = " + ".join(red(d, f"{n('seed', d)}*({n('fdp', d)} - "
                                 f"{n('fdm', d)})") for d in dep)
         if sig.arg(x).is_array:
@@ -1504,9 +1520,9 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5,
                                "(adf_xp - adf_xm)"])
     body += restore() + [call_r()]
     for d in dep:
-        if d not in indep:
+        if d not in grads:
             body.append(f"{n('adj', d)} = 0")
-    for x in indep:
+    for x in grads:
         body.append(f"{n('adj', x)} = {n('adj', x)} + {n('grad', x)}"
                     if x not in dep else f"{n('adj', x)} = {n('grad', x)}")
     rev = routine(f"{r}_rev", rev_args, True, extra, body)

@@ -11,12 +11,14 @@ Either way the caller saves, around the call, the values the call may
 overwrite that its own adjoint still needs, as for any other overwrite.
 """
 
-from psyclone.psyir.nodes import ArrayReference, Assignment, Call, Reference
-from psyclone.psyir.symbols import ArgumentInterface, RoutineSymbol
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, Call, IntrinsicCall, Literal, Loop, Reference)
+from psyclone.psyir.symbols import ArgumentInterface, ArrayType, RoutineSymbol, ScalarType
 
 from adfort import naming
 from adfort.errors import AdfortError, where
-from adfort.exprs import real_kind, real_literal
+from adfort.arrays import expr_rank
+from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
 from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
 from adfort.transformations.base import ADReverseTrans
@@ -60,21 +62,32 @@ def _formals(callee):
     return formals
 
 
-def _adjoint_actual(actual, reverser, prologue):
+def _adjoint_actual(actual, reverser, prologue, epilogue):
     """The adjoint to pass for `actual`: its own, or a zeroed scratch
-    variable when the actual is passive at this call."""
+    variable (of the actual's shape) when the actual is passive here."""
     ctx = reverser.ctx
     if type(actual) in (Reference, ArrayReference):
         adj = ctx.adjoint_symbol(actual.symbol)
         if adj is not None:
             return adjoint_reference(actual, adj)
         symbol = actual.symbol
-        if isinstance(actual, ArrayReference) or not hasattr(symbol.datatype, "shape"):
-            scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH,
-                                _scalar_type(symbol.datatype), ctx.taken)
-            prologue.append(Assignment.create(Reference(scratch),
-                                              real_literal(0, real_kind(scratch))))
-            return Reference(scratch)
+        rank = expr_rank(actual)
+        element = _scalar_type(symbol.datatype)
+        if rank == 0:
+            scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH, element, ctx.taken)
+        else:
+            scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH, ArrayType(
+                element, [ArrayType.Extent.DEFERRED] * rank), ctx.taken)
+            extents = [IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [
+                actual.copy(), ("dim", Literal(str(d), INTEGER_TYPE))])
+                for d in range(1, rank + 1)]
+            prologue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+                ArrayReference.create(scratch, extents)]))
+            epilogue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
+                Reference(scratch)]))
+        prologue.append(Assignment.create(Reference(scratch),
+                                          real_literal(0, real_kind(scratch))))
+        return Reference(scratch)
     raise AdfortError(
         f"'{actual.debug_string()}' is passed where the callee differentiates its "
         "argument, but adfort cannot give it an adjoint here: pass a variable",
@@ -82,8 +95,8 @@ def _adjoint_actual(actual, reverser, prologue):
 
 
 def _scalar_type(datatype):
-    from psyclone.psyir.symbols import ScalarType
-    return ScalarType(datatype.intrinsic, datatype.precision)
+    element = getattr(datatype, "elemental_type", datatype)
+    return ScalarType(element.intrinsic, element.precision)
 
 
 def reverse_call(call, reverser, target=None):
@@ -101,31 +114,53 @@ def reverse_call(call, reverser, target=None):
         rec.extend(save)
         ret_after = restore + ret_after
     actuals = _actuals(call, target)
+    # The returning motion must name the same elements the call was given,
+    # even if the call changed the subscripts (call f(k, a(k)) with k
+    # overwritten): those subscripts are kept as they were at the call.
+    written = reverser.plan.call_writes.get(id(stmt), set())
+    keep_rec, keep_ret, at_call = _subscripts_at_call(actuals, written, reverser)
+    # Active variables the call sets to passive values: their adjoints
+    # (of the values they had before) are zero from here back.
+    clears = []
+    for actual in reverser.clears.get(id(stmt), []):
+        actual = at_call.get(id(actual), actual)
+        adj = adjoint_reference(actual, reverser.ctx.adjoint_symbol(actual.symbol))
+        clears.append(Assignment.create(adj, real_literal(0, real_kind(adj.symbol))))
     if info is None:  # a passive call: it runs, nothing to reverse
+        rec.extend(keep_rec)
         rec.append(stmt.detach())
-        return rec, ret_after
+        return rec, keep_ret + clears + ret_after
     formals = _formals(info)
-    prologue, with_adjoints = [], []
+    prologue, with_adjoints, epilogue = [], [], []
     for actual, formal in zip(actuals, formals):
+        actual = at_call.get(id(actual), actual)
         with_adjoints.append(actual.copy())
         if formal.name.lower() in info.active:
-            with_adjoints.append(_adjoint_actual(actual, reverser, prologue))
+            with_adjoints.append(_adjoint_actual(actual, reverser, prologue, epilogue))
     plain = [a.copy() for a in actuals]
     caller, callee = reverser.routine_name, info.unit.name
+    loop_indices = _enclosing_loop_indices(stmt)
     if not info.opaque and reverser.schedule.is_split(caller, callee):
+        rec.extend(keep_rec)
         rec.append(Call.create(RoutineSymbol(info.names["rec"]), plain))
         # f_rec may have used the room this routine reserved on shared tapes.
         rec.extend(reverser.tapes.after_call())
         stmt.detach()
-        ret = prologue + [Call.create(RoutineSymbol(info.names["ret"]), with_adjoints)]
+        ret = clears + prologue + [Call.create(RoutineSymbol(info.names["ret"]),
+                                               with_adjoints)] + epilogue
     else:
         # Joint: f advances now and is reversed whole later, from the inputs
-        # it had; those it overwrites are put back first.
+        # it had; those it overwrites are put back first.  Constants, DO
+        # variables of enclosing loops and the routine's intent(in)
+        # arguments cannot be overwritten.
         inputs = []
         for actual, formal in zip(actuals, formals):
             if formal is info.unit.result:
                 continue
-            if formal.interface.access not in (_OUT, ArgumentInterface.Access.READ):
+            if (formal.interface.access not in (_OUT, ArgumentInterface.Access.READ)
+                    and type(actual) in (Reference, ArrayReference)
+                    and actual.symbol.name.lower() in written
+                    and actual.symbol.name.lower() not in loop_indices):
                 inputs.append(reverser.tapes.save(actual))
         for name in info.module_writes:
             found = info.unit.module_variable(name)
@@ -133,12 +168,68 @@ def reverse_call(call, reverser, target=None):
                 inputs.append(reverser.tapes.save(Reference(found[1])))
         for save, _ in inputs:
             rec.extend(save)
+        rec.extend(keep_rec)
         rec.append(stmt.detach())
         ret = [s for _, restore in reversed(inputs) for s in restore]
-        ret += prologue + [Call.create(RoutineSymbol(info.names["rev"]), with_adjoints)]
-    ret += ret_after
+        ret = clears + ret + prologue + [Call.create(RoutineSymbol(info.names["rev"]),
+                                                     with_adjoints)] + epilogue
+    ret = keep_ret + ret + ret_after
     reverser.comment(ret, text)
     return rec, ret
+
+
+def _enclosing_loop_indices(node):
+    names = set()
+    while node is not None:
+        if isinstance(node, Loop):
+            names.add(node.variable.name.lower())
+        node = node.parent
+    return names
+
+
+def _subscripts_at_call(actuals, written, reverser):
+    """Keep the subscripts of `actuals` that the call may overwrite.
+
+    :returns: (recording statements pushing their values, returning
+        statements popping them into locals, {id(actual): copy of the actual
+        subscripted with those locals}).
+    """
+    names = sorted({ref.symbol.name.lower() for actual in actuals
+                    if isinstance(actual, ArrayReference)
+                    for index in actual.indices for ref in index.walk(Reference)} & written)
+    if not names:
+        return [], [], {}
+    ctx = reverser.ctx
+    symbols = []
+    for name in names:
+        symbol = ctx.table.lookup(name, otherwise=None)
+        if symbol is None and ctx.module_variable(name):
+            symbol = ctx.module_variable(name)[1]
+        if symbol is None or expr_rank(Reference(symbol)) > 0:
+            raise AdfortError(
+                f"the call overwrites '{name}', which a subscript of its own arguments "
+                "uses: adfort cannot keep the subscript's value; pass the element "
+                "through a variable", where(actuals[0], ctx.filename))
+        symbols.append(symbol)
+    tape = reverser.tapes.for_value(Reference(symbols[0]))
+    rec, token = tape.push([Reference(s) for s in symbols])
+    pops, values = tape.pop(token)
+    kept, ret = {}, list(pops)
+    for symbol, value in zip(symbols, values):
+        local = new_local(ctx.table, naming.at_call(symbol.name), symbol.datatype, ctx.taken)
+        ret.append(Assignment.create(Reference(local), value))
+        kept[symbol.name.lower()] = local
+    at_call = {}
+    for actual in actuals:
+        if not isinstance(actual, ArrayReference):
+            continue
+        copy = actual.copy()
+        for index in copy.indices:
+            for ref in index.walk(Reference):
+                if ref.symbol.name.lower() in kept:
+                    ref.symbol = kept[ref.symbol.name.lower()]
+        at_call[id(actual)] = copy
+    return rec, ret, at_call
 
 
 class ADReverseCallTrans(ADReverseTrans):

@@ -16,7 +16,8 @@ from adfort.activity import is_real
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.fence import check_arguments, check_routine
 from adfort.frontend import enclosing_module, find_routine, read_file
-from adfort.interprocedural import Activity, Unit, resolve_module_variable
+from adfort.interprocedural import (
+    Activity, Unit, resolve_module_variable, unknown_call_node)
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
 from adfort.tape import TapeSet
@@ -49,14 +50,19 @@ class ADReverseContainerTrans(ADReverseTrans):
     :param adjoint_libraries: Fortran files with hand-written adjoints
         ``<name>_rev`` (following the calling convention) of routines that
         have no source; adfort calls them instead of differentiating.
+    :param passive_routines: names of routines through which the user
+        states no derivative flows (as ``!$adfort passive``): they are
+        called as they are and never differentiated.
     """
 
     node_type = Container
 
-    def __init__(self, search_path=(), extra_files=(), adjoint_libraries=()):
+    def __init__(self, search_path=(), extra_files=(), adjoint_libraries=(),
+                 passive_routines=()):
         self.search_path = list(search_path)
         self.extra_files = list(extra_files)
         self.adjoint_libraries = list(adjoint_libraries)
+        self.passive_routines = list(passive_routines)
         self.tape_sizes = {}
 
     def validate(self, container, routine_name=None, dependent_vars=(),
@@ -103,7 +109,7 @@ class ADReverseContainerTrans(ADReverseTrans):
                       reversal_schedule, options)
         options = checked_options(options)
         filename = source_name(container)
-        program = Program([container], self.search_path)
+        program = Program([container], self.search_path, self.passive_routines)
         for path in self.extra_files:
             program.add_file(path)
         root = find_routine(container, routine_name)
@@ -146,18 +152,25 @@ class _ProgramBuild:
 
     # -- analysis ------------------------------------------------------
     def run(self):
-        order, targets = call_graph(self.program, self.root, self.filename)
+        order, targets, self.passive_targets = call_graph(self.program, self.root,
+                                                          self.filename)
         self._check_links(order, targets)
         self.units = {}
         for routine in order:
             module = enclosing_module(routine)
             work = routine.copy()
-            unit = Unit(work, routine, module.name if module else None, self.program)
+            # Modules are keyed by lower-case name: Fortran names are
+            # case-insensitive.
+            unit = Unit(work, routine, module.name.lower() if module else None,
+                        self.program)
             originals = user_calls(routine)
             copies = user_calls(work)
             for original, copy in zip(originals, copies):
                 callee = targets.get(id(original))
-                if callee is None:
+                if id(original) in self.passive_targets:
+                    unit.calls[id(copy)] = None
+                    unit.passive[id(copy)] = self.passive_targets[id(original)]
+                elif callee is None:
                     unit.calls[id(copy)] = self._opaque(copy.routine.name)
                 else:
                     unit.calls[id(copy)] = self.units.get(id(callee))
@@ -170,18 +183,18 @@ class _ProgramBuild:
             normalise_jumps(unit.work, taken)
             deallocate_at_end(unit.work)
             hoist_calls(unit.work, self._function_type(unit), unit.calls, taken)
-        self.activity = Activity(self.order + self.opaque, self._keys(self.dependents),
-                                 self._keys(self.independents))
+        # Dependents that come in with a value count as independents too:
+        # their adjoints return the sensitivity to that value.
+        self.activity = Activity(
+            self.order + self.opaque, self._keys(self.dependents),
+            self._keys(self._top_independents() + [
+                n for n in self.independents + self.dependents if "::" in n]))
         self.chosen = self._differentiated()
         # Before generation empties the working copies.
         self.access = {id(u): self._module_access(u) for u in self.order + self.opaque}
         for key in self._keys([n for n in self.dependents + self.independents if "::" in n]):
             # The user seeds and reads these, whether or not code uses them.
-            module = self.program.module(key[1])
-            symbol = module.symbol_table.lookup(key[2])
-            self.module_adjoint_symbols.setdefault(
-                (key[1], key[2]), DataSymbol(naming.adjoint(symbol.name),
-                                             symbol.datatype.copy()))
+            self._module_adjoint(key[1], key[2])
         self._fence()
         return self._generate()
 
@@ -287,12 +300,18 @@ class _ProgramBuild:
                                 f"'{call.routine.name}' is called elementally on the array "
                                 f"'{actual.debug_string()}': write the loop over its "
                                 "elements explicitly", where(call, filename))
-                if unit.calls.get(id(call)) is None and self._carries(unit, call):
+        for unit in self.order:
+            filename = source_name(unit.original) or self.filename
+            for call in user_calls(unit.work):
+                if unknown_call_node(call) in self.activity.active:
+                    name = call.routine.name
                     raise AdfortError(
-                        f"'{call.routine.name}' has no source adfort can see and is "
-                        "passed active variables: add its file (or a -I path to its "
-                        "module) so that adfort can differentiate it",
-                        where(call, filename))
+                        f"'{name}' has no source adfort can see and derivatives flow "
+                        "through this call: add its file (or a -I path to its module) so "
+                        "that adfort can differentiate it, give its adjoint with "
+                        f"--adjoint-lib, or, if no derivative flows through it, declare "
+                        f"it passive (--passive {name}, or '!$adfort passive' before the "
+                        "call)", where(call, filename))
 
     def _missing_modules(self, unit):
         """Names of the modules `unit` uses that no file provides."""
@@ -305,13 +324,6 @@ class _ProgramBuild:
                         missing.append(container.name)
             scope = scope.parent
         return sorted(set(missing))
-
-    def _carries(self, unit, call):
-        for arg in call.arguments:
-            for ref in arg.walk(Reference):
-                if self.activity.is_active(unit, ref.symbol):
-                    return True
-        return False
 
     # -- generation ------------------------------------------------------
     def _differentiated(self):
@@ -336,6 +348,43 @@ class _ProgramBuild:
                     changed = True
         return [u for u in self.order if u in chosen]
 
+    def _module_adjoint(self, module, name):
+        """The adjoint DataSymbol of module variable `module::name`."""
+        key = (module, name)
+        if key not in self.module_adjoint_symbols:
+            symbol = self.program.module(module).symbol_table.lookup(name)
+            self.module_adjoint_symbols[key] = DataSymbol(naming.adjoint(symbol.name),
+                                                          symbol.datatype.copy())
+        return self.module_adjoint_symbols[key]
+
+    def module_output_name(self, module):
+        """The generated module's name for module `module` (any case), spelt
+        after the original's declaration."""
+        found = self.program.module(module)
+        return naming.module(found.name if found is not None else module)
+
+    @staticmethod
+    def _module_names(names):
+        return [n.split("::", 1)[1].strip().lower() for n in names if "::" in n]
+
+    def _module_roles(self):
+        return set(self._module_names(self.dependents + self.independents))
+
+    def _top_independents(self):
+        """The arguments whose input values the gradient is taken for: the
+        independents, and the dependents that come in with a value
+        (``intent(inout)``): the adjoint of such a dependent returns the
+        whole sensitivity of the seeded outputs to its input value."""
+        names = [i for i in self.independents if "::" not in i]
+        table = self.top.work.symbol_table
+        for name in self.dependents:
+            if "::" in name or name.lower() in {n.lower() for n in names}:
+                continue
+            symbol = table.lookup(name)
+            if symbol.interface.access != ArgumentInterface.Access.WRITE:
+                names.append(name)
+        return names
+
     def _active_formals(self, unit):
         names = [f.name.lower() for f in unit.formals
                  if f is not unit.result and self.activity.is_active(unit, f)]
@@ -354,26 +403,43 @@ class _ProgramBuild:
         for unit in chosen:
             host = hosts.setdefault(unit.module, _Host(unit.module, self))
             callee_motions = {}
-            call_io = {}
+            call_io, clears = {}, {}
             for stmt_call in user_calls(unit.work):
                 callee = unit.calls.get(id(stmt_call))
                 callee_motions[id(stmt_call)] = motions_of.get(id(callee)) if callee else None
-                call_io[id(_call_statement(stmt_call))] = self._call_io(unit, stmt_call, callee)
+                key = id(_call_statement(stmt_call))
+                clears[key] = self._passive_outputs(unit, stmt_call, callee)
+                call_io[key] = self._call_io(unit, stmt_call, callee, clears[key])
             names = host.names(unit)
+            module_adjoints = host.module_adjoints(unit)
             if unit is self.top:
                 dependents = [d for d in self.dependents if "::" not in d]
                 independents = [i for i in self.independents if "::" not in i]
+                # Every active module variable's adjoint, used here or only
+                # in callees: the user's when a role, else zeroed first.
+                for module, name in sorted(self.activity.active_modules()):
+                    symbol = self._module_adjoint(module, name)
+                    own = unit.work.symbol_table.lookup(name, otherwise=None,
+                                                        scope_limit=unit.work)
+                    if module_adjoints.setdefault(name, symbol) is not symbol or (
+                            own is not None and not own.is_import and not own.is_unresolved):
+                        raise AdfortError(
+                            f"the module variable '{module}::{name}' carries derivatives "
+                            f"in routines '{unit.name}' calls, but '{unit.name}' has its own "
+                            f"'{name}': rename one of them", where(unit.original,
+                                                                   self.filename))
             else:
                 dependents = independents = self._active_formals(unit)
             spec = UnitSpec(
                 dependents, independents,
                 active=self.activity.active_locals(unit),
-                module_adjoints=host.module_adjoints(unit),
-                calls=callee_motions, call_io=call_io,
+                module_adjoints=module_adjoints,
+                calls=callee_motions, call_io=call_io, call_clears=clears,
                 tapes=None if single else host.tapes(unit),
                 schedule=self.schedule, callee=unit is not self.top,
-                module_roles=[n.split("::", 1)[1].strip() for n in
-                              self.dependents + self.independents if "::" in n],
+                module_dependents=self._module_names(self.dependents),
+                module_independents=self._module_names(
+                    self.independents + self.dependents),
                 module_variable=unit.module_variable)
             motions = reverse_work(unit.work, spec, self.options, names,
                                    source_name(unit.original) or self.filename)
@@ -383,13 +449,62 @@ class _ProgramBuild:
             self.tape_sizes.update(motions.tape_sizes)
         return _assemble(hosts, self)
 
-    def _call_io(self, unit, call, callee):
+    def _passive_outputs(self, unit, call, callee):
+        """The actual arguments (and function result target) active in
+        `unit` that the call overwrites with values carrying no derivative
+        (the callee's formal is ``intent(out)`` and passive, or the callee
+        is passive): their adjoints are cleared where the call is reversed.
+        """
+        if callee is None:
+            return self._declared_passive_outputs(unit, call)
+        if getattr(callee, "opaque", False):
+            active = set(callee.user_active)
+        else:
+            active = set(self._active_formals(callee)) if callee in self.chosen else set()
+        found = []
+        formals = [f for f in callee.formals if f is not callee.result]
+        for actual, formal in zip(call.arguments, formals):
+            if (type(actual) in (Reference, ArrayReference)
+                    and formal.interface.access == ArgumentInterface.Access.WRITE
+                    and formal.name.lower() not in active
+                    and self.activity.is_active(unit, actual.symbol)):
+                found.append(actual)
+        statement = _call_statement(call)
+        if (statement is not call and callee.result is not None
+                and callee.result.name.lower() not in active
+                and self.activity.is_active(unit, statement.lhs.symbol)):
+            found.append(statement.lhs)
+        return found
+
+    def _declared_passive_outputs(self, unit, call):
+        """The active actuals a call to a routine declared passive writes
+        (known from its source: ``intent(out)`` or assigned), whose values
+        then carry no derivative."""
+        routine = unit.passive.get(id(call))
+        if routine is None:
+            return []  # without source: assumed not to overwrite its arguments
+        assigned = {a.lhs.symbol.name.lower() for a in routine.walk(Assignment)}
+        found = []
+        for actual, formal in zip(call.arguments, routine.symbol_table.argument_list):
+            written = (formal.interface.access == ArgumentInterface.Access.WRITE
+                       or formal.name.lower() in assigned)
+            if (type(actual) in (Reference, ArrayReference) and written
+                    and self.activity.is_active(unit, actual.symbol)):
+                found.append(actual)
+        return found
+
+    def _call_io(self, unit, call, callee, clears=()):
         """(names the call's adjoint reads, names it may overwrite)."""
         differentiated = callee is not None and (getattr(callee, "opaque", False)
                                                  or callee in self.chosen)
-        # A passive call has no adjoint to read anything.
+        # A passive call has no adjoint to read anything but the indices of
+        # the adjoints it clears.
         reads = {r.symbol.name.lower() for a in call.arguments for r in a.walk(Reference)} \
             if differentiated else set()
+        for actual in clears:
+            if isinstance(actual, ArrayReference):
+                reads |= {r.symbol.name.lower() for i in actual.indices
+                          for r in i.walk(Reference)}
         writes = set()
         formals = [f for f in callee.formals if f is not callee.result] if callee else []
         for position, actual in enumerate(call.arguments):
@@ -406,7 +521,11 @@ class _ProgramBuild:
             if differentiated:
                 reads |= read_mod
             writes |= write_mod
-        return reads - _loop_indices(statement), writes
+        # A call cannot change the DO variables of the loops around it, nor
+        # the routine's intent(in) arguments.
+        fixed = {f.name.lower() for f in unit.formals
+                 if f.interface.access == ArgumentInterface.Access.READ}
+        return reads - _loop_indices(statement), writes - _loop_indices(statement) - fixed
 
     def _module_access(self, unit, seen=None):
         """Module variables a unit (and what it calls) reads and writes."""
@@ -493,7 +612,7 @@ class _Host:
     def name(self):
         if self.module is None:
             return naming.tape_module(self.build.root.name)
-        return naming.module(self.module)
+        return self.build.module_output_name(self.module)
 
     def names(self, unit):
         taken = self.build._taken(unit)
@@ -525,11 +644,8 @@ class _Host:
             module, symbol = resolved
             if (module, symbol.name.lower()) not in self.build.activity.active_modules():
                 continue
-            key = (module, symbol.name.lower())
-            adjoints = self.build.module_adjoint_symbols
-            if key not in adjoints:
-                adjoints[key] = DataSymbol(naming.adjoint(symbol.name), symbol.datatype.copy())
-            found[symbol.name.lower()] = adjoints[key]
+            found[symbol.name.lower()] = self.build._module_adjoint(module,
+                                                                   symbol.name.lower())
         return found
 
     def add(self, unit, motions):
@@ -581,7 +697,34 @@ def _assemble(hosts, build):
         _import_outer_symbols(out_module, module, build.filename, generated_in, hosts,
                               build.program)
         children.append(out_module)
-    return FileContainer.create(stem, SymbolTable(), children)
+    return FileContainer.create(stem, SymbolTable(), _used_first(children))
+
+
+def _used_first(children):
+    """`children` with every generated module before those that use it
+    (otherwise in the given order)."""
+    modules = {c.name.lower(): c for c in children if isinstance(c, Container)}
+
+    def uses(node):
+        names = set()
+        for scope in [node] + node.walk(Routine):
+            names |= {c.name.lower() for c in scope.symbol_table.containersymbols}
+        return [modules[n] for n in sorted(names) if n in modules and modules[n] is not node]
+
+    ordered, seen = [], set()
+
+    def visit(node):
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        if isinstance(node, Container):
+            for used in uses(node):
+                visit(used)
+        ordered.append(node)
+
+    for child in children:
+        visit(child)
+    return ordered
 
 
 def _use_generated(table, routine, generated_in, own, hosts):
@@ -662,7 +805,7 @@ def _module_adjoint_host(hosts, name):
         build = host.build
         for (module, _), symbol in build.module_adjoint_symbols.items():
             if symbol.name.lower() == name:
-                return naming.module(module)
+                return build.module_output_name(module)
         return None
     return None
 

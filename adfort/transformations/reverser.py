@@ -30,7 +30,7 @@ class Reverser:
     """
 
     def __init__(self, ctx, tapes, plan, adjoints, calls=None, schedule=None,
-                 routine_name=""):
+                 routine_name="", clears=None):
         self.ctx = ctx
         self.tapes = tapes
         self.plan = plan
@@ -38,6 +38,7 @@ class Reverser:
         self.calls = calls or {}  # id(Call) -> CalleeMotions, or None if passive
         self.schedule = schedule
         self.routine_name = routine_name
+        self.clears = clears or {}  # id(call statement) -> actuals to clear
 
     def block(self, statements):
         """Return (recording statements, returning statements) of a block."""

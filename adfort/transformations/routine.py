@@ -203,29 +203,37 @@ class UnitSpec:
         variables (declared in a generated module).
     :param calls: {id(Call): CalleeMotions or None} for the calls in it.
     :param call_io: {id(call statement): (names read, names written)}.
+    :param call_clears: {id(call statement): [actual arguments whose
+        adjoints the call clears (overwritten with passive values)]}.
     :param tapes: the shared dynamic TapeSet of the routine's host, or None.
     :param schedule: the reversal schedule (for calls).
     :param callee: True for a routine called by another: its ``_rev`` has
         pullback semantics for every active argument.
-    :param module_roles: names of the module variables named as dependents
-        or independents (their adjoints are the user's).
+    :param module_dependents: names of the module variables named as
+        dependents (their adjoints are the user's).
+    :param module_independents: names of the module variables named as
+        independents.
     :param module_variable: ``module_variable(name)`` gives (module,
         DataSymbol) of a module variable the routine may not see itself.
     """
 
     def __init__(self, dependents, independents, active=None, module_adjoints=None,
-                 calls=None, call_io=None, tapes=None, schedule=None, callee=False,
-                 module_roles=(), module_variable=None):
+                 calls=None, call_io=None, call_clears=None, tapes=None, schedule=None,
+                 callee=False,
+                 module_dependents=(), module_independents=(), module_variable=None):
         self.dependents = [d.lower() for d in dependents]
         self.independents = [i.lower() for i in independents]
         self.active = active
         self.module_adjoints = module_adjoints or {}
         self.calls = calls or {}
         self.call_io = call_io or {}
+        self.call_clears = call_clears or {}
         self.tapes = tapes
         self.schedule = schedule
         self.callee = callee
-        self.module_roles = {name.lower() for name in module_roles}
+        self.module_dependents = {name.lower() for name in module_dependents}
+        self.module_independents = {name.lower() for name in module_independents}
+        self.module_roles = self.module_dependents | self.module_independents
         self.module_variable = module_variable or (lambda name: None)
 
 
@@ -300,7 +308,8 @@ def reverse_work(work, spec, options, names, filename=None):
                    symbol_rank(table.lookup(n)) > 0 for n in plan.finals))
     tapes = spec.tapes if spec.tapes is not None else TapeSet(table, dynamic, taken)
     tapes.frames[:] = [{}]
-    reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name)
+    reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
+                        spec.call_clears)
     body_rec, body_ret = reverser.block(list(work.children))
 
     # The returning motion has its own locals: those it reads after their
@@ -370,10 +379,15 @@ def reverse_work(work, spec, options, names, filename=None):
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents)
 
-    if spec.callee:
-        dep = indep = adjoint_args  # pullback: no increments to keep apart
+    increments = [a for a in active_args if a in indep and a not in dep]
+    cleared = [a for a in active_args if a in dep and primal_intents.get(a) == _OUT]
+    if not spec.callee:
+        # Module variables follow the rules of arguments.
+        increments += sorted(spec.module_independents - spec.module_dependents)
+    else:
+        increments, cleared = [], []  # pullback: no increments to keep apart
     reversing = _reversing(work, names, arguments, adj_args, tape_args, ctx,
-                           active_args, dep, indep, restored, written, primal_intents)
+                           increments, cleared, restored, written, primal_intents)
     jacobian = None
     if options["jacobian"] and not spec.callee:
         jacobian = _jacobian(work, names, arguments, adj_args, ctx, dep, indep,
@@ -402,28 +416,37 @@ def _local_copy(table, symbol, name, taken, filename=None, primal=None):
     return new_local(table, name, dtype, taken)
 
 
-def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
-               dep, indep, restored, written, primal_intents=None):
+def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared,
+               restored, written, primal_intents=None):
     """Build ``r_rev``: record, then return, keeping the calling convention.
 
     Independent-only adjoints are increments: if the routine overwrites
-    such a variable, its incoming adjoint is set aside while the returning
-    motion computes the adjoint of its input value, and added back after.
-    Arguments the returning motion restores get their computed values back.
+    such a variable (argument or module variable), its incoming adjoint is
+    set aside while the returning motion computes the adjoint of its input
+    value, and added back after.  The adjoint of an ``intent(out)``
+    dependent's input value is zero.  Arguments the returning motion
+    restores get their computed values back.
+
+    :param increments: names of the independent-only variables.
+    :param cleared: names of the ``intent(out)`` dependents.
     """
     table = work.symbol_table
     taken = ctx.taken
     body, epilogue = [], []
-    for name in active_args:
-        if name in indep and name not in dep and name in written:
-            adj = ctx.adjoints[name]
-            keep = _local_copy(table, adj, naming.input_copy(adj.name), taken, ctx.filename,
-                               primal=table.lookup(name))
-            body.append(Assignment.create(Reference(keep), Reference(adj)))
-            body.append(Assignment.create(Reference(adj),
-                                          real_literal(0, real_kind(adj))))
-            epilogue.append(Assignment.create(
-                Reference(adj), _add(Reference(adj), Reference(keep))))
+    for name in increments:
+        if name not in written:
+            continue  # nothing zeroes its adjoint: it is incremented in place
+        adj = ctx.adjoints[name]
+        primal = table.lookup(name, otherwise=None) or ctx.module_variable(name)[1]
+        keep = _local_copy(table, adj, naming.input_copy(adj.name), taken, ctx.filename,
+                           primal=primal)
+        body.append(Assignment.create(Reference(keep), Reference(adj)))
+        body.append(Assignment.create(Reference(adj), real_literal(0, real_kind(adj))))
+        epilogue.append(Assignment.create(
+            Reference(adj), _add(Reference(adj), Reference(keep))))
+    for name in cleared:
+        adj = ctx.adjoints[name]
+        epilogue.append(Assignment.create(Reference(adj), real_literal(0, real_kind(adj))))
     body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes]))
     saved = []
     for a in arguments:
@@ -431,19 +454,13 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
             keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename)
             body.append(Assignment.create(Reference(keep), Reference(a)))
             saved.append((a, keep))
-    arg_names = {a.name.lower() for a in arguments}
-    for name in sorted(restored - arg_names):
+    for module_var in _module_variables(work, restored, arguments, ctx):
         # Module variables the returning motion put back: r_rev leaves them
         # as r does.
-        if table.lookup(name, otherwise=None, scope_limit=work) is not None:
-            continue  # a local
-        found = ctx.module_variable(name)
-        if found is not None:
-            module_var = found[1]
-            keep = _local_copy(table, module_var, naming.output_copy(module_var.name),
-                               taken, ctx.filename)
-            body.append(Assignment.create(Reference(keep), Reference(module_var)))
-            saved.append((module_var, keep))
+        keep = _local_copy(table, module_var, naming.output_copy(module_var.name),
+                           taken, ctx.filename)
+        body.append(Assignment.create(Reference(keep), Reference(module_var)))
+        saved.append((module_var, keep))
     body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
     for a, keep in saved:
         body.append(Assignment.create(Reference(a), Reference(keep)))
@@ -451,9 +468,22 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, active_args,
 
     intents = dict(primal_intents) if primal_intents else \
         {a.name.lower(): a.interface.access for a in arguments}
-    arguments = [a for a in arguments]
-    intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
+    intents.update({s.name.lower(): _INOUT for s in adj_args if s not in arguments})
     return _make_routine(work, names["rev"], body, adj_args, intents)
+
+
+def _module_variables(work, names, arguments, ctx):
+    """The module variables among `names` (neither arguments nor locals)."""
+    table = work.symbol_table
+    arg_names = {a.name.lower() for a in arguments}
+    found = []
+    for name in sorted(set(names) - arg_names):
+        if table.lookup(name, otherwise=None, scope_limit=work) is not None:
+            continue  # a local
+        resolved = ctx.module_variable(name)
+        if resolved is not None:
+            found.append(resolved[1])
+    return found
 
 
 def _add(a, b):
@@ -520,6 +550,12 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
             keep = _local_copy(table, a, naming.input_copy(a.name), taken, ctx.filename)
             body.append(Assignment.create(Reference(keep), Reference(a)))
             kept.append((a, keep))
+    for module_var in _module_variables(work, written, arguments, ctx):
+        # Every row starts from the state the routine was called in.
+        keep = _local_copy(table, module_var, naming.input_copy(module_var.name), taken,
+                           ctx.filename)
+        body.append(Assignment.create(Reference(keep), Reference(module_var)))
+        kept.append((module_var, keep))
     active = [a for a in arguments if a.name.lower() in dep or a.name.lower() in indep]
     for adj in (ctx.adjoints[a.name.lower()] for a in active):
         if _assumed_shape(adj):
