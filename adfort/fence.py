@@ -267,3 +267,4 @@ def _check_expression(expr, active, filename):
 def _reaches_active(expr, active):
     return any(is_real(r.symbol) and r.symbol.name.lower() in active
                for r in expr.walk(Reference) if type(r) is Reference)
+

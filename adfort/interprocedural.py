@@ -18,7 +18,7 @@ from collections import defaultdict
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal,
     Reference, UnaryOperation)
-from psyclone.psyir.symbols import ArgumentInterface, DataSymbol
+from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol
 
 from adfort.activity import differentiable_args, is_real, operands
 
@@ -66,15 +66,22 @@ class Unit:
         return ("module", found[0], name) if found else ("local", id(self), name)
 
     def owns(self, symbol):
-        """Whether `symbol` is declared in the routine itself."""
+        """Whether `symbol` is a variable of the routine itself (declared
+        there, and not in a COMMON block: those are module variables of
+        their layout modules, see :mod:`adfort.commons`)."""
         local = self.work.symbol_table.lookup(symbol.name, otherwise=None,
                                               scope_limit=self.work)
         return (local is not None and not local.is_import
-                and not local.is_unresolved)
+                and not local.is_unresolved
+                and not isinstance(local.interface, CommonBlockInterface))
 
     def module_variable(self, name):
         """(module name, DataSymbol) of the module variable `name` seen from
-        this routine, or None."""
+        this routine (a COMMON member: of its layout module), or None."""
+        if self.program is not None:
+            member = self.program.commons.member(name, self.work)
+            if member is not None:
+                return member
         return resolve_module_variable(self.program, self.original, name)
 
 

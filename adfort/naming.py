@@ -97,6 +97,11 @@ def call_argument(routine):
 ADJOINT_SCRATCH = "adj_scratch"
 
 
+def common_module(block):
+    """Name of the module holding the layout of COMMON block `block`."""
+    return f"{block}_common"
+
+
 def at_call(name):
     """Name of a local holding the value `name` had when a call began."""
     return f"{name}_at_call"

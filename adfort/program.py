@@ -7,6 +7,7 @@ import re
 
 from psyclone.psyir.nodes import Call, Container, FileContainer, IntrinsicCall, Routine
 
+from adfort.commons import CommonRegistry
 from adfort.errors import AdfortError, source_name, where
 from adfort.frontend import read_file
 
@@ -26,6 +27,7 @@ class Program:
         self.search_path = list(search_path)
         self._searched = set()
         self._passive = {name.lower() for name in passive}
+        self.commons = CommonRegistry(self.trees)
 
     def is_passive(self, name):
         """Whether the user declared routine `name` passive (``--passive``

@@ -54,6 +54,17 @@ def prune_symbols(routine):
     """Remove the unused data symbols and imports of `routine`, in place."""
     table = routine.symbol_table
     keep = used_names(routine)
+    from adfort.commons import common_statements, parse_common
+    for statement in common_statements(table):
+        # A COMMON statement names all its members: all stay, or none.
+        members = {m for _, names in parse_common(statement.datatype.declaration)
+                   for m in names}
+        if members & keep:
+            keep |= members | {statement.name.lower()}
+            for member in members:
+                symbol = table.lookup(member, otherwise=None)
+                keep |= {r.symbol.name.lower() for r in _datatype_references(symbol)} \
+                    if symbol is not None else set()
     for symbol in list(table.symbols):
         if isinstance(symbol, ContainerSymbol) or symbol.is_argument:
             continue

@@ -163,6 +163,8 @@ class _ProgramBuild:
             # case-insensitive.
             unit = Unit(work, routine, module.name.lower() if module else None,
                         self.program)
+            self.program.commons.canonicalise(
+                work, where(routine, source_name(routine) or self.filename))
             originals = user_calls(routine)
             copies = user_calls(work)
             for original, copy in zip(originals, copies):
@@ -422,7 +424,7 @@ class _ProgramBuild:
                     own = unit.work.symbol_table.lookup(name, otherwise=None,
                                                         scope_limit=unit.work)
                     if module_adjoints.setdefault(name, symbol) is not symbol or (
-                            own is not None and not own.is_import and not own.is_unresolved):
+                            own is not None and unit.owns(own)):
                         raise AdfortError(
                             f"the module variable '{module}::{name}' carries derivatives "
                             f"in routines '{unit.name}' calls, but '{unit.name}' has its own "
@@ -684,6 +686,7 @@ def _assemble(hosts, build):
                 children.append(tape_host)
             for routine in routines:
                 _use_generated(routine.symbol_table, routine, generated_in, host, hosts)
+                _use_module_variables(routine, build, hosts)
             children.extend(routines)
             continue
         out_module = Container.create(host.name, SymbolTable(), [])
@@ -697,7 +700,33 @@ def _assemble(hosts, build):
         _import_outer_symbols(out_module, module, build.filename, generated_in, hosts,
                               build.program)
         children.append(out_module)
-    return FileContainer.create(stem, SymbolTable(), _used_first(children))
+    layouts = [module.copy() for module in build.program.commons.layout_modules()]
+    return FileContainer.create(stem, SymbolTable(), _used_first(layouts + children))
+
+
+def _common_layout(program, name):
+    """The layout module of the COMMON block with canonical member `name`."""
+    if program is None:
+        return None
+    for block in program.commons.blocks.values():
+        if name in block.names:
+            return block.module_name
+    return None
+
+
+def _use_module_variables(routine, build, hosts):
+    """Import into an external routine the module-variable adjoints and
+    COMMON members (by their canonical names) it uses without declaring."""
+    table = routine.symbol_table
+    for name in _outer_names(routine):
+        origin = _module_adjoint_host(hosts, name) or _common_layout(build.program, name)
+        if origin is None:
+            continue
+        container = table.lookup(origin, otherwise=None)
+        if container is None:
+            container = ContainerSymbol(origin)
+            table.add(container)
+        table.add(Symbol(name, interface=ImportInterface(container)))
 
 
 def _used_first(children):
@@ -711,15 +740,15 @@ def _used_first(children):
             names |= {c.name.lower() for c in scope.symbol_table.containersymbols}
         return [modules[n] for n in sorted(names) if n in modules and modules[n] is not node]
 
+
     ordered, seen = [], set()
 
     def visit(node):
         if id(node) in seen:
             return
         seen.add(id(node))
-        if isinstance(node, Container):
-            for used in uses(node):
-                visit(used)
+        for used in uses(node):
+            visit(used)
         ordered.append(node)
 
     for child in children:
@@ -849,6 +878,10 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
                 sources.setdefault(adjoint_host, []).append(name)
             continue
         symbol = module.symbol_table.lookup(name, otherwise=None)
+        layout = _common_layout(program, name)
+        if (symbol is None or symbol.is_unresolved) and layout is not None:
+            sources.setdefault(layout, []).append(name)
+            continue
         if (symbol is None or symbol.is_unresolved) and program is not None:
             # Seen through a wildcard use: import it from where it is declared.
             found = resolve_module_variable(program, module, name,

@@ -1,0 +1,263 @@
+"""COMMON blocks as module variables.
+
+A COMMON block is storage shared by position: routines may name its
+members differently.  adfort gives every block a *canonical* layout (the
+member names of the first declaration it reads) and a generated module
+holding that layout in the same COMMON block::
+
+    module pars_common
+      double precision :: a, b
+      common /pars/ a, b
+    end module pars_common
+
+so that a member is a module variable like any other: the activity,
+taping, saving and adjoint machinery for module variables applies, and
+the adjoints live in the module's generated ``pars_common_ad``.  The
+working copy of each routine has its members renamed to the canonical
+names (only adfort's copies: the generated routines declare the block
+with those names), and the generated file holds the layout modules.
+"""
+
+import re
+
+from psyclone.psyir.backend.fortran import FortranWriter
+from psyclone.psyir.frontend.fortran import FortranReader
+from psyclone.psyir.symbols import CommonBlockInterface, DataSymbol, UnsupportedFortranType
+
+from adfort import naming
+from adfort.errors import AdfortError
+
+_STATEMENT = re.compile(r"^\s*common\b(?P<body>.*)$", re.IGNORECASE | re.DOTALL)
+
+
+def common_statements(table):
+    """The symbols holding the COMMON statements PSyclone kept verbatim."""
+    return [s for s in table.datasymbols
+            if isinstance(s.datatype, UnsupportedFortranType)
+            and _STATEMENT.match(s.datatype.declaration)]
+
+
+def parse_common(text):
+    """[(block name, [member names])] of one COMMON statement (the blank
+    common is named '').
+
+    :raises ValueError: for text that is not a COMMON statement.
+    """
+    match = _STATEMENT.match(text)
+    if not match:
+        raise ValueError(text)
+    body, blocks, block, members = match.group("body"), [], "", []
+    position, depth, current = 0, 0, ""
+    started = False
+
+    def flush():
+        nonlocal current
+        name = current.strip()
+        if name:
+            members.append(re.match(r"\w+", name).group(0).lower())
+        current = ""
+
+    while position < len(body):
+        char = body[position]
+        if depth == 0 and char == "/":
+            flush()
+            end = body.index("/", position + 1)
+            if started or members:
+                blocks.append((block, members))
+                members = []
+            block = body[position + 1:end].strip().lower()
+            started = True
+            position = end + 1
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        if char == "," and depth == 0:
+            flush()
+        else:
+            current += char
+        position += 1
+    flush()
+    blocks.append((block, members))
+    return [(name, names) for name, names in blocks if names]
+
+
+class CommonBlock:
+    """One COMMON block: its canonical members and its layout module.
+
+    :param name: the block name (lower case, '' for the blank common).
+    :param members: the canonical member DataSymbols (copies), in order.
+    """
+
+    def __init__(self, name, members):
+        self.name = name
+        self.members = members
+        self.module_name = naming.common_module(name or "blank")
+
+    @property
+    def names(self):
+        """Lower-case canonical member names, in order."""
+        return [m.name.lower() for m in self.members]
+
+    def module_source(self, routine_table):
+        """Fortran source of the layout module.
+
+        :param routine_table: the table of a routine declaring the block
+            (for the constants its members' declarations use).
+        """
+        writer = FortranWriter()
+        lines, declared = [], set()
+        for member in self.members:
+            for ref in _declaration_references(member):
+                name = ref.symbol.name.lower()
+                if name in declared:
+                    continue
+                declared.add(name)
+                constant = routine_table.lookup(name, otherwise=None)
+                if isinstance(constant, DataSymbol) and constant.is_constant:
+                    lines.append(writer.gen_vardecl(constant).strip())
+                else:
+                    raise AdfortError(
+                        f"the declaration of COMMON /{self.name}/ member "
+                        f"'{member.name}' uses '{name}', which adfort cannot copy into "
+                        "a module: declare the member with constant bounds")
+            lines.append(writer.gen_vardecl(_as_local(member)).strip())
+        block = f"/{self.name}/" if self.name else "//"
+        lines.append(f"common {block} " + ", ".join(m.name for m in self.members))
+        body = "\n".join("  " + line for line in lines)
+        return (f"module {self.module_name}\n  implicit none\n{body}\n"
+                f"end module {self.module_name}\n")
+
+
+def _as_local(member):
+    copy = member.copy()
+    copy.interface = CommonBlockInterface()
+    return copy
+
+
+def _declaration_references(symbol):
+    from adfort.prune import _datatype_references
+    return _datatype_references(symbol)
+
+
+class CommonRegistry:
+    """The COMMON blocks met in a differentiation, by name.
+
+    :param trees: a list the parsed layout modules are appended to (the
+        program's files, so that they are found like any module).
+    """
+
+    def __init__(self, trees):
+        self.blocks = {}
+        self.trees = trees
+
+    def canonicalise(self, routine, location=None):
+        """Rename the COMMON members of `routine` (a working copy) to the
+        canonical names of their blocks, registering new blocks.
+
+        :returns: the names of the blocks the routine declares.
+        :raises AdfortError: when a block's layout differs from the one seen
+            first, or a canonical name is taken by another variable.
+        """
+        table = routine.symbol_table
+        used = []
+        renames = {}
+        for statement in common_statements(table):
+            text = statement.datatype.declaration
+            for block, members in parse_common(text):
+                symbols = [table.lookup(m) for m in members]
+                known = self.blocks.get(block)
+                if known is None:
+                    known = self._register(block, symbols, table)
+                if len(known.members) != len(symbols) or any(
+                        _layout(a) != _layout(b) for a, b in zip(known.members, symbols)):
+                    label = f"/{block}/" if block else "blank COMMON"
+                    raise AdfortError(
+                        f"COMMON {label} is declared here with another layout than in "
+                        f"'{known.first}': adfort needs the same members (types and "
+                        "shapes) in every declaration of a block", location)
+                for symbol, canonical in zip(symbols, known.members):
+                    if symbol.name.lower() != canonical.name.lower():
+                        renames[symbol.name.lower()] = canonical.name
+                used.append(block)
+        for old, new in renames.items():
+            clash = table.lookup(new, otherwise=None, scope_limit=routine)
+            if clash is not None and clash.name.lower() not in renames:
+                raise AdfortError(
+                    f"COMMON member '{old}' is '{new}' in other routines, and this routine "
+                    f"has another variable '{new}': rename it", location)
+        _rename(routine, renames)
+        return used
+
+    def _register(self, block, symbols, table):
+        members = [s.copy() for s in symbols]
+        known = CommonBlock(block, members)
+        known.first = table.node.name if table.node is not None else "?"
+        self.blocks[block] = known
+        tree = FortranReader().psyir_from_source(known.module_source(table))
+        tree.adfort_synthetic = True
+        self.trees.append(tree)
+        return known
+
+    def member(self, name, routine):
+        """(layout module name, canonical DataSymbol) of COMMON member `name`
+        as declared (with canonical names) in `routine`, or None."""
+        symbol = routine.symbol_table.lookup(name, otherwise=None)
+        if symbol is not None and not isinstance(symbol.interface, CommonBlockInterface):
+            return None
+        # Declared in the routine, or named by a callee that writes it.
+        for block in self.blocks.values():
+            if name.lower() in block.names:
+                module = self.module(block)
+                return block.module_name, module.symbol_table.lookup(name)
+        return None
+
+    def module(self, block):
+        """The parsed layout module of `block`."""
+        for tree in self.trees:
+            for container in tree.children:
+                if getattr(container, "name", "").lower() == block.module_name.lower():
+                    return container
+        return None
+
+    def layout_modules(self):
+        """The layout modules of the blocks registered, in order."""
+        return [self.module(block) for block in self.blocks.values()]
+
+
+def _layout(symbol):
+    dtype = symbol.datatype
+    return str(getattr(dtype, "intrinsic", dtype)), str(getattr(dtype, "precision", "")), \
+        len(getattr(dtype, "shape", []) or [])
+
+
+def _rename(routine, renames):
+    """Rename symbols of `routine` (a working copy) and the COMMON
+    statements naming them."""
+    if not renames:
+        return
+    table = routine.symbol_table
+    for statement in common_statements(table):
+        text = statement.datatype.declaration
+        head, _, body = text.partition(" ")
+        pieces = re.split(r"(/[^/]*/)", body)
+        for index, piece in enumerate(pieces):
+            if piece.startswith("/"):
+                continue  # a block name
+            pieces[index] = re.sub(
+                r"\b(\w+)\b", lambda m: renames.get(m.group(1).lower(), m.group(1)), piece)
+        statement.datatype = UnsupportedFortranType(head + " " + "".join(pieces))
+    # PSyclone will not rename COMMON members (their names are in the
+    # statement, which we rewrite above): rename in the table directly,
+    # keeping the declaration order.
+    symbols = table._symbols
+    renamed = {}
+    for key, symbol in symbols.items():
+        new = renames.get(key)
+        if new is not None:
+            symbol._name = new
+            key = table._normalize(new)
+        renamed[key] = symbol
+    symbols.clear()
+    symbols.update(renamed)
