@@ -24,7 +24,7 @@ def choose_routine(tree, variables, path):
 
     :raises AdfortError: listing the candidates when there is not exactly one.
     """
-    wanted = {v.lower() for v in variables if "::" not in v}
+    wanted = {v.lower() for v in variables if "::" not in v and not v.startswith("/")}
     candidates = [r for r in routines(tree)
                   if wanted <= {a.name.lower() for a in r.symbol_table.argument_list}]
     if len(candidates) == 1:

@@ -2,7 +2,8 @@
 
 A COMMON block is storage shared by position: routines may name its
 members differently.  adfort gives every block a *canonical* layout (the
-member names of the first declaration it reads) and a generated module
+member names of the first declaration it canonicalises: the differentiated
+routine's, else the one nearest to it in the call tree) and a generated module
 holding that layout in the same COMMON block::
 
     module pars_common

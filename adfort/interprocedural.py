@@ -16,7 +16,7 @@ that need not be, never the reverse.
 from collections import defaultdict
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal,
+    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop,
     Reference, UnaryOperation)
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol
 
@@ -56,6 +56,45 @@ class Unit:
     def result(self):
         """A function's result symbol, or None for a subroutine."""
         return self.work.return_symbol
+
+    def writes_formal(self, formal, _seen=None):
+        """Whether the routine may change its argument `formal`: by its
+        declared intent, or, without one (FORTRAN 77), when it assigns it or
+        passes it on to a routine that may (so that constants and inputs
+        passed to F77 routines are not taken for outputs)."""
+        access = formal.interface.access
+        if access in (_IN, _OUT) or access == ArgumentInterface.Access.READWRITE \
+                or getattr(self, "opaque", False):
+            return access != _IN
+        seen = _seen if _seen is not None else set()
+        if (id(self), formal.name.lower()) in seen:
+            return False
+        seen.add((id(self), formal.name.lower()))
+        name = formal.name.lower()
+        for assign in self.work.walk(Assignment):
+            if assign.lhs.symbol.name.lower() == name:
+                return True
+        for loop in self.work.walk(Loop):
+            if loop.variable.name.lower() == name:
+                return True
+        for call in self.work.walk(Call):
+            if isinstance(call, IntrinsicCall):
+                if call.intrinsic.name in ("ALLOCATE", "DEALLOCATE") and any(
+                        getattr(a, "symbol", None) is not None
+                        and a.symbol.name.lower() == name for a in call.arguments):
+                    return True
+                continue
+            callee = self.calls.get(id(call))
+            formals = [f for f in callee.formals if f is not callee.result] \
+                if callee is not None else None
+            for position, actual in enumerate(call.arguments):
+                if type(actual) not in (Reference, ArrayReference) or \
+                        actual.symbol.name.lower() != name:
+                    continue
+                if formals is None or position >= len(formals) or \
+                        callee.writes_formal(formals[position], seen):
+                    return True
+        return False
 
     def key(self, symbol):
         """The analysis node of a variable of this routine."""

@@ -330,8 +330,31 @@ def module_variable(fix: Fixture, qualified: str, index: int) -> ModVar:
                 raise HarnessError(f"{fix.name}: module variable {qualified} "
                                    f"has type {intrinsic}")
             return ModVar(module, name, intrinsic, rank, index)
+    if module.endswith("_common"):
+        # A COMMON member, through the layout module adfort generates.
+        found = _common_member(fix, module[:-len("_common")], name)
+        if found is not None:
+            dtype = found.datatype
+            rank = len(dtype.shape) if isinstance(dtype, ArrayType) else 0
+            return ModVar(module, name, dtype.intrinsic.name, rank, index)
     raise HarnessError(f"{fix.name}: module variable {qualified} not found "
                        f"in {[str(s.relative_to(fix.path)) for s in _all_sources(fix)]}")
+
+
+def _common_member(fix: Fixture, block: str, name: str):
+    """The DataSymbol of member ``name`` of COMMON /block/ in the sources."""
+    from psyclone.psyir.nodes import Routine
+    for src in _all_sources(fix):
+        if not re.search(rf"common\s*/\s*{re.escape(block)}\s*/", src.read_text(),
+                         re.IGNORECASE):
+            continue
+        tree = harness._reader_for(src).psyir_from_file(str(src))
+        for routine in tree.walk(Routine):
+            symbol = routine.symbol_table.lookup(name, otherwise=None)
+            if symbol is not None and type(symbol.interface).__name__ == \
+                    "CommonBlockInterface":
+                return symbol
+    return None
 
 
 @dataclasses.dataclass

@@ -13,6 +13,7 @@ from adfort.context import checked_options
 from adfort.exprs import INTEGER_TYPE
 from adfort.errors import AdfortError, source_name, where
 from adfort.activity import is_real
+from adfort.commons import common_statements, parse_common
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.fence import check_arguments, check_routine
 from adfort.frontend import enclosing_module, find_routine, read_file
@@ -115,21 +116,28 @@ class ADReverseContainerTrans(ADReverseTrans):
         root = find_routine(container, routine_name)
         dependents = list(dependent_vars)
         independents = list(independent_vars)
-        arg_deps = [d for d in dependents if "::" not in d]
-        arg_indeps = [i for i in independents if "::" not in i]
+        arg_deps = [d for d in dependents if not _is_global(d)]
+        arg_indeps = [i for i in independents if not _is_global(i)]
         check_arguments(root, arg_deps, arg_indeps, filename,
                         allow_empty=len(arg_deps) < len(dependents)
                         or len(arg_indeps) < len(independents))
         if len(arg_deps) < len(dependents) or len(arg_indeps) < len(independents):
             if options["jacobian"]:
-                raise AdfortError("--jacobian with module variables as dependents or "
-                                  "independents is not supported yet", filename)
+                raise AdfortError("--jacobian with module or COMMON variables as "
+                                  "dependents or independents is not supported yet",
+                                  filename)
         build = _ProgramBuild(program, root, dependents, independents,
                               reversal_schedule, options, filename,
                               _user_adjoints(self.adjoint_libraries))
         result = build.run()
         self.tape_sizes = build.tape_sizes
         return result
+
+
+def _is_global(name):
+    """Whether a dependent/independent names a module variable
+    (``module::variable``) or a COMMON member (``/block/member``)."""
+    return "::" in name or name.strip().startswith("/")
 
 
 class _ProgramBuild:
@@ -163,8 +171,6 @@ class _ProgramBuild:
             # case-insensitive.
             unit = Unit(work, routine, module.name.lower() if module else None,
                         self.program)
-            self.program.commons.canonicalise(
-                work, where(routine, source_name(routine) or self.filename))
             originals = user_calls(routine)
             copies = user_calls(work)
             for original, copy in zip(originals, copies):
@@ -178,8 +184,15 @@ class _ProgramBuild:
                     unit.calls[id(copy)] = self.units.get(id(callee))
             self.units[id(routine)] = unit
         self.order = [self.units[id(r)] for r in order]
+        for unit in reversed(self.order):
+            # The differentiated routine first: its COMMON members' names are
+            # the canonical ones.
+            self.program.commons.canonicalise(
+                unit.work, where(unit.original, source_name(unit.original) or self.filename))
         self.opaque = list(self._opaque_units.values())
         self.top = self.units[id(self.root)]
+        self.dependents = [self._common_name(n) for n in self.dependents]
+        self.independents = [self._common_name(n) for n in self.independents]
         for unit in self.order:
             taken = self._taken(unit)
             normalise_jumps(unit.work, taken)
@@ -217,6 +230,31 @@ class _ProgramBuild:
             raise AdfortError(
                 f"--link {', '.join(f'{a}:{b}' for a, b in unknown)} names no call of the "
                 f"differentiated routines (calls: {listing})", self.filename)
+
+    def _common_name(self, name):
+        """``/block/member`` as the module variable ``<block>_common::member``
+        of the block's layout module (the member named as the differentiated
+        routine declares it, or by its canonical name); other names as given."""
+        if not name.startswith("/"):
+            return name
+        block, _, member = name[1:].partition("/")
+        block, member = block.strip().lower(), member.strip().lower()
+        known = self.program.commons.blocks.get(block)
+        if known is None:
+            raise AdfortError(f"'{name}': no COMMON block /{block}/ in the routines "
+                              "differentiated", self.filename)
+        if member not in known.names:
+            # Named as one of the routines declares it: the same position.
+            for unit in reversed(self.order):
+                table = unit.original.symbol_table
+                for statement in common_statements(table):
+                    for found, members in parse_common(statement.datatype.declaration):
+                        if found == block and member in members:
+                            member = known.names[members.index(member)]
+        if member not in known.names:
+            raise AdfortError(f"'{name}': COMMON /{block}/ has no member '{member}' "
+                              f"(members: {', '.join(known.names)})", self.filename)
+        return f"{known.module_name}::{member}"
 
     def _opaque(self, name):
         """The stand-in for a routine without source with a user adjoint."""
@@ -512,8 +550,8 @@ class _ProgramBuild:
         for position, actual in enumerate(call.arguments):
             if type(actual) not in (Reference, ArrayReference):
                 continue
-            access = formals[position].interface.access if position < len(formals) else None
-            if access != ArgumentInterface.Access.READ:
+            if callee is None or position >= len(formals) or \
+                    callee.writes_formal(formals[position]):
                 writes.add(actual.symbol.name.lower())
         statement = _call_statement(call)
         if statement is not call:

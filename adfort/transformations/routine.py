@@ -16,7 +16,8 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop,
     Range, Reference, Routine, WhileLoop)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, ScalarType,
+    ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, DataSymbol,
+    ScalarType,
     NoType, RoutineSymbol, UnsupportedFortranType)
 
 from adfort import naming
@@ -478,7 +479,8 @@ def _module_variables(work, names, arguments, ctx):
     arg_names = {a.name.lower() for a in arguments}
     found = []
     for name in sorted(set(names) - arg_names):
-        if table.lookup(name, otherwise=None, scope_limit=work) is not None:
+        local = table.lookup(name, otherwise=None, scope_limit=work)
+        if local is not None and not isinstance(local.interface, CommonBlockInterface):
             continue  # a local
         resolved = ctx.module_variable(name)
         if resolved is not None:
