@@ -104,6 +104,30 @@ def test_jacobian_rows_see_the_same_module_state(tmp_path):
     assert out[4:] == [6.0, 5.0, 10.0]          # state and outputs of one call
 
 
+ROLES_DRIVER = textwrap.dedent("""\
+    program check
+      use counter
+      use counter_ad
+      implicit none
+      real(8) :: x(2), y(2), jac(3, 3)
+      x = [1.0d0, 2.0d0]
+      call amplify_jacobian(x, y, jac)
+      print '(9f8.3)', transpose(jac)
+      print '(3f8.3)', gain, y
+    end program check
+    """)
+
+
+def test_jacobian_with_module_variable_rows_and_columns(tmp_path):
+    source = ROWS.replace("gain = gain + 1.0d0", "gain = gain + x(1)**2")
+    out = list(map(float, _build_and_run(
+        tmp_path, source, ROLES_DRIVER,
+        ["--dep", "y,counter::gain", "--indep", "x,counter::gain", "--jacobian"])))
+    # rows y(1), y(2), gain out; columns x(1), x(2), gain in
+    assert out[:9] == [5.0, 0.0, 1.0, 0.0, 5.0, 2.0, 2.0, 0.0, 1.0]
+    assert out[9:] == [6.0, 5.0, 10.0]
+
+
 NESTED = textwrap.dedent("""\
     module humidity
       implicit none

@@ -121,17 +121,17 @@ class ADReverseContainerTrans(ADReverseTrans):
         check_arguments(root, arg_deps, arg_indeps, filename,
                         allow_empty=len(arg_deps) < len(dependents)
                         or len(arg_indeps) < len(independents))
-        if len(arg_deps) < len(dependents) or len(arg_indeps) < len(independents):
-            if options["jacobian"]:
-                raise AdfortError("--jacobian with module or COMMON variables as "
-                                  "dependents or independents is not supported yet",
-                                  filename)
         build = _ProgramBuild(program, root, dependents, independents,
                               reversal_schedule, options, filename,
                               _user_adjoints(self.adjoint_libraries))
         result = build.run()
         self.tape_sizes = build.tape_sizes
         return result
+
+
+def _local_name(name):
+    """The variable part of ``module::variable`` (a name as it is)."""
+    return name.split("::", 1)[1].strip() if "::" in name else name
 
 
 def _is_global(name):
@@ -480,7 +480,9 @@ class _ProgramBuild:
                 module_dependents=self._module_names(self.dependents),
                 module_independents=self._module_names(
                     self.independents + self.dependents),
-                module_variable=unit.module_variable)
+                module_variable=unit.module_variable,
+                jacobian_dependents=[_local_name(n) for n in self.dependents],
+                jacobian_independents=[_local_name(n) for n in self.independents])
             motions = reverse_work(unit.work, spec, self.options, names,
                                    source_name(unit.original) or self.filename)
             host.add(unit, motions)

@@ -216,12 +216,17 @@ class UnitSpec:
         independents.
     :param module_variable: ``module_variable(name)`` gives (module,
         DataSymbol) of a module variable the routine may not see itself.
+    :param jacobian_dependents: the rows of ``r_jacobian`` in order:
+        arguments and module variables (default: the dependents).
+    :param jacobian_independents: its columns in order (default: the
+        independents).
     """
 
     def __init__(self, dependents, independents, active=None, module_adjoints=None,
                  calls=None, call_io=None, call_clears=None, tapes=None, schedule=None,
                  callee=False,
-                 module_dependents=(), module_independents=(), module_variable=None):
+                 module_dependents=(), module_independents=(), module_variable=None,
+                 jacobian_dependents=(), jacobian_independents=()):
         self.dependents = [d.lower() for d in dependents]
         self.independents = [i.lower() for i in independents]
         self.active = active
@@ -235,6 +240,8 @@ class UnitSpec:
         self.module_dependents = {name.lower() for name in module_dependents}
         self.module_independents = {name.lower() for name in module_independents}
         self.module_roles = self.module_dependents | self.module_independents
+        self.jacobian_dependents = [n.lower() for n in jacobian_dependents]
+        self.jacobian_independents = [n.lower() for n in jacobian_independents]
         self.module_variable = module_variable or (lambda name: None)
 
 
@@ -391,8 +398,9 @@ def reverse_work(work, spec, options, names, filename=None):
                            increments, cleared, restored, written, primal_intents)
     jacobian = None
     if options["jacobian"] and not spec.callee:
-        jacobian = _jacobian(work, names, arguments, adj_args, ctx, dep, indep,
-                             written, taken)
+        jacobian = _jacobian(work, names, arguments, adj_args, ctx,
+                             spec.jacobian_dependents or dep,
+                             spec.jacobian_independents or indep, written, taken)
     return RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
 
 
@@ -529,8 +537,11 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
     """
     table = work.symbol_table
     by_name = {a.name.lower(): a for a in arguments}
-    deps = [by_name[d] for d in dep]
-    indeps = [by_name[i] for i in indep]
+
+    def variable(name):  # an argument, or a module/COMMON variable
+        return by_name.get(name) or ctx.module_variable(name)[1]
+    deps = [variable(d) for d in dep]
+    indeps = [variable(i) for i in indep]
     for symbol in deps + indeps:
         if _assumed_size(symbol):
             raise AdfortError(
@@ -559,6 +570,7 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
         body.append(Assignment.create(Reference(keep), Reference(module_var)))
         kept.append((module_var, keep))
     active = [a for a in arguments if a.name.lower() in dep or a.name.lower() in indep]
+    active += [v for v in deps + indeps if v not in active and v not in arguments]
     for adj in (ctx.adjoints[a.name.lower()] for a in active):
         if _assumed_shape(adj):
             primal = by_name[[k for k, v in ctx.adjoints.items() if v is adj][0]]
