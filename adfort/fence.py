@@ -13,6 +13,7 @@ from psyclone.psyir.symbols import (
 from adfort import rules
 from adfort.activity import (
     active_variables, differentiable_args, is_real, operands, operation_name)
+from adfort.arrays import expr_rank
 from adfort.errors import AdfortError, where
 from adfort.normalise import jump_kind
 from adfort.transformations.allocation import is_allocation
@@ -143,6 +144,12 @@ def check_routine(routine, dependents, independents, filename, active=None,
             raise AdfortError(
                 f"{_construct_name(stmt)} is not supported yet: rewrite this part "
                 "without it", where(stmt, filename))
+    for block in routine.walk(IfBlock):
+        if expr_rank(block.condition) > 0:
+            raise AdfortError(
+                "the mask of this WHERE applies an array operation (CSHIFT, MATMUL…) "
+                "that PSyclone cannot take element by element: compute the mask into a "
+                "logical array first and use that in the WHERE", where(block, filename))
     for assign in routine.walk(Assignment):
         if assign.is_pointer:
             raise AdfortError(

@@ -4,11 +4,13 @@ import os
 import re
 
 from psyclone.psyir.frontend.fortran import FortranReader
+from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.nodes import (
-    Call, Container, FileContainer, IntrinsicCall, Literal, Reference, Routine)
+    ArrayReference, Assignment, Call, Container, FileContainer, IntrinsicCall, Literal,
+    Reference, Routine)
 from psyclone.psyir.symbols import (
-    ArrayType, DataSymbol, DefaultModuleInterface, ScalarType, UnresolvedInterface,
-    UnsupportedFortranType)
+    ArrayType, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
+    UnresolvedInterface, UnsupportedFortranType)
 
 from adfort import naming
 
@@ -57,6 +59,7 @@ def read_file(path):
     source = generic_intrinsic_names(source, fixed)
     source = unlabel_do_loops(source, fixed)
     source = split_assumed_size_declarations(source, fixed)
+    externals = external_names(source, fixed)
     source = drop_external_statements(source, fixed)
     reader = FortranReader(free_form=not fixed)
     try:
@@ -67,6 +70,7 @@ def read_file(path):
     tree.adfort_passive = passive
     _report_unreadable_units(tree, path)
     _recognise_intrinsics(tree)
+    _recognise_function_references(tree, externals)
     for routine in tree.walk(Routine):
         _resolve_array_declarations(routine)
     return tree
@@ -279,6 +283,50 @@ def _recognise_intrinsics(tree):
             table._symbols.pop(table._normalize(symbol.name), None)
 
 
+def _recognise_function_references(tree, externals=()):
+    """Turn references PSyclone read as array elements into function calls
+    where the name cannot be an array: a scalar variable declaration giving a
+    function's type (``double precision f`` then ``y = f(x)``), a declaration
+    with the EXTERNAL attribute, or a name of an EXTERNAL statement.  The
+    declaration becomes ``<type>, external :: f``.
+
+    Names written with subscripts on the left of an assignment (statement
+    functions) are left as they are.
+    """
+    writer = FortranWriter()
+    externals = {name.lower() for name in externals}
+    for routine in tree.walk(Routine):
+        table = routine.symbol_table
+        defined = {a.lhs.symbol.name.lower() for a in routine.walk(Assignment)
+                   if isinstance(a.lhs, ArrayReference)}
+        converted = {}
+        for ref in routine.walk(ArrayReference):
+            symbol = ref.symbol
+            name = symbol.name.lower()
+            if name in defined or not isinstance(symbol, DataSymbol):
+                continue
+            dtype = symbol.datatype
+            declaration = getattr(dtype, "declaration", "") or ""
+            if isinstance(dtype, UnsupportedFortranType):
+                if not re.search(r"\bexternal\b", declaration, re.IGNORECASE):
+                    continue
+            elif isinstance(dtype, ArrayType) or (name not in externals and not (
+                    isinstance(dtype, ScalarType) and symbol.is_automatic)):
+                continue
+            if name not in converted:
+                if isinstance(dtype, UnsupportedFortranType):
+                    text = declaration
+                else:
+                    type_text = writer.gen_vardecl(symbol).split("::")[0].strip()
+                    text = f"{type_text}, external :: {symbol.name}"
+                owner = symbol.find_symbol_table(routine) or table
+                owner._symbols.pop(owner._normalize(symbol.name))
+                converted[name] = RoutineSymbol(symbol.name, UnsupportedFortranType(text))
+                owner.add(converted[name])
+            call = Call.create(converted[name], [i.detach() for i in list(ref.indices)])
+            ref.replace_with(call)
+
+
 def _is_unresolved(symbol):
     return isinstance(symbol.interface, (UnresolvedInterface, DefaultModuleInterface)) \
         or type(symbol).__name__ in ("Symbol", "RoutineSymbol")
@@ -393,6 +441,18 @@ def split_assumed_size_declarations(source, fixed_form):
 _HEADER = re.compile(r"^\s*(?:[\w\s(),=*]*\s)?(?:subroutine|function)\s+\w+\s*\(([^)]*)\)",
                      re.IGNORECASE)
 _EXTERNAL = re.compile(r"^(\s*)external\s*(?:::)?\s*([\w\s,]+?)\s*$", re.IGNORECASE)
+
+
+def external_names(source, fixed_form):
+    """Lower-case names listed in EXTERNAL statements of `source`."""
+    names = set()
+    for line in source.splitlines():
+        if fixed_form and line[:1] in ("c", "C", "*", "!"):
+            continue
+        match = _EXTERNAL.match(line[6:] if fixed_form else line)
+        if match:
+            names |= {n.strip().lower() for n in match.group(2).split(",") if n.strip()}
+    return names
 
 
 def drop_external_statements(source, fixed_form):

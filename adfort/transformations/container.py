@@ -4,7 +4,7 @@ from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, Container, FileContainer, Literal, Loop, Reference,
-    Routine)
+    Routine, ScopingNode)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, ContainerSymbol, RoutineSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
 
@@ -129,6 +129,37 @@ class ADReverseContainerTrans(ADReverseTrans):
         return result
 
 
+def _flatten_scopes(routine):
+    """Move the symbols PSyclone declares in inner scopes (the loop indices
+    of a lowered WHERE inside a loop or an IF) to the routine's own table:
+    the generated routines rebuild every block and keep only that one."""
+    table = routine.symbol_table
+    for scope in routine.walk(ScopingNode):
+        if scope is routine:
+            continue
+        inner = scope.symbol_table
+        for symbol in list(inner.symbols):
+            inner._symbols.pop(inner._normalize(symbol.name))
+            if symbol.name.lower() in table:
+                symbol._name = naming.unique(table, symbol.name)
+            table.add(symbol)
+
+
+def _resolve_module_references(unit):
+    """Point the references to module variables a routine sees through a
+    wildcard ``use`` (unresolved symbols in its table) at their declared
+    symbols, so that their types and shapes are known."""
+    for ref in unit.work.walk(Reference):
+        symbol = ref.symbol
+        if isinstance(symbol, DataSymbol) and not symbol.is_unresolved:
+            continue
+        if isinstance(ref.parent, Call) and ref is ref.parent.routine:
+            continue
+        found = unit.module_variable(symbol.name)
+        if found is not None and isinstance(found[1], DataSymbol):
+            ref.symbol = found[1]
+
+
 def _local_name(name):
     """The variable part of ``module::variable`` (a name as it is)."""
     return name.split("::", 1)[1].strip() if "::" in name else name
@@ -194,6 +225,8 @@ class _ProgramBuild:
         self.dependents = [self._common_name(n) for n in self.dependents]
         self.independents = [self._common_name(n) for n in self.independents]
         for unit in self.order:
+            _flatten_scopes(unit.work)
+            _resolve_module_references(unit)
             taken = self._taken(unit)
             normalise_jumps(unit.work, taken)
             deallocate_at_end(unit.work)

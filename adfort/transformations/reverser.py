@@ -11,6 +11,8 @@ from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, CodeBlock, IfBlock, Loop, Reference, WhileLoop)
 
+from psyclone.psyir.symbols import DataSymbol
+
 from adfort.errors import AdfortError, where
 
 
@@ -95,7 +97,7 @@ class Reverser:
                                     if type(a) in (Reference, ArrayReference)}):
             # A module variable the callee writes.
             symbol = self.ctx.table.lookup(name, otherwise=None)
-            if symbol is None:
+            if not isinstance(symbol, DataSymbol) or symbol.is_unresolved:
                 found = self.ctx.module_variable(name)
                 symbol = found[1] if found else None
             if symbol is not None:

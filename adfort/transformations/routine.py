@@ -306,7 +306,11 @@ def reverse_work(work, spec, options, names, filename=None):
     # Allocatable locals are handed over by their (explicit) deallocation.
     allocatables = {sym.name.lower() for sym in table.datasymbols
                     if getattr(sym.datatype, "is_allocatable", False)}
-    own = {sym.name.lower() for sym in table.symbols}
+    # The routine's own variables: not those seen through a use (unresolved
+    # symbols of a wildcard import) or shared in COMMON.
+    own = {sym.name.lower() for sym in table.datasymbols
+           if not sym.is_import and not sym.is_unresolved
+           and not isinstance(sym.interface, CommonBlockInterface)}
     plan = plan_taping(work.children, reads,
                        (written & own) - set(arg_names) - allocatables, call_writes)
 
@@ -346,6 +350,11 @@ def reverse_work(work, spec, options, names, filename=None):
                            and name not in spec.module_roles)
         if (name not in active_args and (name not in ctx.module_adjoints or internal_module)
                 and not getattr(adj.datatype, "is_allocatable", False)):
+            if _assumed_shape(adj):
+                # The adjoint of an assumed-shape argument that is neither
+                # dependent nor independent: a local of the argument's shape.
+                ret_body.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+                    Reference(adj), ("mold", Reference(table.lookup(name)))]))
             ret_body.append(Assignment.create(
                 Reference(adj), real_literal(0, real_kind(adj))))
     ret_body.extend(body_ret)
@@ -488,7 +497,8 @@ def _module_variables(work, names, arguments, ctx):
     found = []
     for name in sorted(set(names) - arg_names):
         local = table.lookup(name, otherwise=None, scope_limit=work)
-        if local is not None and not isinstance(local.interface, CommonBlockInterface):
+        if (isinstance(local, DataSymbol) and not local.is_import and not local.is_unresolved
+                and not isinstance(local.interface, CommonBlockInterface)):
             continue  # a local
         resolved = ctx.module_variable(name)
         if resolved is not None:
