@@ -187,6 +187,16 @@ def _enclosing_loop_indices(node):
     return names
 
 
+def _shape_inquiry(ref):
+    """Whether `ref` is the array of LBOUND/UBOUND/SIZE/SHAPE (as in the
+    bounds of ``a(:, i)``): a call changing the array's values leaves its
+    shape alone."""
+    parent = ref.parent
+    return (isinstance(parent, IntrinsicCall)
+            and parent.intrinsic.name in ("LBOUND", "UBOUND", "SIZE", "SHAPE")
+            and parent.arguments and parent.arguments[0] is ref)
+
+
 def _subscripts_at_call(actuals, written, reverser):
     """Keep the subscripts of `actuals` that the call may overwrite.
 
@@ -196,7 +206,8 @@ def _subscripts_at_call(actuals, written, reverser):
     """
     names = sorted({ref.symbol.name.lower() for actual in actuals
                     if isinstance(actual, ArrayReference)
-                    for index in actual.indices for ref in index.walk(Reference)} & written)
+                    for index in actual.indices for ref in index.walk(Reference)
+                    if not _shape_inquiry(ref)} & written)
     if not names:
         return [], [], {}
     ctx = reverser.ctx
