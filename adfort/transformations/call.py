@@ -12,7 +12,7 @@ overwrite that its own adjoint still needs, as for any other overwrite.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, IntrinsicCall, Literal, Loop, Reference)
+    ArrayReference, Assignment, Call, IntrinsicCall, Literal, Reference)
 from psyclone.psyir.symbols import ArgumentInterface, ArrayType, RoutineSymbol, ScalarType
 
 from adfort import naming
@@ -22,7 +22,7 @@ from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
 from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
 from adfort.transformations.base import ADReverseTrans
-from adfort.transformations.reverser import statement_text
+from adfort.transformations.reverser import enclosing_loop_indices, statement_text
 
 _OUT = ArgumentInterface.Access.WRITE
 
@@ -139,7 +139,7 @@ def reverse_call(call, reverser, target=None):
             with_adjoints.append(_adjoint_actual(actual, reverser, prologue, epilogue))
     plain = [a.copy() for a in actuals]
     caller, callee = reverser.routine_name, info.unit.name
-    loop_indices = _enclosing_loop_indices(stmt)
+    loop_indices = enclosing_loop_indices(stmt)
     if not info.opaque and reverser.schedule.is_split(caller, callee):
         rec.extend(keep_rec)
         rec.append(Call.create(RoutineSymbol(info.names["rec"]), plain))
@@ -176,15 +176,6 @@ def reverse_call(call, reverser, target=None):
     ret = keep_ret + ret + ret_after
     reverser.comment(ret, text)
     return rec, ret
-
-
-def _enclosing_loop_indices(node):
-    names = set()
-    while node is not None:
-        if isinstance(node, Loop):
-            names.add(node.variable.name.lower())
-        node = node.parent
-    return names
 
 
 def _shape_inquiry(ref):

@@ -3,7 +3,7 @@
 from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, Container, FileContainer, Literal, Loop, Reference,
+    ArrayReference, Assignment, Call, Container, FileContainer, Literal, Reference,
     Routine, ScopingNode)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, ContainerSymbol, RoutineSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
@@ -26,6 +26,7 @@ from adfort.transformations.call import CalleeMotions
 from adfort.prune import _datatype_references, used_names
 from adfort.schedules import ADReversalSchedule
 from adfort.transformations.base import ADReverseTrans
+from adfort.transformations.reverser import enclosing_loop_indices
 from adfort.transformations.routine import UnitSpec, reverse_work
 
 
@@ -600,7 +601,7 @@ class _ProgramBuild:
         # the routine's intent(in) arguments.
         fixed = {f.name.lower() for f in unit.formals
                  if f.interface.access == ArgumentInterface.Access.READ}
-        return reads - _loop_indices(statement), writes - _loop_indices(statement) - fixed
+        return reads - enclosing_loop_indices(statement), writes - enclosing_loop_indices(statement) - fixed
 
     def _module_access(self, unit, seen=None):
         """Module variables a unit (and what it calls) reads and writes."""
@@ -660,15 +661,6 @@ def _call_statement(call):
     """The statement holding a call: itself, or ``v = f(…)``."""
     parent = call.parent
     return parent if isinstance(parent, Assignment) and parent.rhs is call else call
-
-
-def _loop_indices(node):
-    names = set()
-    while node is not None:
-        if isinstance(node, Loop):
-            names.add(node.variable.name.lower())
-        node = node.parent
-    return names
 
 
 class _Host:

@@ -22,6 +22,17 @@ def statement_text(stmt):
     return text[0] if text else ""
 
 
+def enclosing_loop_indices(node):
+    """Lower-case names of the DO variables of `node` (if a loop) and of the
+    loops around it."""
+    names = set()
+    while node is not None:
+        if isinstance(node, Loop):
+            names.add(node.variable.name.lower())
+        node = node.parent
+    return names
+
+
 class Reverser:
     """Builds the two motions of a routine body.
 

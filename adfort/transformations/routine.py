@@ -34,7 +34,7 @@ from adfort.tape import TapeSet, tidy_reserves
 from adfort.taping import plan_taping
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.base import ADReverseTrans
-from adfort.transformations.reverser import Reverser
+from adfort.transformations.reverser import Reverser, enclosing_loop_indices
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
@@ -71,16 +71,6 @@ class RoutineMotions:
         return {t.symbol.name: (None if t.dynamic else t.slots) for t in self.tapes}
 
 
-def _enclosing_loop_indices(node):
-    names = set()
-    parent = node.parent
-    while parent is not None:
-        if isinstance(parent, Loop):
-            names.add(parent.variable.name.lower())
-        parent = parent.parent
-    return names
-
-
 def adjoint_reads(assign, adjoint, ctx):
     """Lower-case names of the primal variables the returning motion reads
     for `assign`: in its adjoint statements and in the indices a restore of
@@ -94,7 +84,7 @@ def adjoint_reads(assign, adjoint, ctx):
     if isinstance(assign.lhs, ArrayReference):
         for index in assign.lhs.indices:
             names |= {r.symbol.name.lower() for r in index.walk(Reference)}
-    return names - _enclosing_loop_indices(assign)
+    return names - enclosing_loop_indices(assign)
 
 
 def _argument_symbols(table):
