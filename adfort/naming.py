@@ -24,6 +24,8 @@ ASSUMED_SIZE = "adfort_assumed_size"
 JACOBIAN_ELEMENT = "jacobian_element"
 JACOBIAN_SEED = "jacobian_seed"
 CYCLE_FLAG = "cycling"
+# The loop index of an elemental function applied to arrays, element by element.
+ELEMENT_INDEX = "element"
 INPUT_COPY_SUFFIX = "_in"
 OUTPUT_COPY_SUFFIX = "_out"
 JACOBIAN_ARGUMENT = "jacobian"

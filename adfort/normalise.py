@@ -10,7 +10,7 @@ working copy only.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
-    Literal, Loop, Reference, Schedule, UnaryOperation, WhileLoop)
+    Literal, Loop, Range, Reference, Schedule, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import ScalarType
 
 from adfort import naming
@@ -194,6 +194,9 @@ def hoist_calls(routine, function_type, calls, taken=()):
             # A scalar result broadcast into an array (v = f(x)) is stored
             # in a scalar first: the motions' result argument is a scalar.
             direct = expr_rank(statement.lhs) == _type_rank(function_type(call))
+        if _expand_elemental(call, statement, function_type(call), calls.get(id(call)),
+                             table, taken, calls):
+            continue
         if call is not statement and not direct:
             datatype = function_type(call)
             if datatype is None:
@@ -202,6 +205,76 @@ def hoist_calls(routine, function_type, calls, taken=()):
             call.replace_with(Reference(temp))
             _place_before(statement, Assignment.create(Reference(temp), call), calls)
         _hoist_expression_arguments(call, table, taken, calls)
+
+
+def _expand_elemental(call, statement, datatype, callee, table, taken, calls):
+    """Apply an elemental function given rank-1 arrays element by element:
+    ``y = 2*f(x)`` becomes ``allocate(f_value(size(x)))``, a loop setting
+    ``f_value(k) = f(x(lbound(x, 1) + k - 1))``, ``y = 2*f_value`` and
+    ``deallocate(f_value)``, so that each call is reversed like any other.
+
+    :returns: whether the call was expanded (False when it is not an
+        elemental call on arrays, or one adfort cannot index).
+    """
+    from adfort.arrays import expr_rank, symbol_rank
+    if callee is None or datatype is None or isinstance(statement, WhileLoop):
+        return False
+    formals = [f for f in callee.formals if f is not callee.result]
+    arguments = list(call.arguments)
+    if not any(expr_rank(a) > 0 and symbol_rank(f) == 0 for a, f in zip(arguments, formals)):
+        return False
+    arrays = [a for a in arguments if expr_rank(a) > 0]
+    index = new_local(table, naming.ELEMENT_INDEX, INTEGER_TYPE, taken)
+    elements = [_element(a, index) if expr_rank(a) > 0 else a.copy() for a in arguments]
+    if any(e is None for e in elements) or any(expr_rank(a) != 1 for a in arrays):
+        table._symbols.pop(table._normalize(index.name))
+        return False
+    from psyclone.psyir.symbols import ArrayType
+    scalar = getattr(datatype, "elemental_type", datatype)
+    temp = new_local(table, naming.function_value(call.routine.name),
+                     ArrayType(scalar, [ArrayType.Extent.DEFERRED]), taken)
+    count = IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [arrays[0].copy()])
+    one = Literal("1", INTEGER_TYPE)
+    element_call = Call.create(call.routine.symbol, elements)
+    calls[id(element_call)] = callee
+    loop = Loop.create(index, one.copy(), count.copy(), one.copy(), [Assignment.create(
+        ArrayReference.create(temp, [Reference(index)]), element_call)])
+    allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE,
+                                    [ArrayReference.create(temp, [count])])
+    parent, position = statement.parent, statement.position
+    call.replace_with(Reference(temp))
+    parent.addchild(allocate, position)
+    parent.addchild(loop, position + 1)
+    parent.addchild(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE,
+                                         [Reference(temp)]), position + 3)
+    _hoist_expression_arguments(element_call, table, taken, calls)
+    return True
+
+
+def _element(array, index):
+    """Element `index` (1-based) of the rank-1 array value `array` (a whole
+    array or a section with one range), or None."""
+    def offset(start, step):
+        moved = BinaryOperation.create(BinOp.SUB, Reference(index), Literal("1", INTEGER_TYPE))
+        if step is not None:
+            moved = BinaryOperation.create(BinOp.MUL, moved, step)
+        return BinaryOperation.create(BinOp.ADD, start, moved)
+    if type(array) is Reference:
+        start = IntrinsicCall.create(IntrinsicCall.Intrinsic.LBOUND, [
+            Reference(array.symbol), ("dim", Literal("1", INTEGER_TYPE))])
+        return ArrayReference.create(array.symbol, [offset(start, None)])
+    if isinstance(array, ArrayReference):
+        indices = []
+        for item in array.indices:
+            if isinstance(item, Range):
+                step = item.step.copy()
+                if isinstance(step, Literal) and step.value == "1":
+                    step = None
+                indices.append(offset(item.start.copy(), step))
+            else:
+                indices.append(item.copy())
+        return ArrayReference.create(array.symbol, indices)
+    return None
 
 
 def _type_rank(datatype):

@@ -41,12 +41,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 #             time error, or a driver that cannot be built against the
 #             generated module)
 #   MODULE    r_rev does not leave the module variables as r does
-GENERATE_PENDING = {
-    ("elemental_saturation", "*"):
-        "an ELEMENTAL function applied to a whole array (es = esat(t), "
-        "sum(esat(t))) is rejected: 'esat' is called elementally on the "
-        "array 't': write the loop over its elements explicitly",
-}
+GENERATE_PENDING: dict = {}
 COMPILE_PENDING: dict = {}
 CHECK_PENDING: dict = {}
 MODULE_PENDING: dict = {}
