@@ -3,8 +3,8 @@
 from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, Container, FileContainer, Literal, Reference,
-    Routine, ScopingNode)
+    ArrayReference, Assignment, Call, Container, FileContainer, IntrinsicCall, Literal,
+    Reference, Routine, ScopingNode)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, ContainerSymbol, RoutineSymbol, DataSymbol, ImportInterface, StaticInterface, Symbol, SymbolTable)
 
@@ -150,6 +150,15 @@ def _resolve_module_references(unit):
     """Point the references to module variables a routine sees through a
     wildcard ``use`` (unresolved symbols in its table) at their declared
     symbols, so that their types and shapes are known."""
+    for call in unit.work.walk(Call):
+        # PSyclone reads ``a(i)`` with `a` from a wildcard use as a call.
+        if isinstance(call, IntrinsicCall) or unit.calls.get(id(call)) is not None:
+            continue
+        found = unit.module_variable(call.routine.name)
+        if found is not None and isinstance(found[1], DataSymbol) and \
+                isinstance(found[1].datatype, ArrayType) and not any(call.argument_names):
+            call.replace_with(ArrayReference.create(
+                found[1], [a.detach() for a in list(call.arguments)]))
     for ref in unit.work.walk(Reference):
         symbol = ref.symbol
         if isinstance(symbol, DataSymbol) and not symbol.is_unresolved:

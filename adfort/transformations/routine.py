@@ -123,7 +123,7 @@ def _make_routine(work, name, body, arguments, intents):
     for sym in table.datasymbols:
         if sym.is_argument and sym not in new_args:
             sym.interface = AutomaticInterface()
-        if not sym.is_argument and _assumed_shape(sym):
+        if sym not in new_args and _assumed_shape(sym):
             # A local cannot take its shape from an actual argument: it is
             # allocated (or assigned) instead.
             sym.datatype = ArrayType(ScalarType(sym.datatype.intrinsic, sym.datatype.precision),
