@@ -5,6 +5,7 @@ write no output file, leave the input untouched and show no traceback.
 """
 
 import hashlib
+import os
 import subprocess
 import sys
 import textwrap
@@ -195,3 +196,48 @@ def test_recursion_is_fenced(tmp_path):
                    "  if (n > 0) call f(n - 1, x, y)\n end subroutine f\nend module m\n")
     result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(result, tmp_path, "r.f90:3:", "recursion is not supported")
+
+
+@pytest.mark.parametrize("output, fragments", [
+    ("no/such/dir/out.f90", ["cannot write the output", "does not exist"]),
+    (".", ["is a directory", "give a file name with -o"]),
+])
+def test_unwritable_output_is_a_user_error(kernel, tmp_path, output, fragments):
+    '''Checked before any work: exit 1 with one line, nothing written.'''
+    result = run(["diff", str(kernel), "--dep", "flux", "--indep", "ts", "-o", output],
+                 tmp_path)
+    assert result.returncode == 1
+    assert_clean_failure(result, tmp_path, *fragments)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="permissions do not bind root")
+def test_read_only_output_directory(kernel, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        result = run(["diff", str(kernel), "--dep", "flux", "--indep", "ts",
+                      "-o", str(locked / "flux_ad.f90")], tmp_path)
+    finally:
+        locked.chmod(0o755)
+    assert result.returncode == 1
+    assert_clean_failure(result, tmp_path, "cannot write the output", "permission denied")
+
+
+def test_failed_write_is_a_user_error(kernel, tmp_path, monkeypatch):
+    '''A file system refusing the write (read-only mount, full disk) late,
+    after the checks: still a one-line error, exit 1, no temporary left.'''
+    from click.testing import CliRunner
+    import adfort.cli
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Read-only file system")
+    monkeypatch.setattr(adfort.cli.tempfile, "mkstemp", refuse)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(adfort.cli.main, [
+        "diff", str(kernel), "--dep", "flux", "--indep", "ts", "-o", "out_ad.f90"])
+    assert result.exit_code == 1, result.output
+    assert "adfort: error: cannot write the output 'out_ad.f90': Read-only file system" \
+        in result.output
+    assert not list(tmp_path.glob("*_ad.f90")) and not list(tmp_path.glob(".adfort-*"))
