@@ -81,7 +81,16 @@ def check_arguments(routine, dependents, independents, filename, allow_empty=Fal
                     location)
 
 
+def _is_complex(symbol):
+    """Whether `symbol` is declared COMPLEX (PSyIR keeps such declarations
+    as unsupported text)."""
+    declaration = getattr(getattr(symbol, "datatype", None), "declaration", None) or ""
+    return " ".join(declaration.upper().split()).startswith(("COMPLEX", "DOUBLE COMPLEX"))
+
+
 def _type_text(symbol):
+    if _is_complex(symbol):
+        return "complex: complex active values are not supported"
     dtype = symbol.datatype
     intrinsic = getattr(dtype, "intrinsic", None)
     if intrinsic is not None:
@@ -220,6 +229,12 @@ def _check_types(routine, filename, resolve=None):
             symbol = resolve(symbol.name) or symbol
         dtype = getattr(symbol, "datatype", None)
         declaration = getattr(dtype, "declaration", None)
+        if _is_complex(symbol):
+            raise AdfortError(
+                f"'{symbol.name}' is complex ('{declaration.strip()}'): complex active "
+                "values are not supported, and a differentiated routine cannot hold "
+                "complex variables yet; hold real and imaginary parts in real variables",
+                where(ref, filename))
         if declaration:
             raise AdfortError(
                 f"'{symbol.name}' has a declaration adfort cannot differentiate "

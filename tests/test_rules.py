@@ -10,6 +10,9 @@ import subprocess
 import textwrap
 
 
+from psyclone.psyir.nodes import IntrinsicCall
+
+from adfort import intrinsics
 from adfort.api import differentiate_file
 from adfort.rules import RULES
 from adfort.schedules import SplitReversalSchedule
@@ -32,7 +35,7 @@ ROWS = {
     "ASIN": "asin(x1 * x2)",
     "ACOS": "acos(x1 * x2)",
     "ATAN": "atan(x1 / x2)",
-    "ATAN2": "atan2(x1, x2 - 0.5d0)",
+    "ATAN2": "atan2(x1, x2 - 0.5d0) + atan2(x=x3, y=x1 * x2)",
     "SINH": "sinh(x1 * x2)",
     "COSH": "cosh(x1 - x2)",
     "TANH": "tanh(x1 / x2)",
@@ -65,7 +68,8 @@ ROWS = {
     "MAX": "max(x1, x2) + max(x1, x2 * x3, 0.3d0 * x3)",
     "MIN": "min(x1, x2) + min(x1 * x2, x3, 0.5d0)",
     "MODULO": "modulo(x1 * 7, x2) + modulo(-x1 * 5, x3)",
-    "MERGE": "merge(x1 * x2, x3 ** 2, x1 > x2) + merge(x1, x2 * x3, x1 < x2)",
+    "MERGE": "merge(x1 * x2, x3 ** 2, x1 > x2) + merge(x1, x2 * x3, x1 < x2)"
+             " + merge(mask=x1 < x2, fsource=x3, tsource=x1 * x3)",
     "REAL": "real(x1 * x2, kind=8) + real(x3 * 4, 8)",
     "DBLE": "dble(x1) * x2",
     "AINT": "x1 * aint(10 * x2)",
@@ -126,6 +130,29 @@ N = 4
 
 def test_every_rule_has_a_row():
     assert set(RULES) == set(ROWS)
+
+
+def test_every_intrinsic_is_classified_once():
+    """A rule, passive by nature, unsupported (an error when active) or a
+    subroutine: an intrinsic in no class would pass derivatives silently."""
+    classes = [set(RULES), set(intrinsics.PASSIVE), set(intrinsics.UNSUPPORTED),
+               set(intrinsics.SUBROUTINES)]
+    everything = {i.name for i in IntrinsicCall.Intrinsic}
+    operators = {"PLUS", "MINUS", "ADD", "SUB", "MUL", "DIV", "POW"}
+    assert set().union(*classes) == everything | operators
+    for i, one in enumerate(classes):
+        for other in classes[i + 1:]:
+            assert not one & other, one & other
+
+
+def test_argument_names_follow_the_standard():
+    assert intrinsics.argument_names("SUM", [None, "mask"]) == ["array", "mask"]
+    assert intrinsics.argument_names("MAXVAL", [None, None, None]) == ["array", "dim", "mask"]
+    assert intrinsics.argument_names("EOSHIFT", [None, None, "dim"]) == \
+        ["array", "shift", "dim"]
+    assert intrinsics.argument_names("MAX", [None, None]) == [None, None]
+    names = intrinsics.argument_names("ATAN2", ["x", "y"])
+    assert [names[i] for i in intrinsics.canonical_order("ATAN2", names)] == ["y", "x"]
 
 
 def _module(name, expression):

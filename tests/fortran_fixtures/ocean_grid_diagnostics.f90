@@ -19,7 +19,7 @@ contains
     real(wp) :: mean_wet
     logical :: wet(nx, ny)
 
-    sst = reshape(state, [nx, ny])
+    sst = reshape(state(1:nx*ny), [nx, ny])
     wet = sst > sst_min
     ! Relax the wet points towards their mean; land keeps its value.
     wet_sst = pack(sst, wet, spread(0.0_wp, 1, nx*ny))
