@@ -369,14 +369,16 @@ def _standard_order(name, count, names):
 def differentiable_indices(name, count, names=None):
     """The indices of the arguments derivatives flow through.
 
-    An operation without an entry passes them all: activity then
-    over-approximates, and the fence reports the missing rule.
+    An operation without an entry (and not passive by nature) passes them
+    all: activity then over-approximates, and the fence reports it.
 
     :param str name: operator or intrinsic name.
     :param int count: the number of arguments.
     :param names: the names the call gives its arguments (None for
         positional ones), if any.
     """
+    if name in intrinsics.PASSIVE:
+        return []
     if name not in RULES:
         return list(range(count))
     rule = RULES[name]

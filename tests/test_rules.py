@@ -121,6 +121,15 @@ ROWS = {
     "SHAPE": "x1 * sum(shape(c))",
 }
 
+# Intrinsics passive by nature, next to active values (no rule: the
+# derivative must flow around them, not through them).
+PASSIVE_ROWS = {
+    "EXPONENT": "sum(a) * exponent(x1)",
+    "COUNT": "count(a > 0.5d0) * x2 + x1",
+    "MAXLOC": "maxloc(a * x1, dim=1) * x3",
+    "ANY": "merge(x1, x2, any(a > x3))",
+}
+
 # Points chosen away from kinks of ABS/SIGN/DIM/MAX/MIN and jumps of
 # INT/NINT/FLOOR/CEILING/MOD, and without ties in the arrays.
 POINT = (0.61, 0.37, 0.83)
@@ -130,6 +139,10 @@ N = 4
 
 def test_every_rule_has_a_row():
     assert set(RULES) == set(ROWS)
+
+
+def test_passive_rows_are_passive():
+    assert set(PASSIVE_ROWS) <= intrinsics.PASSIVE
 
 
 def test_every_intrinsic_is_classified_once():
@@ -237,11 +250,12 @@ def _driver(names):
 
 
 def test_rules_match_finite_differences(tmp_path):
-    names = sorted(ROWS)
+    rows = dict(ROWS, **{f"PASSIVE_{n}": e for n, e in PASSIVE_ROWS.items()})
+    names = sorted(rows)
     sources, outputs = [], []
     for name in names:
         src = tmp_path / f"row_{name.lower()}.f90"
-        src.write_text(_module(name, ROWS[name]))
+        src.write_text(_module(name, rows[name]))
         text, _, _ = differentiate_file(str(src), ["y"], ["x1", "x2", "x3", "a", "b", "c"],
                                         SplitReversalSchedule())
         out = tmp_path / f"row_{name.lower()}_ad.f90"

@@ -201,3 +201,22 @@ def test_statement_and_explicit_grouping_kept(table):
     expr = FortranReader().psyir_from_expression("(a + b) + c", table)
     assign = Assignment.create(Reference(table.lookup("a")), expr)
     assert Writer()(assign).strip() == "a = (a + b) + c"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_simplified_trees_keep_their_value_through_the_writer(seed, table):
+    '''adfort.simplify rewrites trees, never text: what it returns, written
+    and read back, has the value of what it was given.'''
+    from adfort.simplify import simplify
+    rng = random.Random(200 + seed)
+    checked = 0
+    for _ in range(60):
+        tree = arithmetic(rng, 5)
+        try:
+            expected = evaluate(tree)
+        except ArithmeticError:
+            continue
+        text = write(simplify(tree.copy()))
+        assert evaluate(FortranReader().psyir_from_expression(text, table)) == expected, text
+        checked += 1
+    assert checked > 30
