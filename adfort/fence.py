@@ -303,7 +303,8 @@ def _reaches_active(expr, active):
     if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
         return True
     if type(expr) in (Reference, ArrayReference):
-        return is_real(expr.symbol) and expr.symbol.name.lower() in active
+        # (Only real variables are active; an imported one may be unresolved here.)
+        return expr.symbol.name.lower() in active
     if isinstance(expr, _OPERATIONS):
         args = operands(expr)
         return any(_reaches_active(args[i], active) for i in differentiable_args(expr))
@@ -312,7 +313,8 @@ def _reaches_active(expr, active):
 
 def _check_intrinsic_subroutine(call, filename):
     """``CALL RANDOM_NUMBER(r)``, ``CALL CPU_TIME(t)`` and the like: not
-    supported in a differentiated routine (its working copy loses them)."""
+    supported in a differentiated routine (PSyclone's copy of the routine,
+    which adfort transforms, no longer knows them as intrinsics)."""
     raise AdfortError(
         f"CALL {call.intrinsic.name} (an intrinsic subroutine) is not supported "
         "in a differentiated routine: call it outside and pass its results in "

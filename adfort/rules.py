@@ -349,11 +349,6 @@ RULES = {
 }
 
 
-def has_rule(name):
-    """Whether operation `name` has an entry in the rules table."""
-    return name in RULES
-
-
 def _names(name, count, names):
     """The standard names of `count` arguments (positional when not given)."""
     return intrinsics.argument_names(name, list(names) if names else [None] * count)
