@@ -42,28 +42,27 @@ def is_real(symbol):
             getattr(dtype, "intrinsic", None) == ScalarType.Intrinsic.REAL)
 
 
+def argument_names(node):
+    """The names an intrinsic call gives its arguments (None for
+    positional ones); None for operators."""
+    if isinstance(node, IntrinsicCall):
+        return list(node.argument_names)
+    return None
+
+
 def differentiable_args(node):
     """The indices of `node`'s operands through which derivatives flow.
 
-    Comparisons and logical operators pass none; operations missing from
-    the rules table are reported by the fence before we get here.
+    Comparisons and logical operators pass none; an intrinsic without a
+    rule passes all (so activity over-approximates) and the fence reports
+    it when an active value reaches it.
     """
     name = operation_name(node)
     if isinstance(node, BinaryOperation) and name not in _DIFFERENTIABLE_BINARY:
         return []
     if isinstance(node, UnaryOperation) and name not in _DIFFERENTIABLE_UNARY:
         return []
-    args = operands(node)
-    rule = rules.RULES.get(name)
-    if rule is None:
-        return []
-    if callable(rule) and not isinstance(rule, tuple):
-        return [0] if args else []
-    if isinstance(rule, rules.Variadic):
-        return list(range(len(args)))
-    if isinstance(rule, rules.Pullback):
-        return [0, 1] if name in ("DOT_PRODUCT", "MATMUL") else [0]
-    return [i for i in range(len(args)) if i < len(rule) and rule[i] is not None]
+    return rules.differentiable_indices(name, len(operands(node)), argument_names(node))
 
 
 def differentiable_references(expr):

@@ -1,12 +1,11 @@
 """Differentiate a Fortran file: read, transform, write."""
 
-from psyclone.psyir.backend.fortran import FortranWriter
-
 from adfort import __version__
 from adfort.errors import AdfortError
 from adfort.frontend import read_file, routines
 from adfort.layout import wrap
 from adfort.transformations import ADReverseContainerTrans
+from adfort.writer import Writer
 
 
 def header(path, routine, dependents, independents, schedule):
@@ -71,5 +70,5 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
     result = trans.apply(tree, routine, list(dependents), list(independents),
                          schedule, options)
     text = header(path, routine, dependents, independents, schedule) + \
-        wrap(FortranWriter()(result))
+        wrap(Writer()(result))
     return text, routine, trans.tape_sizes

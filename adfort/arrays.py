@@ -6,8 +6,8 @@ expression) the contributions are summed.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, BinaryOperation, IntrinsicCall, Literal, Range, Reference,
-    UnaryOperation)
+    ArrayConstructor, ArrayReference, BinaryOperation, IntrinsicCall, Literal, Range,
+    Reference, UnaryOperation)
 from psyclone.psyir.symbols import ArrayType
 
 # Intrinsics whose result has the rank of their (first) array argument
@@ -58,7 +58,27 @@ def expr_rank(node):
         if name == "SPREAD":
             return expr_rank(args[0]) + 1
         if name == "RESHAPE":
-            shape = args[1]
-            return symbol_rank(shape.symbol) if isinstance(shape, Reference) else 1
+            return _shape_length(args[names.index("shape")] if "shape" in names else args[1])
         return max((expr_rank(a) for a in args), default=0)  # elemental
+    if isinstance(node, ArrayConstructor):
+        return 1
     return 0
+
+
+def _shape_length(shape):
+    """The number of elements of a RESHAPE shape argument: the rank of the
+    result (``[n, m]``, ``SHAPE(a)``, a named constant ``(/n, m/)``)."""
+    if isinstance(shape, ArrayConstructor):
+        return len(shape.children)
+    if isinstance(shape, IntrinsicCall) and shape.intrinsic.name == "SHAPE":
+        return expr_rank(shape.arguments[0])
+    dtype = getattr(getattr(shape, "symbol", None), "datatype", None)
+    if type(shape) is Reference and isinstance(dtype, ArrayType) and len(dtype.shape) == 1:
+        upper = getattr(dtype.shape[0], "upper", None)
+        lower = getattr(dtype.shape[0], "lower", None)
+        if isinstance(upper, Literal) and isinstance(lower, Literal):
+            return int(upper.value) - int(lower.value) + 1
+    initial = getattr(getattr(shape, "symbol", None), "initial_value", None)
+    if isinstance(initial, ArrayConstructor):
+        return len(initial.children)
+    return 1

@@ -21,18 +21,42 @@ def _names(values):
     return names
 
 
-def _write_atomically(path, text):
-    """Write `text` to `path` only once it is complete (no partial files)."""
+def _check_output(path):
+    """Fail before any work when `path` cannot be written.
+
+    :raises AdfortError: if `path` is a directory or its directory does not
+        exist or is not writable.
+    """
     directory = os.path.dirname(os.path.abspath(path))
-    handle, tmp = tempfile.mkstemp(dir=directory, prefix=".adfort-", suffix=".tmp")
+    if os.path.isdir(path):
+        raise AdfortError(f"the output '{path}' is a directory: give a file name "
+                          f"with -o (e.g. -o {os.path.join(path, 'model_ad.f90')})")
+    if not os.path.isdir(directory):
+        raise AdfortError(f"cannot write the output '{path}': the directory "
+                          f"'{directory}' does not exist; create it first")
+    if not os.access(directory, os.W_OK | os.X_OK) or (
+            os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise AdfortError(f"cannot write the output '{path}': permission denied")
+
+
+def _write_atomically(path, text):
+    """Write `text` to `path` only once it is complete (no partial files).
+
+    :raises AdfortError: if the file system refuses (read-only, full…).
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = None
     try:
+        handle, tmp = tempfile.mkstemp(dir=directory, prefix=".adfort-", suffix=".tmp")
         with os.fdopen(handle, "w") as out:
             out.write(text)
         os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
+    except OSError as err:
+        raise AdfortError(f"cannot write the output '{path}': "
+                          f"{err.strerror or err}") from err
+    finally:
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
-        raise
 
 
 def _schedule(default, links):
@@ -128,6 +152,8 @@ def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjo
                 and os.path.samefile(file, output):
             raise AdfortError(f"the output file '{output}' is the input file: choose "
                               "another with -o")
+        if output != "-":
+            _check_output(output)
         for path in list(extra_files) + list(adjoint_libs):
             if not os.path.isfile(path):
                 raise AdfortError(f"no such file: '{path}'")

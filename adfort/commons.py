@@ -21,7 +21,7 @@ with those names), and the generated file holds the layout modules.
 
 import re
 
-from psyclone.psyir.backend.fortran import FortranWriter
+from adfort.writer import Writer
 from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.symbols import CommonBlockInterface, DataSymbol, UnsupportedFortranType
 
@@ -107,7 +107,7 @@ class CommonBlock:
         :param routine_table: the table of a routine declaring the block
             (for the constants its members' declarations use).
         """
-        writer = FortranWriter()
+        writer = Writer()
         lines, declared = [], set()
         for member in self.members:
             for ref in _declaration_references(member):

@@ -24,13 +24,53 @@ def node_line(node):
 
     :param node: a PSyIR node read by FortranReader.
     """
+    start = node
     while node is not None:
         asts = getattr(node, "parse_tree_nodes", None) or [getattr(node, "ast", None)]
+        if node is not start and asts[0] is not None:
+            # PSyclone keeps no parse tree on some statements (intrinsic
+            # subroutine calls): find the statement's text in this one's.
+            line = _line_by_text(start, node)
+            if line:
+                return line
         line = _ast_line(asts[0])
         if line:
             return line
         node = node.parent
     return None
+
+
+def _text(text):
+    return "".join(str(text).split()).lower()
+
+
+def _line_by_text(statement, scope):
+    """Line of the statement of `scope`'s parse tree whose text is that of
+    `statement` (the n-th such statement for the n-th such node)."""
+    from fparser.two.Fortran2003 import Call_Stmt
+    from fparser.two.utils import walk
+    from psyclone.psyir.nodes import Call, Statement
+    while statement is not None and not isinstance(statement, Statement):
+        statement = statement.parent
+    if not isinstance(statement, Call):
+        return None
+    try:
+        text = _text(statement.debug_string())
+    except Exception:  # pylint: disable=broad-except
+        return None
+    same = [c for c in scope.walk(Call) if c.ast is None and _safe_text(c) == text]
+    found = [s for s in walk(scope.ast, Call_Stmt) if _text(s) == text]
+    index = next((i for i, c in enumerate(same) if c is statement), None)
+    if index is None or index >= len(found):
+        return None
+    return _ast_line(found[index])
+
+
+def _safe_text(node):
+    try:
+        return _text(node.debug_string())
+    except Exception:  # pylint: disable=broad-except
+        return None
 
 
 def _ast_line(ast):

@@ -12,9 +12,11 @@ from psyclone.psyir.symbols import (
 
 from adfort import rules
 from adfort.activity import (
-    active_variables, differentiable_args, is_real, operands, operation_name)
+    active_variables, argument_names, differentiable_args, is_real, operands,
+    operation_name)
 from adfort.arrays import expr_rank
 from adfort.errors import AdfortError, where
+from adfort.exprs import E
 from adfort.normalise import jump_kind
 from adfort.transformations.allocation import is_allocation
 
@@ -80,7 +82,16 @@ def check_arguments(routine, dependents, independents, filename, allow_empty=Fal
                     location)
 
 
+def _is_complex(symbol):
+    """Whether `symbol` is declared COMPLEX (PSyIR keeps such declarations
+    as unsupported text)."""
+    declaration = getattr(getattr(symbol, "datatype", None), "declaration", None) or ""
+    return " ".join(declaration.upper().split()).startswith(("COMPLEX", "DOUBLE COMPLEX"))
+
+
 def _type_text(symbol):
+    if _is_complex(symbol):
+        return "complex: complex active values are not supported"
     dtype = symbol.datatype
     intrinsic = getattr(dtype, "intrinsic", None)
     if intrinsic is not None:
@@ -179,6 +190,15 @@ def check_routine(routine, dependents, independents, filename, active=None,
     for assign in routine.walk(Assignment):
         _check_lhs(assign, active, filename)
         _check_expression(assign.rhs, active, filename)
+    for call in routine.walk(Call):
+        if isinstance(call, IntrinsicCall):
+            if isinstance(call.parent, Schedule) and not is_allocation(call):
+                _check_intrinsic_subroutine(call, filename)
+        elif not (isinstance(call.parent, Assignment) and call is call.parent.rhs):
+            # Arguments of subroutine calls and of functions inside
+            # expressions (an assignment's right-hand side was checked).
+            for arg in call.arguments:
+                _check_expression(arg, active, filename)
 
 
 def _check_allocation(stmt, filename):
@@ -216,6 +236,12 @@ def _check_types(routine, filename, resolve=None):
             symbol = resolve(symbol.name) or symbol
         dtype = getattr(symbol, "datatype", None)
         declaration = getattr(dtype, "declaration", None)
+        if _is_complex(symbol):
+            raise AdfortError(
+                f"'{symbol.name}' is complex ('{declaration.strip()}'): complex active "
+                "values are not supported, and a differentiated routine cannot hold "
+                "complex variables yet; hold real and imaginary parts in real variables",
+                where(ref, filename))
         if declaration:
             raise AdfortError(
                 f"'{symbol.name}' has a declaration adfort cannot differentiate "
@@ -252,26 +278,51 @@ def _check_lhs(assign, active, filename):
             where(assign, filename))
 
 
+_ARITHMETIC = ("ADD", "SUB", "MUL", "DIV", "POW", "MINUS", "PLUS")
+
+
 def _check_expression(expr, active, filename):
-    """Every operation a derivative flows through must have a rule."""
-    if isinstance(expr, (Literal, Reference)) and not isinstance(expr, Call):
+    """Every operation a derivative flows through must have a rule, and
+    every active value an intrinsic takes must be one it can pass on."""
+    if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
+        for arg in expr.arguments:   # a user function: its arguments
+            _check_expression(arg, active, filename)
         return
-    if isinstance(expr, _OPERATIONS):
-        name = operation_name(expr)
-        args = operands(expr)
-        real_result = isinstance(expr, IntrinsicCall) or name in (
-            "ADD", "SUB", "MUL", "DIV", "POW", "MINUS", "PLUS")
-        if real_result and not rules.has_rule(name) and _reaches_active(expr, active):
-            raise AdfortError(
-                f"no derivative rule for {name} (in '{expr.debug_string()}'): "
-                "add it to adfort's rules table, or make its arguments passive",
-                where(expr, filename))
-        indices = differentiable_args(expr) if rules.has_rule(name) else range(len(args))
-        for i in indices:
-            _check_expression(args[i], active, filename)
+    if not isinstance(expr, _OPERATIONS):
+        return
+    name = operation_name(expr)
+    args = operands(expr)
+    indices = differentiable_args(expr)
+    if (isinstance(expr, IntrinsicCall) or name in _ARITHMETIC) and \
+            any(_reaches_active(args[i], active) for i in indices):
+        problem = rules.unsupported(name, [E(a) for a in args], argument_names(expr))
+        if problem:
+            raise AdfortError(f"{problem} (in '{expr.debug_string()}')",
+                              where(expr, filename))
+    for i in indices:
+        _check_expression(args[i], active, filename)
 
 
 def _reaches_active(expr, active):
-    return any(is_real(r.symbol) and r.symbol.name.lower() in active
-               for r in expr.walk(Reference) if type(r) is Reference)
+    """Whether a derivative can flow from an active variable into `expr`
+    (an operation without a rule counts as passing it, a user function's
+    result as active: it may depend on module variables)."""
+    if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
+        return True
+    if type(expr) in (Reference, ArrayReference):
+        # (Only real variables are active; an imported one may be unresolved here.)
+        return expr.symbol.name.lower() in active
+    if isinstance(expr, _OPERATIONS):
+        args = operands(expr)
+        return any(_reaches_active(args[i], active) for i in differentiable_args(expr))
+    return False
 
+
+def _check_intrinsic_subroutine(call, filename):
+    """``CALL RANDOM_NUMBER(r)``, ``CALL CPU_TIME(t)`` and the like: not
+    supported in a differentiated routine (PSyclone's copy of the routine,
+    which adfort transforms, no longer knows them as intrinsics)."""
+    raise AdfortError(
+        f"CALL {call.intrinsic.name} (an intrinsic subroutine) is not supported "
+        "in a differentiated routine: call it outside and pass its results in "
+        "as arguments", where(call, filename))

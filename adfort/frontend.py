@@ -4,7 +4,7 @@ import os
 import re
 
 from psyclone.psyir.frontend.fortran import FortranReader
-from psyclone.psyir.backend.fortran import FortranWriter
+from adfort.writer import Writer
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, Container, FileContainer, IntrinsicCall, Literal,
     Reference, Routine)
@@ -293,7 +293,7 @@ def _recognise_function_references(tree, externals=()):
     Names written with subscripts on the left of an assignment (statement
     functions) are left as they are.
     """
-    writer = FortranWriter()
+    writer = Writer()
     externals = {name.lower() for name in externals}
     for routine in tree.walk(Routine):
         table = routine.symbol_table

@@ -12,19 +12,26 @@ One entry per operation, keyed by the PSyIR operator or intrinsic name:
 - :class:`Variadic`: a function of the argument list returning one partial
   per argument (``MAX``/``MIN`` take any number of arguments);
 - :class:`Pullback`: for operations that are not elementwise (``MATMUL``,
-  ``SUM``…), a function of the result's adjoint and the arguments
-  returning each argument's adjoint directly.
+  ``SUM``…), a function of the result's adjoint and the arguments, passed
+  by their names in the Fortran standard (``array=``, ``dim=``, ``mask=``),
+  returning the differentiable arguments' adjoints by name.
 
-Partials are built with :mod:`adfort.exprs` and may return the numbers
-``1``/``-1`` for constant partials (the simplifier folds them away).
-Adding an intrinsic is one entry here and one row in ``tests/test_rules.py``.
+Positional rules see an intrinsic's arguments in the standard's order
+whatever order the call names them in.  Partials are built with
+:mod:`adfort.exprs` and may return the numbers ``1``/``-1`` for constant
+partials (the simplifier folds them away).  Intrinsics without an entry
+are classified in :mod:`adfort.intrinsics`.  Adding an intrinsic is one
+entry here and one row in ``tests/test_rules.py``.
 """
 
+from psyclone.psyir.nodes import ArrayConstructor
+
+from adfort import intrinsics
 from adfort.arrays import expr_rank
 from adfort.exprs import (
-    all_of, aint, asum, call, cos, cosh, count, cshift, exp, indicator, log,
-    matmul, maxval, minval, product, sign, sin, sinh, size, spread, sqrt, tan,
-    tanh, transpose)
+    E, all_of, aint, asum, call, cos, cosh, count, cshift, eoshift, exp,
+    indicator, log, matmul, maxval, merge, minval, product, real_literal,
+    sign, sin, sinh, size, spread, sqrt, tan, tanh, transpose)
 
 
 class Variadic:
@@ -40,39 +47,178 @@ class Variadic:
 class Pullback:
     """A rule giving arguments' adjoints from the result's adjoint.
 
-    :param adjoints: ``adjoints(g, *args)`` returns one adjoint (or None)
-        per argument, `g` being the adjoint of the result.
+    :param adjoints: ``adjoints(g, **args)`` returns {name: adjoint} for
+        the differentiable arguments present, `g` being the adjoint of the
+        result and `args` the arguments by their standard names.
+    :param differentiable: names of the arguments derivatives flow through.
+    :param check: ``check(**args)`` returns why this form of the call is
+        not supported (the fence reports it), or None.
     """
 
-    def __init__(self, adjoints):
+    def __init__(self, adjoints, differentiable, check=None):
         self.adjoints = adjoints
+        self.differentiable = tuple(differentiable)
+        self.check = check
 
 
-def _matmul(g, a, b):
+def _matmul(g, matrix_a, matrix_b):
     """MATMUL of matrix·matrix, matrix·vector or vector·matrix."""
+    a, b = matrix_a, matrix_b
     ra, rb = expr_rank(a.node), expr_rank(b.node)
+    g = _full(g, ([size(a, dim=1)] if ra == 2 else []) + ([size(b, dim=2)] if rb == 2 else []))
     if ra == 2 and rb == 2:
-        return [matmul(g, transpose(b)), matmul(transpose(a), g)]
+        return {"matrix_a": matmul(g, transpose(b)), "matrix_b": matmul(transpose(a), g)}
     if ra == 2:   # A(m,n) x(n): outer product for A, A^T g for x
-        return [spread(g, 2, size(b)) * spread(b, 1, size(g)), matmul(g, a)]
+        return {"matrix_a": spread(g, 2, size(b)) * spread(b, 1, size(g)),
+                "matrix_b": matmul(g, a)}
     # x(m) B(m,n): B g for x, outer product for B
-    return [matmul(b, g), spread(a, 2, size(g)) * spread(g, 1, size(a))]
+    return {"matrix_a": matmul(b, g), "matrix_b": spread(a, 2, size(g)) * spread(g, 1, size(a))}
+
+
+def _scalar(g):
+    return expr_rank(g.node) == 0
+
+
+def _full(g, extents):
+    """`g` as an array of the given extents: an adjoint may be a scalar
+    standing for every element (``SUM(RESHAPE(x, s)) * w``), which the
+    transformational intrinsics cannot take."""
+    if not _scalar(g):
+        return g
+    for dim, extent in enumerate(extents, start=1):
+        g = spread(g, dim, extent)
+    return g
+
+
+def _extents(array):
+    return [size(array, dim=d) for d in range(1, expr_rank(array.node) + 1)]
+
+
+def _broadcast(g, array, dim):
+    """The reduction's adjoint `g` back on the shape of `array`: along
+    `dim` when the reduction had one, else (or for a scalar) itself,
+    which elementwise operations broadcast."""
+    return g if dim is None or _scalar(g) else spread(g, dim, size(array, dim=dim))
+
+
+def _masked(value, mask, like):
+    """`value` where `mask` holds, zero elsewhere (no mask: `value`)."""
+    return value if mask is None else merge(value, like.zero(), mask)
+
+
+def _reduction_args(dim, mask):
+    named = {}
+    if dim is not None:
+        named["dim"] = dim
+    if mask is not None:
+        named["mask"] = mask
+    return named
+
+
+def _sum(g, array, dim=None, mask=None):
+    return {"array": _masked(_broadcast(g, array, dim), mask, array)}
+
+
+def _product(g, array, dim=None, mask=None):
+    """Each factor's partial is the product of the others: the product
+    over its own value (undefined where a factor is zero)."""
+    whole = _broadcast(product(array, **_reduction_args(dim, mask)), array, dim)
+    return {"array": _masked(_broadcast(g, array, dim) * whole / array, mask, array)}
 
 
 def _extremum(value):
     """MAXVAL/MINVAL: the adjoint is shared by the elements attaining the
     extremum (one element but for ties, where this averages the one-sided
-    derivatives)."""
-    def adjoints(g, x):
-        hit = x.eq(value(x))
-        return [g * indicator(hit, x) / count(hit)]
-    return Pullback(adjoints)
+    derivatives); a reduction over no element passes nothing back."""
+    def adjoints(g, array, dim=None, mask=None):
+        hit = array.eq(_broadcast(value(array, **_reduction_args(dim, mask)), array, dim))
+        if mask is not None:
+            hit = hit & mask
+        hits = call("MAX", count(hit, **_reduction_args(dim, None)), 1)
+        return {"array": _broadcast(g / hits, array, dim) * indicator(hit, array)}
+    return Pullback(adjoints, ("array",))
 
 
-def _sum(g, x, *dim):
-    if dim:
-        return [spread(g, dim[0], size(x, dim=dim[0]))]
-    return [g]
+def _norm2(g, x, dim=None):
+    norm = call("NORM2", x, **({"dim": dim} if dim is not None else {}))
+    return {"x": _broadcast(g / norm, x, dim) * x}
+
+
+def _spread(g, source, dim, ncopies):
+    if _scalar(g):
+        return {"source": g * ncopies}
+    return {"source": asum(g, dim=dim)}
+
+
+def _zero_pad(like):
+    """``[0.0]`` in the kind of `like`: a RESHAPE pad."""
+    return E(ArrayConstructor.create([real_literal(0, like.kind)]), like.kind)
+
+
+def _reshape(g, source, shape, pad=None, order=None):
+    # The result takes the first SIZE(g) elements of source in order; the
+    # rest of source (when the result is smaller) gets no adjoint.
+    g = _full(g, [call("PRODUCT", shape)])
+    return {"source": call("RESHAPE", g, call("SHAPE", source), pad=_zero_pad(g))}
+
+
+def _reshape_check(source, shape, pad=None, order=None):
+    if pad is not None or order is not None:
+        return "RESHAPE with PAD= or ORDER= of an active array is not supported"
+    return None
+
+
+def _pack(g, array, mask, vector=None):
+    packed = count(mask)
+    g = _full(g, [size(vector) if vector is not None else packed])
+    adjoints = {"array": call("UNPACK", g, mask, array.zero())}
+    if vector is not None:
+        # The elements past COUNT(mask) come from vector.
+        adjoints["vector"] = eoshift(eoshift(g, packed), -packed)
+    return adjoints
+
+
+def _pack_check(array, mask, vector=None):
+    if expr_rank(mask.node) == 0:
+        return "PACK with a scalar MASK of an active array is not supported: use RESHAPE"
+    return None
+
+
+def _unpack(g, vector, mask, field):
+    return {"vector": call("PACK", _full(g, _extents(mask)), mask,
+                           vector=spread(g.zero(), 1, size(vector))),
+            "field": merge(g.zero(), g, mask)}
+
+
+def _eoshift(g, array, shift, boundary=None, dim=None):
+    along = {"dim": dim} if dim is not None else {}
+    g = _full(g, _extents(array))
+    adjoints = {"array": eoshift(g, -shift, **along)}
+    if boundary is not None:
+        # The elements filled from boundary: g less what came from array.
+        filled = g - eoshift(eoshift(g, -shift, **along), shift, **along)
+        if 0 < expr_rank(boundary.node) < expr_rank(array.node):
+            filled = asum(filled, dim=dim if dim is not None else 1)
+        adjoints["boundary"] = filled
+    return adjoints
+
+
+def _cshift(g, array, shift, dim=None):
+    if _scalar(g):
+        return {"array": g}   # a shifted constant is the constant
+    return {"array": cshift(g, -shift, **({"dim": dim} if dim is not None else {}))}
+
+
+def _bessel_n(name):
+    """BESSEL_JN/YN(n, x): d/dx B_n = (n/x) B_n - B_{n+1}."""
+    def adjoints(g, n=None, x=None, n1=None, n2=None):
+        return {"x": g * (n / x * call(name, n, x) - call(name, n + 1, x))}
+
+    def check(n=None, x=None, n1=None, n2=None):
+        if n1 is not None:
+            return f"the array form {name}(n1, n2, x) is not supported: call it per order"
+        return None
+    return Pullback(adjoints, ("x",), check)
 
 
 def _max_partials(*args):
@@ -119,6 +265,7 @@ RULES = {
     "TAN": lambda x: 1 + tan(x) ** 2,
     "ASIN": lambda x: 1 / sqrt(1 - x ** 2),
     "ACOS": lambda x: -1 / sqrt(1 - x ** 2),
+    # (fparser reads no ATAN(y, x): that form never gets here.)
     "ATAN": lambda x: 1 / (1 + x ** 2),
     "ATAN2": (lambda y, x: x / (x ** 2 + y ** 2),
               lambda y, x: -y / (x ** 2 + y ** 2)),
@@ -130,8 +277,26 @@ RULES = {
     "ATANH": lambda x: 1 / (1 - x ** 2),
     "ERF": lambda x: 2 / sqrt(_pi(x)) * exp(-x ** 2),
     "ERFC": lambda x: -2 / sqrt(_pi(x)) * exp(-x ** 2),
+    "ERFC_SCALED": lambda x: 2 * x * call("ERFC_SCALED", x) - 2 / sqrt(_pi(x)),
     "HYPOT": (lambda x, y: x / call("HYPOT", x, y),
               lambda x, y: y / call("HYPOT", x, y)),
+    "DPROD": (lambda x, y: y, lambda x, y: x),
+    "BESSEL_J0": lambda x: -call("BESSEL_J1", x),
+    "BESSEL_J1": lambda x: call("BESSEL_J0", x) - call("BESSEL_J1", x) / x,
+    "BESSEL_Y0": lambda x: -call("BESSEL_Y1", x),
+    "BESSEL_Y1": lambda x: call("BESSEL_Y0", x) - call("BESSEL_Y1", x) / x,
+    "BESSEL_JN": _bessel_n("BESSEL_JN"),
+    "BESSEL_YN": _bessel_n("BESSEL_YN"),
+    # Floating-point representation: x = FRACTION(x) * 2**EXPONENT(x).
+    "SCALE": (lambda x, i: call("SCALE", x.one(), i), None),
+    "FRACTION": lambda x: call("SCALE", x.one(), -call("EXPONENT", x)),
+    "SET_EXPONENT": (lambda x, i: call("SCALE", x.one(), i - call("EXPONENT", x)), None),
+    "RRSPACING": lambda x: sign(x.one(), x) * call("SCALE", x.one(), call("DIGITS", x)
+                                                  - call("EXPONENT", x)),
+    # The neighbouring number moves with x (a step function at the scale
+    # of one ulp, like the rounding of every operation).
+    "NEAREST": (lambda x, s: 1, None),
+    "SPACING": None,
     # Piecewise functions: derivatives valid away from the switching points.
     "ABS": lambda x: sign(x.one(), x),
     "SIGN": (lambda a, b: sign(a.one(), a) * sign(b.one(), b), None),
@@ -142,15 +307,22 @@ RULES = {
               lambda a, b, mask: 1 - indicator(mask, b), None),
     "MAX": Variadic(_max_partials),
     # Array operations.
-    "SUM": Pullback(_sum),
-    "PRODUCT": Pullback(lambda g, x: [g * product(x) / x]),
-    "DOT_PRODUCT": Pullback(lambda g, a, b: [g * b, g * a]),
-    "MATMUL": Pullback(_matmul),
-    "TRANSPOSE": Pullback(lambda g, a: [transpose(g)]),
+    "SUM": Pullback(_sum, ("array",)),
+    "PRODUCT": Pullback(_product, ("array",)),
+    "DOT_PRODUCT": Pullback(lambda g, vector_a, vector_b: {
+        "vector_a": g * vector_b, "vector_b": g * vector_a}, ("vector_a", "vector_b")),
+    "MATMUL": Pullback(_matmul, ("matrix_a", "matrix_b")),
+    "TRANSPOSE": Pullback(lambda g, matrix: {"matrix": g if _scalar(g) else transpose(g)},
+                          ("matrix",)),
     "MAXVAL": _extremum(maxval),
     "MINVAL": _extremum(minval),
-    "CSHIFT": Pullback(lambda g, x, shift, *dim: [cshift(g, -shift, *dim), None] + [None] * len(dim)),
-    "SPREAD": Pullback(lambda g, x, dim, n: [asum(g, dim=dim), None, None]),
+    "NORM2": Pullback(_norm2, ("x",)),
+    "CSHIFT": Pullback(_cshift, ("array",)),
+    "EOSHIFT": Pullback(_eoshift, ("array", "boundary")),
+    "SPREAD": Pullback(_spread, ("source",)),
+    "RESHAPE": Pullback(_reshape, ("source",), _reshape_check),
+    "PACK": Pullback(_pack, ("array", "vector"), _pack_check),
+    "UNPACK": Pullback(_unpack, ("vector", "field")),
     "SIZE": None,
     "LBOUND": None,
     "UBOUND": None,
@@ -177,52 +349,111 @@ RULES = {
 }
 
 
-def has_rule(name):
-    """Whether operation `name` has an entry in the rules table."""
-    return name in RULES
+def _names(name, count, names):
+    """The standard names of `count` arguments (positional when not given)."""
+    return intrinsics.argument_names(name, list(names) if names else [None] * count)
 
 
-def partials(name, args, wanted=None):
+def _standard_order(name, count, names):
+    """Indices of the arguments in the order the rule takes them."""
+    if not names:
+        return list(range(count))
+    return intrinsics.canonical_order(name, _names(name, count, names))
+
+
+def differentiable_indices(name, count, names=None):
+    """The indices of the arguments derivatives flow through.
+
+    An operation without an entry (and not passive by nature) passes them
+    all: activity then over-approximates, and the fence reports it.
+
+    :param str name: operator or intrinsic name.
+    :param int count: the number of arguments.
+    :param names: the names the call gives its arguments (None for
+        positional ones), if any.
+    """
+    if name in intrinsics.PASSIVE:
+        return []
+    if name not in RULES:
+        return list(range(count))
+    rule = RULES[name]
+    if rule is None:
+        return []
+    if isinstance(rule, Variadic):
+        return list(range(count))
+    if isinstance(rule, Pullback):
+        return [i for i, n in enumerate(_names(name, count, names))
+                if n in rule.differentiable]
+    order = _standard_order(name, count, names)
+    rule = (rule,) if callable(rule) else rule
+    return sorted(order[j] for j in range(count) if j < len(rule) and rule[j] is not None)
+
+
+def unsupported(name, args, names=None):
+    """Why operation `name` at `args` cannot be differentiated, or None.
+
+    :param args: the arguments, as :class:`E`.
+    :returns: a message for the fence, or None when a rule applies.
+    """
+    if name in RULES:
+        rule = RULES[name]
+        if isinstance(rule, Pullback) and rule.check is not None:
+            return rule.check(**dict(zip(_names(name, len(args), names), args)))
+        return None
+    if name in intrinsics.PASSIVE:
+        return None
+    if name in intrinsics.UNSUPPORTED:
+        return f"{name} of an active value: {intrinsics.UNSUPPORTED[name]}"
+    return (f"no derivative rule for {name}: add it to adfort's rules table, "
+            "or make its arguments passive")
+
+
+def partials(name, args, wanted=None, names=None):
     """Return the partial derivatives of operation `name` at `args`.
 
     :param str name: operator or intrinsic name (``"MUL"``, ``"SIN"``…).
     :param args: the arguments, as :class:`adfort.exprs.E`.
     :param wanted: indices of the arguments whose partials are needed
         (all when None); the others come back as None.
+    :param names: the names the call gives its arguments, if any.
     :returns: one entry per argument: an ``E``, a number, or ``None``.
     :raises KeyError: if there is no rule for `name`.
     """
     rule = RULES[name]
     wanted = set(range(len(args)) if wanted is None else wanted)
-    if rule is None:
-        return [None] * len(args)
-    if isinstance(rule, Variadic):
-        return [p if i in wanted else None
-                for i, p in enumerate(rule.partials(*args))]
     if isinstance(rule, Pullback):
         raise TypeError(f"{name} has a pullback rule, not partials")
-    if callable(rule):
-        rule = (rule,)
-    out = []
-    for i in range(len(args)):
-        fn = rule[i] if i < len(rule) else None
-        out.append(fn(*args) if fn is not None and i in wanted else None)
+    out = [None] * len(args)
+    if rule is None:
+        return out
+    order = _standard_order(name, len(args), names)
+    ordered = [args[i] for i in order]
+    if isinstance(rule, Variadic):
+        for j, p in enumerate(rule.partials(*ordered)):
+            out[order[j]] = p if order[j] in wanted else None
+        return out
+    rule = (rule,) if callable(rule) else rule
+    for j, i in enumerate(order):
+        fn = rule[j] if j < len(rule) else None
+        if fn is not None and i in wanted:
+            out[i] = fn(*ordered)
     return out
 
 
-def argument_adjoints(name, adjoint, args, wanted=None):
+def argument_adjoints(name, adjoint, args, wanted=None, names=None):
     """Return the adjoint of each argument of operation `name`.
 
     :param adjoint: an :class:`E` for the adjoint of the operation's result.
     :param args: the arguments, as :class:`E`.
     :param wanted: indices of the arguments whose adjoints are needed.
+    :param names: the names the call gives its arguments, if any.
     :returns: one :class:`E` (or None) per argument.
     """
     rule = RULES[name]
     if isinstance(rule, Pullback):
         wanted = set(range(len(args)) if wanted is None else wanted)
-        results = list(rule.adjoints(adjoint, *args))
-        results += [None] * (len(args) - len(results))
-        return [r if i in wanted else None for i, r in enumerate(results)]
+        standard = _names(name, len(args), names)
+        results = rule.adjoints(adjoint, **dict(zip(standard, args)))
+        return [results.get(n) if i in wanted else None for i, n in enumerate(standard)]
     return [adjoint * p if p is not None else None
-            for p in partials(name, args, wanted)]
+            for p in partials(name, args, wanted, names)]

@@ -18,7 +18,6 @@ A tape has one of two layouts, chosen per routine:
   can hold any trip count and never overflows.
 """
 
-from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall,
     Literal, Range, Reference)
@@ -27,6 +26,7 @@ from psyclone.psyir.symbols import (
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE, intrinsic_call
+from adfort.writer import Writer
 
 BinOp = BinaryOperation.Operator
 
@@ -41,7 +41,7 @@ def type_tag(datatype):
     elif isinstance(precision, int):
         tag += f"_{precision}"
     else:
-        tag += "_" + FortranWriter()(precision).strip().lower()
+        tag += "_" + Writer()(precision).strip().lower()
     return tag
 
 

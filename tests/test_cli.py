@@ -5,6 +5,7 @@ write no output file, leave the input untouched and show no traceback.
 """
 
 import hashlib
+import os
 import subprocess
 import sys
 import textwrap
@@ -155,7 +156,12 @@ def test_syntax_error_names_the_line(tmp_path):
     ("y = x\n  write(*,*) y", ["k.f90:6:", "unsupported statement WRITE"]),
     ("y = x\n  call foo(y)", ["k.f90:6:", "'foo' has no source adfort can see"]),
     ("y = x + w(2)\n  if (x > 1) return\n  y = 2 * y", ["k.f90:6:", "RETURN statement is not supported yet"]),
-    ("y = bessel_j0(x)", ["k.f90:5:", "no derivative rule for BESSEL_J0"]),
+    ("y = gamma(x)", ["k.f90:5:", "GAMMA of an active value", "digamma"]),
+    ("y = transfer(x, 1.0d0)", ["k.f90:5:", "TRANSFER of an active value", "bit"]),
+    ("y = sum(reshape(w(1:2) * x, [2, 1], order=[2, 1]))",
+     ["k.f90:5:", "RESHAPE with PAD= or ORDER="]),
+    ("y = abs(cmplx(x, w(1), 8))", ["k.f90:5:", "complex active values are not supported"]),
+    ("y = x\n  call random_number(w)", ["k.f90:6:", "RANDOM_NUMBER", "intrinsic subroutine"]),
     ("y = x\n  write(*,*) y", ["k.f90:6:", "unsupported statement WRITE"]),
     ("y = x\n  stop", ["k.f90:6:", "STOP"]),
 ])
@@ -168,6 +174,23 @@ def test_unsupported_constructs_are_fenced(tmp_path, body, fragments):
     result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(result, tmp_path, *fragments)
     assert digest(src) == before
+
+
+@pytest.mark.parametrize("dummies, declaration, body, args, fragments", [
+    ("x, y", "complex(8) :: z", "z = cmplx(x, 2 * x, 8)\n  y = real(z * conjg(z))",
+     ["--dep", "y", "--indep", "x"], ["c.f90:5:", "'z' is complex", "complex active values"]),
+    ("x, y, z", "complex(8), intent(in) :: z", "y = x * abs(z)",
+     ["--dep", "y", "--indep", "z"], ["independent variable 'z'",
+                                      "complex active values are not supported"]),
+])
+def test_complex_values_are_fenced(tmp_path, dummies, declaration, body, args, fragments):
+    src = tmp_path / "c.f90"
+    src.write_text(f"subroutine k({dummies})\n  real(8), intent(in) :: x\n"
+                   f"  real(8), intent(out) :: y\n  {declaration}\n  {body}\n"
+                   "end subroutine k\n")
+    result = run(["diff", str(src)] + args, tmp_path)
+    assert result.returncode == 1
+    assert_clean_failure(result, tmp_path, *fragments)
 
 
 def test_output_onto_input_is_refused(kernel, tmp_path):
@@ -195,3 +218,48 @@ def test_recursion_is_fenced(tmp_path):
                    "  if (n > 0) call f(n - 1, x, y)\n end subroutine f\nend module m\n")
     result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(result, tmp_path, "r.f90:3:", "recursion is not supported")
+
+
+@pytest.mark.parametrize("output, fragments", [
+    ("no/such/dir/out.f90", ["cannot write the output", "does not exist"]),
+    (".", ["is a directory", "give a file name with -o"]),
+])
+def test_unwritable_output_is_a_user_error(kernel, tmp_path, output, fragments):
+    '''Checked before any work: exit 1 with one line, nothing written.'''
+    result = run(["diff", str(kernel), "--dep", "flux", "--indep", "ts", "-o", output],
+                 tmp_path)
+    assert result.returncode == 1
+    assert_clean_failure(result, tmp_path, *fragments)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="permissions do not bind root")
+def test_read_only_output_directory(kernel, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        result = run(["diff", str(kernel), "--dep", "flux", "--indep", "ts",
+                      "-o", str(locked / "flux_ad.f90")], tmp_path)
+    finally:
+        locked.chmod(0o755)
+    assert result.returncode == 1
+    assert_clean_failure(result, tmp_path, "cannot write the output", "permission denied")
+
+
+def test_failed_write_is_a_user_error(kernel, tmp_path, monkeypatch):
+    '''A file system refusing the write (read-only mount, full disk) late,
+    after the checks: still a one-line error, exit 1, no temporary left.'''
+    from click.testing import CliRunner
+    import adfort.cli
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Read-only file system")
+    monkeypatch.setattr(adfort.cli.tempfile, "mkstemp", refuse)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(adfort.cli.main, [
+        "diff", str(kernel), "--dep", "flux", "--indep", "ts", "-o", "out_ad.f90"])
+    assert result.exit_code == 1, result.output
+    assert "adfort: error: cannot write the output 'out_ad.f90': Read-only file system" \
+        in result.output
+    assert not list(tmp_path.glob("*_ad.f90")) and not list(tmp_path.glob(".adfort-*"))

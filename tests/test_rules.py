@@ -10,6 +10,9 @@ import subprocess
 import textwrap
 
 
+from psyclone.psyir.nodes import IntrinsicCall
+
+from adfort import intrinsics
 from adfort.api import differentiate_file
 from adfort.rules import RULES
 from adfort.schedules import SplitReversalSchedule
@@ -32,7 +35,7 @@ ROWS = {
     "ASIN": "asin(x1 * x2)",
     "ACOS": "acos(x1 * x2)",
     "ATAN": "atan(x1 / x2)",
-    "ATAN2": "atan2(x1, x2 - 0.5d0)",
+    "ATAN2": "atan2(x1, x2 - 0.5d0) + atan2(x=x3, y=x1 * x2)",
     "SINH": "sinh(x1 * x2)",
     "COSH": "cosh(x1 - x2)",
     "TANH": "tanh(x1 / x2)",
@@ -42,6 +45,22 @@ ROWS = {
     "ERF": "erf(x1 - x2)",
     "ERFC": "erfc(x1 * x2)",
     "HYPOT": "hypot(x1, x2)",
+    "ERFC_SCALED": "erfc_scaled(x1 * x2 + x3)",
+    # The build promotes default reals to double (-freal-4-real-8), so that
+    # REAL(x) loses no digits of the finite differences.
+    "DPROD": "dprod(real(x1), real(x2)) * x3",
+    "BESSEL_J0": "bessel_j0(3 * x1) * x2",
+    "BESSEL_J1": "bessel_j1(3 * x1 + x2)",
+    "BESSEL_Y0": "bessel_y0(x1 + x2)",
+    "BESSEL_Y1": "bessel_y1(2 * x1 + x3)",
+    "BESSEL_JN": "bessel_jn(2, x1 + x2) + bessel_jn(0, x3)",
+    "BESSEL_YN": "bessel_yn(3, x1 + x2 + x3)",
+    "SCALE": "scale(x1 * x2, 3) + scale(x3, -2)",
+    "FRACTION": "fraction(x1 * 8 + x2)",
+    "SET_EXPONENT": "set_exponent(x1 + x2, 2) * x3",
+    "RRSPACING": "rrspacing(x1 * x2) * 1.0d-15",
+    "NEAREST": "nearest(x1 * x2, 1.0d0) + nearest(x3, -1.0d0)",
+    "SPACING": "x1 * spacing(x2) * 1.0d15",
     "ABS": "abs(x1 - x2) + abs(x3)",
     "SIGN": "sign(x1, x2 - 0.5d0) + sign(x3, -1.0d0)",
     "DIM": "dim(x1, x2) + dim(x3, 0.9d0)",
@@ -49,7 +68,8 @@ ROWS = {
     "MAX": "max(x1, x2) + max(x1, x2 * x3, 0.3d0 * x3)",
     "MIN": "min(x1, x2) + min(x1 * x2, x3, 0.5d0)",
     "MODULO": "modulo(x1 * 7, x2) + modulo(-x1 * 5, x3)",
-    "MERGE": "merge(x1 * x2, x3 ** 2, x1 > x2) + merge(x1, x2 * x3, x1 < x2)",
+    "MERGE": "merge(x1 * x2, x3 ** 2, x1 > x2) + merge(x1, x2 * x3, x1 < x2)"
+             " + merge(mask=x1 < x2, fsource=x3, tsource=x1 * x3)",
     "REAL": "real(x1 * x2, kind=8) + real(x3 * 4, 8)",
     "DBLE": "dble(x1) * x2",
     "AINT": "x1 * aint(10 * x2)",
@@ -66,19 +86,48 @@ ROWS = {
     "DIGITS": "x1 * digits(x2)",
     "RANGE": "x1 * range(x2)",
     # Array operations, on a(4), b(4), c(4,4).
-    "SUM": "sum(a * x1) + sum(sum(c, dim=2) * b) + sum(sum(c, dim=1) * a)",
-    "PRODUCT": "product(a + 1) * x2",
+    "SUM": "sum(a * x1) + sum(sum(c, dim=2) * b) + sum(sum(c, dim=1) * a)"
+           " + sum(a * x2, mask=b > 0.5d0) + sum(sum(c * x3, dim=1, mask=c > 0.4d0) * b)",
+    "PRODUCT": "product(a + 1) * x2 + sum(product(c, dim=2) * b)"
+               " + product(a, mask=a > 0.5d0) * x1 + sum(product(c + x3, dim=1, mask=c > 0.5d0))",
     "DOT_PRODUCT": "dot_product(a, b * x1)",
-    "MATMUL": "sum(matmul(c, a) * b) + sum(matmul(c, c) * c) + sum(matmul(b, c) * a)",
-    "TRANSPOSE": "sum(transpose(c) * c) + x1",
-    "MAXVAL": "maxval(a * b) + x1 * maxval(c)",
-    "MINVAL": "minval(a - b) * x3 + minval(c ** 2)",
-    "CSHIFT": "sum(cshift(a, 1) * b) + sum(cshift(c, -1, 2) * c)",
-    "SPREAD": "sum(spread(a, 1, 4) * c) + sum(spread(b * x1, 2, 4) * c)",
+    # A scalar adjoint (SUM(f(x)) * w) stands for an array of its value.
+    "MATMUL": "sum(matmul(c, a) * b) + sum(matmul(c, c) * c) + sum(matmul(b, c) * a)"
+              " + sum(matmul(c, a)) * x1 + sum(matmul(c, c)) * x2",
+    "TRANSPOSE": "sum(transpose(c) * c) + x1 + sum(transpose(c)) * x2",
+    "MAXVAL": "maxval(a * b) + x1 * maxval(c) + maxval(a * x2, mask=a < 0.7d0)"
+              " + sum(maxval(c * x3, dim=2) * b) + sum(maxval(c, dim=1, mask=c < 0.8d0))",
+    "MINVAL": "minval(a - b) * x3 + minval(c ** 2) + minval(a * x2, mask=a > 0.4d0)"
+              " + sum(minval(c * x1, dim=1) * a) + sum(minval(c, dim=2, mask=c > 0.4d0))",
+    "NORM2": "norm2(a * x1) + sum(norm2(c, dim=1) * b) + sum(norm2(c * x2, dim=2) * a)",
+    "CSHIFT": "sum(cshift(a, 1) * b) + sum(cshift(c, -1, 2) * c)"
+              " + sum(cshift(c * x1, shift=1, dim=2) * c) + sum(cshift(a, 1)) * x2",
+    "EOSHIFT": "sum(eoshift(a, 1) * b) + sum(eoshift(c, -1, x1, 2) * c)"
+               " + sum(eoshift(a * x2, shift=2, boundary=x3) * a)"
+               " + sum(eoshift(c, 1, b * x1) * c) + sum(eoshift(c, 1, x1, 2)) * x2",
+    "RESHAPE": "sum(reshape(c, [16]) * reshape(spread(a, 2, 4), [16]))"
+               " + sum(reshape(a * x1, [2, 2]) ** 2) + sum(reshape(c, [3, 5]) ** 2)"
+               " + sum(reshape(c, [3, 5])) * x2",
+    "PACK": "sum(pack(a, a > 0.5d0) * x1) + sum(pack(c, c > b(1)) ** 2)"
+            " + sum(pack(a, b > 0.5d0, b * x2) ** 2) + sum(pack(c, c > 0.5d0)) * x3",
+    "UNPACK": "sum(unpack(a * x1, b > 0.5d0, b) ** 2) + sum(unpack(b, a > 0.5d0, x3) * a)"
+              " + sum(unpack(reshape(c, [16]), c > 0.6d0, c * x2) * c)"
+              " + sum(unpack(a, b > 0.5d0, b)) * x1",
+    "SPREAD": "sum(spread(a, 1, 4) * c) + sum(spread(b * x1, 2, 4) * c)"
+              " + sum(spread(a, 2, 3)) * x2",
     "SIZE": "x1 * size(a) + x2 * size(c, 2)",
     "LBOUND": "x1 * lbound(a, 1)",
     "UBOUND": "x1 * ubound(c, 2)",
     "SHAPE": "x1 * sum(shape(c))",
+}
+
+# Intrinsics passive by nature, next to active values (no rule: the
+# derivative must flow around them, not through them).
+PASSIVE_ROWS = {
+    "EXPONENT": "sum(a) * exponent(x1)",
+    "COUNT": "count(a > 0.5d0) * x2 + x1",
+    "MAXLOC": "maxloc(a * x1, dim=1) * x3",
+    "ANY": "merge(x1, x2, any(a > x3))",
 }
 
 # Points chosen away from kinks of ABS/SIGN/DIM/MAX/MIN and jumps of
@@ -92,7 +141,35 @@ def test_every_rule_has_a_row():
     assert set(RULES) == set(ROWS)
 
 
+def test_passive_rows_are_passive():
+    assert set(PASSIVE_ROWS) <= intrinsics.PASSIVE
+
+
+def test_every_intrinsic_is_classified_once():
+    """A rule, passive by nature, unsupported (an error when active) or a
+    subroutine: an intrinsic in no class would pass derivatives silently."""
+    classes = [set(RULES), set(intrinsics.PASSIVE), set(intrinsics.UNSUPPORTED),
+               set(intrinsics.SUBROUTINES)]
+    everything = {i.name for i in IntrinsicCall.Intrinsic}
+    operators = {"PLUS", "MINUS", "ADD", "SUB", "MUL", "DIV", "POW"}
+    assert set().union(*classes) == everything | operators
+    for i, one in enumerate(classes):
+        for other in classes[i + 1:]:
+            assert not one & other, one & other
+
+
+def test_argument_names_follow_the_standard():
+    assert intrinsics.argument_names("SUM", [None, "mask"]) == ["array", "mask"]
+    assert intrinsics.argument_names("MAXVAL", [None, None, None]) == ["array", "dim", "mask"]
+    assert intrinsics.argument_names("EOSHIFT", [None, None, "dim"]) == \
+        ["array", "shift", "dim"]
+    assert intrinsics.argument_names("MAX", [None, None]) == [None, None]
+    names = intrinsics.argument_names("ATAN2", ["x", "y"])
+    assert [names[i] for i in intrinsics.canonical_order("ATAN2", names)] == ["y", "x"]
+
+
 def _module(name, expression):
+    expression = expression.replace(" + ", " &\n              + ")  # free-form lines <= 132
     return textwrap.dedent(f"""\
         module row_{name.lower()}
           implicit none
@@ -173,11 +250,12 @@ def _driver(names):
 
 
 def test_rules_match_finite_differences(tmp_path):
-    names = sorted(ROWS)
+    rows = dict(ROWS, **{f"PASSIVE_{n}": e for n, e in PASSIVE_ROWS.items()})
+    names = sorted(rows)
     sources, outputs = [], []
     for name in names:
         src = tmp_path / f"row_{name.lower()}.f90"
-        src.write_text(_module(name, ROWS[name]))
+        src.write_text(_module(name, rows[name]))
         text, _, _ = differentiate_file(str(src), ["y"], ["x1", "x2", "x3", "a", "b", "c"],
                                         SplitReversalSchedule())
         out = tmp_path / f"row_{name.lower()}_ad.f90"
@@ -186,7 +264,8 @@ def test_rules_match_finite_differences(tmp_path):
         outputs.append(out.name)
     (tmp_path / "rows.f90").write_text(_driver(names))
     files = [f for pair in zip(sources, outputs) for f in pair] + ["rows.f90"]
-    build = subprocess.run(["gfortran", "-O0", "-fcheck=all", "-o", "rows"] + files,
+    build = subprocess.run(["gfortran", "-O0", "-fcheck=all", "-freal-4-real-8", "-o", "rows"]
+                           + files,
                            cwd=tmp_path, capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     run = subprocess.run(["./rows"], cwd=tmp_path, capture_output=True, text=True,

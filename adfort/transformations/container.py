@@ -1,6 +1,5 @@
 """The entry point: differentiate a routine of a (File)Container."""
 
-from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, Container, FileContainer, IntrinsicCall, Literal,
@@ -28,6 +27,7 @@ from adfort.schedules import ADReversalSchedule
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import enclosing_loop_indices
 from adfort.transformations.routine import UnitSpec, reverse_work
+from adfort.writer import Writer
 
 
 def _outer_names(routine):
@@ -852,7 +852,7 @@ def _host_tapes(host, tapes, routine):
     the same ``use``, or a copy of a parameter declared in the routine.
     """
     table = host.symbol_table
-    writer = FortranWriter()
+    writer = Writer()
     for tape in tapes:
         precision = tape.datatype.precision
         if isinstance(precision, Reference):

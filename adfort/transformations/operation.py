@@ -5,7 +5,8 @@ from psyclone.psyir.nodes import (
     UnaryOperation)
 
 from adfort import rules
-from adfort.activity import differentiable_args, operands, operation_name
+from adfort.activity import (
+    argument_names, differentiable_args, operands, operation_name)
 from adfort.arrays import expr_rank
 from adfort.exprs import E, asum
 from adfort.transformations.base import ADReverseTrans
@@ -63,7 +64,7 @@ def _propagate(node, adjoint, ctx, temporaries, contributions, root):
     args = operands(node)
     wanted = [i for i in differentiable_args(node) if carries_derivative(args[i], ctx)]
     adjoints = rules.argument_adjoints(operation_name(node), adjoint,
-                                       [E(a) for a in args], wanted)
+                                       [E(a) for a in args], wanted, argument_names(node))
     for i in wanted:
         if adjoints[i] is not None:
             _propagate(args[i], adjoints[i], ctx, temporaries, contributions, root=False)

@@ -7,18 +7,18 @@ returning code of a block is its statements' returning code in reverse
 order.
 """
 
-from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, CodeBlock, IfBlock, Loop, Reference, WhileLoop)
 
 from psyclone.psyir.symbols import DataSymbol
 
 from adfort.errors import AdfortError, where
+from adfort.writer import Writer
 
 
 def statement_text(stmt):
     """One-line Fortran text of a statement, for ``! adjoint of:`` comments."""
-    text = FortranWriter()(stmt).strip().splitlines()
+    text = Writer()(stmt).strip().splitlines()
     return text[0] if text else ""
 
 

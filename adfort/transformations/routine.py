@@ -11,7 +11,6 @@ request.
 
 import re
 
-from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop,
     Range, Reference, Routine, WhileLoop)
@@ -35,6 +34,7 @@ from adfort.taping import plan_taping
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import Reverser, enclosing_loop_indices
+from adfort.writer import Writer
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
@@ -140,7 +140,7 @@ def _make_routine(work, name, body, arguments, intents):
 
 def _restore_assumed_size(table):
     """Declare assumed-size arrays with their ``*`` again."""
-    writer = FortranWriter()
+    writer = Writer()
     for symbol in table.datasymbols:
         shape = getattr(symbol.datatype, "shape", [])
         if any(naming.ASSUMED_SIZE in str(getattr(e, "upper", "")) for e in shape):

@@ -1,0 +1,134 @@
+"""The one Fortran writer of adfort: parentheses from the grammar.
+
+Every piece of Fortran adfort generates is written by :class:`Writer`, so
+no expression built as a tree can come out meaning something else.  Each
+operand is parenthesised exactly when the Fortran grammar (F2008 7.1.2)
+would otherwise read the text differently:
+
+- ``**`` is right-associative and binds tighter than anything: its left
+  operand must be a primary (``(x**3)**2``, ``(-a)**2``), its right one
+  may itself be a power (``a**b**c`` is ``a**(b**c)``) but not a negation
+  (``x**(-2)``);
+- ``*``, ``/``, ``+``, ``-``, ``//``, ``.and.``, ``.or.``, ``.eqv.`` are
+  left-associative: a right operand of the same level needs parentheses
+  (``a - (b - c)``, ``a / (b*c)``);
+- a unary ``-``/``+`` is an operand of ``+``/``-`` level: it may open a
+  sum (``-a + b``) but nothing else takes it bare (``a*(-b)``,
+  ``a - (-b)``), and its own operand must be a term (``-(a + b)``); a
+  product led by one is written ``-a * b`` where a sum could stand, as
+  ``-(a*b)`` and ``(-a)*b`` are the same number;
+- comparisons do not chain and ``.not.`` takes a comparison-level operand.
+
+Parentheses the source had (``has_explicit_grouping``) are kept, so the
+recording copy of the original code evaluates in the original order.
+"""
+
+from psyclone.psyir.backend.fortran import FortranWriter
+from psyclone.psyir.nodes import BinaryOperation, Literal, Operation, UnaryOperation
+
+_BinOp = BinaryOperation.Operator
+_UnOp = UnaryOperation.Operator
+
+# Binding strength of each operation's result (higher binds tighter); a
+# primary (variable, literal, call, parenthesised expression) is PRIMARY.
+PRIMARY = 11
+_POWER, _TERM, _SUM, _CONCAT, _COMPARISON = 10, 9, 8, 7, 6
+_NOT, _AND, _OR, _EQUIVALENCE = 5, 4, 3, 2
+
+_BINARY_LEVEL = {
+    _BinOp.POW: _POWER,
+    _BinOp.MUL: _TERM, _BinOp.DIV: _TERM,
+    _BinOp.ADD: _SUM, _BinOp.SUB: _SUM,
+    _BinOp.EQ: _COMPARISON, _BinOp.NE: _COMPARISON, _BinOp.GT: _COMPARISON,
+    _BinOp.LT: _COMPARISON, _BinOp.GE: _COMPARISON, _BinOp.LE: _COMPARISON,
+    _BinOp.AND: _AND, _BinOp.OR: _OR,
+    _BinOp.EQV: _EQUIVALENCE, _BinOp.NEQV: _EQUIVALENCE,
+}
+_UNARY_LEVEL = {_UnOp.MINUS: _SUM, _UnOp.PLUS: _SUM, _UnOp.NOT: _NOT}
+
+
+def _grouped(node):
+    return isinstance(node, Operation) and getattr(node, "has_explicit_grouping", False)
+
+
+def _leads_with_sign(node):
+    """Whether `node`, written without parentheses around it, starts with a
+    sign: a negation, a signed literal, or a product or quotient whose
+    first factor does."""
+    if isinstance(node, UnaryOperation):
+        return node.operator in (_UnOp.MINUS, _UnOp.PLUS)
+    if isinstance(node, BinaryOperation):
+        return node.operator in (_BinOp.MUL, _BinOp.DIV) and _signed(node.children[0])
+    return isinstance(node, Literal) and str(node.value).startswith(("-", "+"))
+
+
+def _signed(node):
+    """Whether the text of `node` as an operand starts with a sign."""
+    return not _grouped(node) and _leads_with_sign(node)
+
+
+def level(node):
+    """How tightly the text of expression `node` binds, unparenthesised.
+
+    :param node: a PSyIR expression node.
+    :returns: one of the levels above (PRIMARY for anything that is not
+        an operation).
+    """
+    if _leads_with_sign(node):
+        return _SUM
+    if isinstance(node, BinaryOperation):
+        return _BINARY_LEVEL.get(node.operator, PRIMARY)
+    if isinstance(node, UnaryOperation):
+        return _UNARY_LEVEL.get(node.operator, PRIMARY)
+    return PRIMARY
+
+
+def operand_levels(operator):
+    """The least levels the (left, right) operands of binary `operator`
+    may have without parentheses.
+
+    :param operator: a :class:`BinaryOperation.Operator`.
+    """
+    own = _BINARY_LEVEL[operator]
+    if own == _POWER:
+        return PRIMARY, _POWER     # right-associative
+    if own == _COMPARISON:
+        return _CONCAT, _CONCAT    # non-associative, operands are level-3
+    if own == _SUM:
+        return _SUM, _TERM         # a sum may start with a unary minus
+    return own, own + 1            # left-associative
+
+
+def unary_operand_level(operator):
+    """The least level the operand of unary `operator` may have."""
+    return _TERM if _UNARY_LEVEL[operator] == _SUM else _COMPARISON
+
+
+class Writer(FortranWriter):
+    """FortranWriter whose operator parentheses follow the grammar."""
+
+    def _operand(self, node, least):
+        text = self._visit(node)
+        if level(node) < least or _grouped(node):
+            return f"({text})"
+        return text
+
+    def binaryoperation_node(self, node):
+        """Fortran text of a BinaryOperation; parentheses on its operands
+        are decided here, by the operator that takes them."""
+        left, right = operand_levels(node.operator)
+        if _leads_with_sign(node):
+            left = _SUM   # this node stands where a signed term may
+        lhs = self._operand(node.children[0], left)
+        rhs = self._operand(node.children[1], right)
+        return f"{lhs} {self.get_operator(node.operator)} {rhs}"
+
+    def unaryoperation_node(self, node):
+        """Fortran text of a UnaryOperation (``-x``, ``.not. p``)."""
+        operand = self._operand(node.children[0], unary_operand_level(node.operator))
+        return f"{self.get_operator(node.operator)}{operand}"
+
+
+def write(node):
+    """Fortran text of `node` (a statement, routine, container or expression)."""
+    return Writer()(node)
