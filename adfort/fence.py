@@ -6,7 +6,7 @@ unsupported reaches the transformations, so they never fail half-way.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
-    IntrinsicCall, Literal, Loop, Reference, Routine, Schedule, Statement, UnaryOperation, WhileLoop)
+    IntrinsicCall, Loop, Reference, Routine, Schedule, Statement, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
     ArgumentInterface, DataSymbol, ScalarType, StaticInterface)
 
