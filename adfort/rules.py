@@ -139,9 +139,15 @@ def _extremum(value):
     return Pullback(adjoints, ("array",))
 
 
+def _nonzero(norm):
+    """`norm` kept off zero: where a Euclidean norm is 0 its derivative
+    does not exist, and x/norm then gives the subgradient 0, not 0/0."""
+    return call("MAX", norm, call("TINY", norm))
+
+
 def _norm2(g, x, dim=None):
     norm = call("NORM2", x, **({"dim": dim} if dim is not None else {}))
-    return {"x": _broadcast(g / norm, x, dim) * x}
+    return {"x": _broadcast(g / _nonzero(norm), x, dim) * x}
 
 
 def _spread(g, source, dim, ncopies):
@@ -278,8 +284,8 @@ RULES = {
     "ERF": lambda x: 2 / sqrt(_pi(x)) * exp(-x ** 2),
     "ERFC": lambda x: -2 / sqrt(_pi(x)) * exp(-x ** 2),
     "ERFC_SCALED": lambda x: 2 * x * call("ERFC_SCALED", x) - 2 / sqrt(_pi(x)),
-    "HYPOT": (lambda x, y: x / call("HYPOT", x, y),
-              lambda x, y: y / call("HYPOT", x, y)),
+    "HYPOT": (lambda x, y: x / _nonzero(call("HYPOT", x, y)),
+              lambda x, y: y / _nonzero(call("HYPOT", x, y))),
     "DPROD": (lambda x, y: y, lambda x, y: x),
     "BESSEL_J0": lambda x: -call("BESSEL_J1", x),
     "BESSEL_J1": lambda x: call("BESSEL_J0", x) - call("BESSEL_J1", x) / x,
