@@ -33,7 +33,7 @@ from adfort.writer import Writer
 def _outer_names(routine):
     """Names a generated routine uses that it does not declare itself."""
     table = routine.symbol_table
-    local = {s.name.lower() for s in table.symbols}
+    local = {s.name.lower() for s in table.symbols if not s.is_unresolved}
     return sorted(n for n in used_names(routine) if n not in local)
 
 

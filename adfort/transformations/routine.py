@@ -16,7 +16,7 @@ from psyclone.psyir.nodes import (
     Range, Reference, Routine, WhileLoop)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, DataSymbol,
-    ScalarType,
+    ContainerSymbol, ImportInterface, ScalarType, Symbol,
     NoType, RoutineSymbol, UnsupportedFortranType)
 
 from adfort import naming
@@ -28,7 +28,7 @@ from adfort.exprs import INTEGER_TYPE, intrinsic_call, real_kind, real_literal
 from adfort.simplify import simplify, simplify_statements
 from adfort.symbols import new_local
 from adfort.normalise import deallocate_at_end, normalise_jumps
-from adfort.prune import prune_symbols
+from adfort.prune import _datatype_references, prune_symbols
 from adfort.tape import TapeSet, tidy_reserves
 from adfort.taping import plan_taping
 from adfort.transformations.assignment import assignment_adjoint
@@ -91,7 +91,7 @@ def _argument_symbols(table):
     return list(table.argument_list)
 
 
-def _make_routine(work, name, body, arguments, intents):
+def _make_routine(work, name, body, arguments, intents, origin=None):
     """Return a new Routine: `work` with `body`, `arguments` and `intents`.
 
     The routine is a copy of the working routine, so it keeps its
@@ -102,6 +102,8 @@ def _make_routine(work, name, body, arguments, intents):
     :param body: the statements (detached nodes using `work`'s symbols).
     :param arguments: the argument symbols of `work`, in order.
     :param intents: argument name (lower case) -> access.
+    :param origin: ``origin(name)`` gives (module, DataSymbol) of a module
+        variable the body refers to.
     """
     work.pop_all_children()
     for stmt in body:
@@ -135,7 +137,46 @@ def _make_routine(work, name, body, arguments, intents):
     _declare_arguments_first(table)
     _standard_kinds(table)
     _restore_assumed_size(table)
+    _name_outer_symbols(routine, origin)
     return routine
+
+
+def _name_outer_symbols(routine, origin=None):
+    """Point references to variables declared elsewhere (module variables
+    the analysis resolved to their modules' symbols) at symbols of the
+    routine's own scope: an import from their module when `origin(name)`
+    names it (PSyclone's copy would otherwise bring a foreign declaration in
+    with a shape that uses it, jacobian(1, size(v))), else a plain name the
+    generated module imports.
+
+    :param origin: ``origin(name)`` gives (module name, DataSymbol) or None.
+    """
+    table = routine.symbol_table
+    names = {}
+    references = list(routine.walk(Reference))
+    for symbol in table.datasymbols:
+        references += _datatype_references(symbol)
+    for ref in references:
+        symbol = ref.symbol
+        if symbol in table.symbols or not isinstance(symbol, DataSymbol):
+            continue
+        local = table.lookup(symbol.name, otherwise=None)
+        if local is not None:
+            ref.symbol = local
+            continue
+        key = symbol.name.lower()
+        if key not in names:
+            found = origin(symbol.name) if origin is not None else None
+            if found is not None:
+                container = table.lookup(found[0], otherwise=None)
+                if container is None:
+                    container = ContainerSymbol(found[0])
+                    table.add(container)
+                names[key] = Symbol(symbol.name, interface=ImportInterface(container))
+                table.add(names[key])
+            else:
+                names[key] = Symbol(symbol.name)
+        ref.symbol = names[key]
 
 
 def _restore_assumed_size(table):
@@ -378,13 +419,13 @@ def reverse_work(work, spec, options, names, filename=None):
     rec_intents = dict(primal_intents)
     rec_intents.update({t.name.lower(): _OUT for t in tape_args})
     recording = _make_routine(work, names["rec"], rec_body,
-                              arguments + tape_args, rec_intents)
+                              arguments + tape_args, rec_intents, ctx.module_variable)
 
     ret_intents = {a: (_INOUT if a in restored else _IN) for a in arg_names}
     ret_intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
     ret_intents.update({t.name.lower(): _IN for t in tape_args})
     returning = _make_routine(work, names["ret"], ret_body,
-                              adj_args + tape_args, ret_intents)
+                              adj_args + tape_args, ret_intents, ctx.module_variable)
 
     increments = [a for a in active_args if a in indep and a not in dep]
     cleared = [a for a in active_args if a in dep and primal_intents.get(a) == _OUT]
@@ -477,7 +518,7 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
     intents = dict(primal_intents) if primal_intents else \
         {a.name.lower(): a.interface.access for a in arguments}
     intents.update({s.name.lower(): _INOUT for s in adj_args if s not in arguments})
-    return _make_routine(work, names["rev"], body, adj_args, intents)
+    return _make_routine(work, names["rev"], body, adj_args, intents, ctx.module_variable)
 
 
 def _module_variables(work, names, arguments, ctx):
@@ -628,7 +669,8 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
             body.append(Loop.create(element, _int(1), _size(d), _int(1), one_row))
     simplify_statements(body)
     intents[jac_name.lower()] = _OUT
-    return _make_routine(work, names["jacobian"], body, arguments + [jac], intents)
+    return _make_routine(work, names["jacobian"], body, arguments + [jac], intents,
+                         ctx.module_variable)
 
 
 def _element_of(symbol, index):
