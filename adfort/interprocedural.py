@@ -66,6 +66,15 @@ class Unit:
         if access in (_IN, _OUT) or access == ArgumentInterface.Access.READWRITE \
                 or getattr(self, "opaque", False):
             return access != _IN
+        # Known once the body has been looked at: the generated motions
+        # empty the working copy afterwards.
+        memo = self.__dict__.setdefault("_writes", {})
+        if formal.name.lower() in memo:
+            return memo[formal.name.lower()]
+        memo[formal.name.lower()] = self._writes_formal(formal, _seen)
+        return memo[formal.name.lower()]
+
+    def _writes_formal(self, formal, _seen=None):
         seen = _seen if _seen is not None else set()
         if (id(self), formal.name.lower()) in seen:
             return False

@@ -250,6 +250,9 @@ class _ProgramBuild:
         self.chosen = self._differentiated()
         # Before generation empties the working copies.
         self.access = {id(u): self._module_access(u) for u in self.order + self.opaque}
+        for unit in self.order:
+            for formal in unit.formals:
+                unit.writes_formal(formal)
         for key in self._keys([n for n in self.dependents + self.independents if "::" in n]):
             # The user seeds and reads these, whether or not code uses them.
             self._module_adjoint(key[1], key[2])

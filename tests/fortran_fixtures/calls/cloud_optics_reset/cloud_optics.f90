@@ -1,5 +1,5 @@
 ! Two-pass column radiation: a first pass with optical depths from the
-! humidity profile, then a clear-sky pass where the optical depths are set
+! humidity profile (a differentiated routine), then a clear-sky pass where the optical depths are set
 ! from constants by a routine (intent(out)) and the reference humidity by a
 ! function of passive values.  The active variables overwritten with
 ! passive values must have their adjoints cleared there.
@@ -16,6 +16,16 @@ contains
     end do
   end subroutine clear_sky_depth
 
+  subroutine humid_depth(n, q, tau)
+    integer, intent(in) :: n
+    real(dp), intent(in) :: q(n)
+    real(dp), intent(out) :: tau(n)
+    integer :: k
+    do k = 1, n
+      tau(k) = 2.0_dp*q(k)**0.7_dp
+    end do
+  end subroutine humid_depth
+
   real(dp) function reference_humidity(p)
     real(dp), intent(in) :: p
     reference_humidity = 0.6_dp*exp(-p/8.0e4_dp)
@@ -27,9 +37,7 @@ contains
     real(dp), intent(out) :: olr
     real(dp) :: tau(n), trans, qref, p0
     integer :: k
-    do k = 1, n
-      tau(k) = 2.0_dp*q(k)**0.7_dp
-    end do
+    call humid_depth(n, q, tau)
     qref = sum(q)/n
     trans = 1.0_dp
     olr = 0.0_dp
