@@ -185,6 +185,7 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 f"call to '{call.routine.name}' with keyword arguments: pass the "
                 "arguments in order", where(call, filename))
     _check_types(routine, filename, resolve)
+    _check_statement_functions(routine, filename)
     if active is None:
         active = active_variables(routine, dependents, independents)
     for assign in routine.walk(Assignment):
@@ -260,6 +261,20 @@ def _check_types(routine, filename, resolve=None):
             raise AdfortError(
                 f"'{symbol.name}' has type {dtype.intrinsic.name.lower()}, "
                 "which adfort does not differentiate", where(ref, filename))
+
+
+def _check_statement_functions(routine, filename):
+    """Reject F77 statement functions (``f(t) = …``), which PSyIR reads as
+    assignments to elements of a scalar: nothing would differentiate them."""
+    for assign in routine.walk(Assignment):
+        lhs = assign.lhs
+        dtype = getattr(lhs.symbol, "datatype", None)
+        if (isinstance(lhs, ArrayReference) and isinstance(dtype, ScalarType)
+                and dtype.intrinsic != ScalarType.Intrinsic.CHARACTER):
+            raise AdfortError(
+                f"statement function '{assign.debug_string().strip()}': adfort does "
+                "not differentiate statement functions; write the expression in "
+                "place or make it a contained function", where(assign, filename))
 
 
 def _check_lhs(assign, active, filename):

@@ -5,8 +5,31 @@ declaration; ``-Wall -Werror=unused-variable`` builds must not see the
 ones a motion no longer needs.
 """
 
+import re
+
 from psyclone.psyir.nodes import Loop, Reference
-from psyclone.psyir.symbols import ArrayType, ContainerSymbol, DataSymbol
+from psyclone.psyir.symbols import (
+    ArrayType, ContainerSymbol, DataSymbol, UnsupportedFortranType)
+
+# PSyclone keeps each DATA statement as a symbol of this name (plus a
+# suffix) whose type is the statement's text; nothing refers to it.
+_DATA_PREFIX = "_psyclone_internal_data_stmt"
+_DATA_VALUES = re.compile(r"/[^/]*/")
+_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def _data_statement_names(symbol):
+    """Lower-case names a DATA statement symbol mentions outside its value
+    lists (the variables it initialises, implied-DO indices), or None if
+    `symbol` is not a DATA statement."""
+    if not symbol.name.lower().startswith(_DATA_PREFIX):
+        return None
+    dtype = getattr(symbol, "datatype", None)
+    if not isinstance(dtype, UnsupportedFortranType):
+        return None
+    text = dtype.declaration.strip()
+    objects = _DATA_VALUES.sub(" ", text[len("data"):].lower())
+    return set(_NAME.findall(objects))
 
 
 def _datatype_references(symbol):
@@ -65,6 +88,12 @@ def prune_symbols(routine):
                 symbol = table.lookup(member, otherwise=None)
                 keep |= {r.symbol.name.lower() for r in _datatype_references(symbol)} \
                     if symbol is not None else set()
+    for symbol in list(table.symbols):
+        # A DATA statement stays with the variables it initialises (their
+        # values would otherwise be silently lost), and keeps them all.
+        names = _data_statement_names(symbol)
+        if names is not None and names & keep:
+            keep |= names | {symbol.name.lower()}
     for symbol in list(table.symbols):
         if isinstance(symbol, ContainerSymbol) or symbol.is_argument:
             continue

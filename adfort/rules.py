@@ -24,13 +24,14 @@ are classified in :mod:`adfort.intrinsics`.  Adding an intrinsic is one
 entry here and one row in ``tests/test_rules.py``.
 """
 
-from psyclone.psyir.nodes import ArrayConstructor
+from psyclone.psyir.nodes import ArrayConstructor, DataNode, Literal, UnaryOperation
+from psyclone.psyir.symbols import ScalarType
 
 from adfort import intrinsics
 from adfort.arrays import expr_rank
 from adfort.exprs import (
     E, all_of, aint, asum, call, cos, cosh, count, cshift, eoshift, exp,
-    indicator, log, matmul, maxval, merge, minval, product, real_literal,
+    indicator, int_literal, log, matmul, maxval, merge, minval, product, real_literal,
     sign, sin, sinh, size, spread, sqrt, tan, tanh, transpose)
 
 
@@ -246,6 +247,48 @@ def _pick(args, strictly_better, at_least_as_good):
     return partials
 
 
+def _pow_base_partial(x, y):
+    """d(x**y)/dx = y*x**(y-1).  For an integer variable exponent equal to
+    0 the partial is 0 whatever x is; the exponent is then nudged to 0 so
+    that x = 0 does not give 0*x**(-1) = NaN (``t**k`` summed from k = 0)."""
+    if _is_literal(y) or y.kind is not None:
+        return y * x ** (y - 1)
+    return y * x ** (y - 1 + merge(E(int_literal(1)), E(int_literal(0)), y.eq(0)))
+
+
+def _pow_exponent_partial(x, y):
+    """d(x**y)/dy = x**y*log(x), with log(x) taken as 0 at x = 0, where
+    x**y is 0 for every y > 0 (the true partial) but log(x) is -Inf."""
+    if _is_literal(x):
+        return x ** y * log(_as_real(x, y))
+    safe = merge(x.one() if x.kind is not None else E(int_literal(1)), x, x.eq(0))
+    return x ** y * log(_as_real(safe, y))
+
+
+def _is_literal(e):
+    node = e.node
+    if isinstance(node, UnaryOperation):
+        node = node.children[0]
+    return isinstance(node, Literal)
+
+
+def _as_real(x, like):
+    """`x` as a real of `like`'s kind when it is an integer (LOG needs a real)."""
+    if x.kind is not None:
+        return x
+    node = x.node
+    if isinstance(node, Literal):
+        return E(real_literal(node.value, like.kind), like.kind)
+    kind = like.kind
+    if kind == ScalarType.Precision.DOUBLE:
+        return call("DBLE", x)
+    if isinstance(kind, int):
+        return call("REAL", x, kind=kind)
+    if isinstance(kind, DataNode):
+        return call("REAL", x, kind=E(kind.copy()))
+    return call("REAL", x)
+
+
 def _pi(x):
     return call("ACOS", -x.one())
 
@@ -260,7 +303,7 @@ RULES = {
     # x.one(): the divisor may be an integer (x / n), and 1 / n would be
     # integer division.
     "DIV": (lambda x, y: x.one() / y, lambda x, y: -x / y ** 2),
-    "POW": (lambda x, y: y * x ** (y - 1), lambda x, y: x ** y * log(x)),
+    "POW": (_pow_base_partial, _pow_exponent_partial),
     # Elementary functions.
     "SQRT": lambda x: 1 / (2 * sqrt(x)),
     "EXP": lambda x: exp(x),

@@ -209,10 +209,26 @@ def _declare_arguments_first(table):
     """Order declarations as a person would: arguments in order, then locals.
 
     PSyIR keeps symbols in insertion order and the writer follows it (after
-    the parameters), so adjoints added late would otherwise trail.
+    the parameters), so adjoints added late would otherwise trail.  An
+    argument whose bounds name a later argument (``fjac(ldfjac, n)`` before
+    ``ldfjac``, the MINPACK order) comes after that one: standard Fortran
+    wants a variable typed before a specification uses it.
     """
     symbols = table._symbols
-    order = [table._normalize(a.name) for a in table.argument_list]
+    arguments = [table._normalize(a.name) for a in table.argument_list]
+    order = []
+
+    def place(key, visiting=()):
+        if key in order or key in visiting:
+            return
+        for ref in _datatype_references(symbols[key]):
+            name = table._normalize(ref.symbol.name)
+            if name in arguments:
+                place(name, visiting + (key,))
+        order.append(key)
+
+    for key in arguments:
+        place(key)
     rest = [key for key in symbols if key not in order]
     reordered = {key: symbols[key] for key in order + rest}
     symbols.clear()
