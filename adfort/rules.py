@@ -121,10 +121,31 @@ def _sum(g, array, dim=None, mask=None):
 
 
 def _product(g, array, dim=None, mask=None):
-    """Each factor's partial is the product of the others: the product
-    over its own value (undefined where a factor is zero)."""
-    whole = _broadcast(product(array, **_reduction_args(dim, mask)), array, dim)
-    return {"array": _masked(_broadcast(g, array, dim) * whole / array, mask, array)}
+    """Each factor's partial is the product of the others: the product of
+    the non-zero factors over its own value when none is zero, that
+    product for the one zero factor when exactly one is, zero otherwise
+    (never 0/0)."""
+    zero = array.eq(array.zero())
+    others = _broadcast(product(merge(array.one(), array, zero),
+                                **_reduction_args(dim, mask)), array, dim)
+    counted = zero if mask is None else zero & mask
+    zeros = _broadcast(count(counted, **({"dim": dim} if dim is not None else {})),
+                       array, dim)
+    safe = merge(array.one(), array, zero)
+    partial = merge(others / safe, array.zero(), zeros.eq(0)) + \
+        merge(others, array.zero(), zeros.eq(1) & zero)
+    return {"array": _masked(_broadcast(g, array, dim) * partial, mask, array)}
+
+
+def _guarded_at_zero(partial):
+    """A partial that is infinite where its argument is zero (SQRT's):
+    taken as zero there, as what multiplies it (a clipped argument,
+    ``sqrt(max(q, 0))``) is then zero too; the argument is replaced by 1
+    where zero so that no 1/0 is ever evaluated."""
+    def rule(x):
+        zero = x.eq(x.zero())
+        return merge(x.zero(), partial(merge(x.one(), x, zero)), zero)
+    return rule
 
 
 def _extremum(value):
@@ -305,7 +326,7 @@ RULES = {
     "DIV": (lambda x, y: x.one() / y, lambda x, y: -x / y ** 2),
     "POW": (_pow_base_partial, _pow_exponent_partial),
     # Elementary functions.
-    "SQRT": lambda x: 1 / (2 * sqrt(x)),
+    "SQRT": _guarded_at_zero(lambda x: 1 / (2 * sqrt(x))),
     "EXP": lambda x: exp(x),
     "LOG": lambda x: 1 / x,
     "LOG10": lambda x: 1 / (x * log(x.const(10))),
