@@ -155,6 +155,10 @@ def check_routine(routine, dependents, independents, filename, active=None,
             raise AdfortError(
                 f"{_construct_name(stmt)} is not supported yet: rewrite this part "
                 "without it", where(stmt, filename))
+    for loop in routine.walk(Loop):
+        if "was_where" in loop.annotations and not \
+                ("was_where" in getattr(loop.parent.parent, "annotations", ())):
+            _check_where(loop, filename)
     for block in routine.walk(IfBlock):
         if expr_rank(block.condition) > 0:
             raise AdfortError(
@@ -200,6 +204,29 @@ def check_routine(routine, dependents, independents, filename, active=None,
             # expressions (an assignment's right-hand side was checked).
             for arg in call.arguments:
                 _check_expression(arg, active, filename)
+
+
+def _check_where(loop, filename):
+    """A WHERE is read as loops over its elements (PSyclone's lowering),
+    which is the WHERE only if each element's values are taken element by
+    element: no array it assigns may be read whole or at other elements
+    (``ww = ww*sum(ww)``, ``a = cshift(a, 1)``), and every right-hand side
+    must be indexable."""
+    assigned = {}
+    for assign in loop.walk(Assignment):
+        assigned.setdefault(assign.lhs.symbol, assign.lhs.debug_string().lower())
+    for assign in loop.walk(Assignment):
+        bad = expr_rank(assign.rhs) > expr_rank(assign.lhs)
+        for ref in assign.rhs.walk(Reference):
+            if ref.symbol in assigned and ref.debug_string().lower() != assigned[ref.symbol]:
+                bad = True
+        if bad:
+            raise AdfortError(
+                "this WHERE assigns an array it also reads as a whole or at other "
+                "elements, or takes an array operation (SUM, CSHIFT, EOSHIFT…) that "
+                "cannot be done element by element: PSyclone's translation into loops "
+                "would compute other values; assign the right-hand side to another "
+                "array first", where(assign, filename))
 
 
 def _check_allocation(stmt, filename):
