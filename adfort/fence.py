@@ -215,9 +215,10 @@ def _check_where(loop, filename):
     assigned = {}
     for assign in loop.walk(Assignment):
         assigned.setdefault(assign.lhs.symbol, assign.lhs.debug_string().lower())
-    for assign in loop.walk(Assignment):
-        bad = expr_rank(assign.rhs) > expr_rank(assign.lhs)
-        for ref in assign.rhs.walk(Reference):
+    reads = [(a, a.rhs, expr_rank(a.rhs) > expr_rank(a.lhs)) for a in loop.walk(Assignment)]
+    reads += [(b, b.condition, False) for b in loop.walk(IfBlock)]  # the masks
+    for statement, expr, bad in reads:
+        for ref in expr.walk(Reference):
             if ref.symbol in assigned and ref.debug_string().lower() != assigned[ref.symbol]:
                 bad = True
         if bad:
@@ -226,7 +227,7 @@ def _check_where(loop, filename):
                 "elements, or takes an array operation (SUM, CSHIFT, EOSHIFT…) that "
                 "cannot be done element by element: PSyclone's translation into loops "
                 "would compute other values; assign the right-hand side to another "
-                "array first", where(assign, filename))
+                "array first", where(statement, filename))
 
 
 def _check_allocation(stmt, filename):

@@ -235,7 +235,7 @@ def _expand_elemental(call, statement, datatype, callee, table, taken, calls):
                      ArrayType(scalar, [ArrayType.Extent.DEFERRED]), taken)
     count = IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [arrays[0].copy()])
     one = Literal("1", INTEGER_TYPE)
-    element_call = Call.create(call.routine.symbol, elements)
+    element_call = Call.create(call.routine.copy(), elements)
     calls[id(element_call)] = callee
     loop = Loop.create(index, one.copy(), count.copy(), one.copy(), [Assignment.create(
         ArrayReference.create(temp, [Reference(index)]), element_call)])

@@ -186,7 +186,9 @@ def _restore_assumed_size(table):
         shape = getattr(symbol.datatype, "shape", [])
         if any(naming.ASSUMED_SIZE in str(getattr(e, "upper", "")) for e in shape):
             text = writer.gen_vardecl(symbol).strip()
-            text = re.sub(r"(?:1:)?\b" + naming.ASSUMED_SIZE + r"\b", "*", text)
+            # x(1:*) is written x(*); other lower bounds stay (x(-1:*)).
+            text = re.sub(r"([(,]\s*)1:" + naming.ASSUMED_SIZE + r"\b", r"\1*", text)
+            text = re.sub(r"\b" + naming.ASSUMED_SIZE + r"\b", "*", text)
             symbol.datatype = UnsupportedFortranType(text)
 
 
