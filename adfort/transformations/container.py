@@ -942,7 +942,9 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
     for name in sorted(wanted):
         host = (generated_in or {}).get(name)
         if host is not None:
-            if host.name.lower() != own.name.lower():
+            # External motions (of routines outside any module) need no
+            # import: they are called through their implicit interface.
+            if host.module is not None and host.name.lower() != own.name.lower():
                 sources.setdefault(host.name, []).append(name)
             continue
         library = _library_module(hosts, name)
