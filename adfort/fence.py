@@ -24,12 +24,29 @@ _OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
 _SUPPORTED_STATEMENTS = (Assignment, IfBlock, Loop, WhileLoop, Call)
 
 
+# fparser class names of constructs PSyclone keeps opaque, as users know them.
+_CONSTRUCTS = {
+    "Block_Nonlabel_Do_Construct": "a named DO loop (or one PSyclone cannot read; "
+                                   "drop the loop's name)",
+    "Block_Label_Do_Construct": "a labelled DO loop PSyclone cannot read",
+    "Where_Construct": "a WHERE construct PSyclone cannot turn into loops (a mask "
+                       "or assignment with function calls: compute them into arrays "
+                       "first)",
+    "Computed_Goto_Stmt": "computed GO TO",
+    "Arithmetic_If_Stmt": "arithmetic IF",
+    "Return_Stmt": "RETURN",
+    "Stop_Stmt": "STOP",
+}
+
+
 def _describe_codeblock(block):
     """Name the Fortran statement an opaque CodeBlock holds (GOTO, WRITE…)."""
     names = []
     for ast in block.parse_tree_nodes:
         text = str(ast).strip().splitlines()[0] if str(ast).strip() else ""
-        names.append(f"{type(ast).__name__.replace('_Stmt', '').upper()} ('{text}')")
+        kind = _CONSTRUCTS.get(type(ast).__name__,
+                               type(ast).__name__.replace('_Stmt', '').upper())
+        names.append(f"{kind} ('{text}')")
     return ", ".join(names) or "a statement PSyclone cannot represent"
 
 
