@@ -235,6 +235,11 @@ def _check_where(loop, filename):
     reads = [(a, a.rhs, expr_rank(a.rhs) > expr_rank(a.lhs)) for a in loop.walk(Assignment)]
     reads += [(b, b.condition, False) for b in loop.walk(IfBlock)]  # the masks
     for statement, expr, bad in reads:
+        for call in expr.walk(IntrinsicCall):
+            # An array argument PSyclone turned into an element.
+            if not call.intrinsic.is_elemental and not call.intrinsic.is_inquiry and \
+                    call.arguments and expr_rank(call.arguments[0]) == 0:
+                bad = True
         for ref in expr.walk(Reference):
             if ref.symbol in assigned and ref.debug_string().lower() != assigned[ref.symbol]:
                 bad = True
