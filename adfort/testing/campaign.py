@@ -105,6 +105,40 @@ def summary(results):
     return "\n".join(lines) + "\n"
 
 
+def _shrink_one(args):
+    seed, level = args
+    from adfort.testing.checker import check
+    from adfort.testing.shrink import shrink_case
+    case = generate(seed, level)
+    res = check(case)
+    small, sres = shrink_case(case, res)
+    return {"seed": seed, "level": level, "key": sres.key,
+            "source": small.source(), "command": small.command(),
+            "message": sres.message, "detail": sres.detail}
+
+
+def reproducers(results, jobs=2):
+    """Markdown with one shrunk reproducer per distinct failure key."""
+    firsts = {}
+    for r in results:
+        if r["cls"] != "pass" and r["key"] not in firsts:
+            firsts[r["key"]] = (r["seed"], r["level"])
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(max(1, jobs), initializer=_init_worker) as pool:
+        shrunk = pool.map(_shrink_one, list(firsts.values()), chunksize=1)
+    out = ["## Shrunk reproducers", ""]
+    for key, s in zip(firsts, shrunk):
+        out += [f"### {key}", "",
+                f"From level {s['level']} seed {s['seed']} (`python -m "
+                f"adfort.testing --case {s['seed']} --level {s['level']} "
+                f"--shrink`); shrunk failure: {s['key']}", "",
+                "```fortran", s["source"].rstrip(), "```", "",
+                f"`{s['command']}`", "", "```", (s["message"] + "\n" +
+                                                 s["detail"])[:1500].rstrip(),
+                "```", ""]
+    return "\n".join(out)
+
+
 def main(args):
     levels = [1, 2, 3, 4] if args.level == "all" else \
         [int(x) for x in args.level.split(",")]
@@ -124,8 +158,10 @@ def main(args):
             print(f"[{done[0]}/{len(ids)} {time.time() - t0:.0f}s] "
                   + ", ".join(f"{k} {v}" for k, v in sorted(bad.items())),
                   flush=True)
-    results = run(ids, args.jobs, args.keep, args.shrink, None, progress)
+    results = run(ids, args.jobs, args.keep, False, None, progress)
     text = summary(results)
+    if args.shrink:
+        text += "\n" + reproducers(results, args.jobs)
     print(text)
     if args.out:
         out = Path(args.out)

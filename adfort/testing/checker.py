@@ -156,6 +156,14 @@ def _check(case, wd, timeout):
     return classify(case, out, err, code)
 
 
+def _float(text):
+    """A number as Fortran printed it (``1.5-312``: exponent without E)."""
+    try:
+        return float(text)
+    except ValueError:
+        return float(re.sub(r"(\d)([-+]\d+)$", r"\1e\2", text))
+
+
 def classify(case, out, err, code):
     fd, lhs, primal_ok = {}, {}, set()
     contract = []
@@ -171,28 +179,28 @@ def classify(case, out, err, code):
             primal_ok.add(int(parts[1]))
         elif tag == "@fd":
             p, k, ih = map(int, parts[1:4])
-            fd[(p, k, ih)] = (float(parts[4]), float(parts[5]))
+            fd[(p, k, ih)] = (_float(parts[4]), _float(parts[5]))
         elif tag == "@lhs":
-            lhs[(int(parts[1]), int(parts[2]))] = float(parts[3])
+            lhs[(int(parts[1]), int(parts[2]))] = _float(parts[3])
         elif tag in ("@primal_err", "@jac_primal"):
-            if float(parts[2]) > CONTRACT_TOL:
+            if _float(parts[2]) > CONTRACT_TOL:
                 what = "r_rev" if tag == "@primal_err" else "r_jacobian"
                 contract.append(f"primal results of {what} differ from r's "
-                                f"(rel. {float(parts[2]):.2e})")
+                                f"(rel. {_float(parts[2]):.2e})")
         elif tag == "@outzero":
-            if float(parts[3]) != 0.0:
+            if _float(parts[3]) != 0.0:
                 contract.append(f"adjoint of intent(out) dependent "
                                 f"'{parts[2]}' not zero on return "
-                                f"({float(parts[3]):.2e})")
+                                f"({_float(parts[3]):.2e})")
         elif tag == "@incr":
-            if float(parts[3]) > CONTRACT_TOL:
+            if _float(parts[3]) > CONTRACT_TOL:
                 contract.append(f"adjoint of independent '{parts[2]}' not "
                                 f"incremented (rel. dev. "
-                                f"{float(parts[3]):.2e})")
+                                f"{_float(parts[3]):.2e})")
         elif tag == "@jac_err":
-            if float(parts[3]) > CONTRACT_TOL:
+            if _float(parts[3]) > CONTRACT_TOL:
                 contract.append(f"Jacobian row '{parts[2]}' differs from the "
-                                f"reverse sweep (rel. {float(parts[3]):.2e})")
+                                f"reverse sweep (rel. {_float(parts[3]):.2e})")
     if code != 0 or "@primal_ok" not in out:
         # which phase was running: the original routine (generator's
         # fault) or adfort's code?
@@ -240,7 +248,7 @@ def _perturbed_names(case):
 
     def outonly(it):
         return "dep" in it.role and "indep" not in it.role and \
-            it.module is None and it.var.intent == "out"
+            it.is_arg and it.var.intent == "out"
     return [it.name for it in items if it.role and not outonly(it)]
 
 

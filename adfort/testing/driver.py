@@ -22,6 +22,7 @@ variable's invariant, and prints tagged lines the checker parses:
     Jacobian rows against reverse sweeps / primal results of r_jacobian.
 """
 
+COMMON = "/common/"
 STEPS = [1e-3, 1e-4, 1e-5, 1e-6, 1e-7]
 NPOINTS = 2
 
@@ -41,6 +42,15 @@ class Item:
         self.bounds = var.bounds(env) if var.is_array else None
         self.size = var.size(env) if var.is_array else 1
         self.role = set()
+
+    @property
+    def is_arg(self):
+        return self.position is not None
+
+    @property
+    def used(self):
+        """Accessed through USE (a module variable)."""
+        return self.module is not None and self.module != COMMON
 
     @property
     def name(self):
@@ -70,6 +80,8 @@ def items_of(case):
         items.append(Item(f"a{k}", top.vars[name], case.env, None, k))
     for k, (mod, var) in enumerate(case.module_vars(), start=1):
         items.append(Item(f"v{k}", var, case.env, mod))
+    for k, var in enumerate(case.common.values(), start=1):
+        items.append(Item(f"c{k}", var, case.env, COMMON))
     by_name = {it.name.lower(): it for it in items}
     for d in case.dep:
         by_name[d.lower()].role.add("dep")
@@ -91,7 +103,7 @@ def write_driver(case):
 
     def outonly(it):
         return "dep" in it.role and "indep" not in it.role and \
-            it.module is None and it.var.intent == "out"
+            it.is_arg and it.var.intent == "out"
 
     # inputs perturbed: independents, and dependents whose input value the
     # routine may read (their adjoint out is the adjoint of that value)
@@ -106,7 +118,7 @@ def write_driver(case):
         ln(f"  use {mod}_ad, only: {', '.join(procs)}")
     mods = {}
     for it in items:
-        if it.module:
+        if it.used:
             mods.setdefault(it.module, []).append(it)
     for m, its in mods.items():
         ln(f"  use {m}, only: " + ", ".join(f"{it.tag} => {it.var.name}"
@@ -129,20 +141,25 @@ def write_driver(case):
         if not it.real:
             # integer arguments (sizes) are fixed; integer module state is
             # reset to its base
-            if it.module is None:
+            if it.is_arg:
                 ln(f"  integer :: {it.tag}{sh}, {it.tag}_b{sh}")
-            else:
+            elif it.used:
                 ln(f"  integer :: {it.tag}_b{sh}, {it.tag}_o{sh}")
+            else:
+                ln(f"  integer :: {it.tag}{sh}, {it.tag}_b{sh}, {it.tag}_o{sh}")
             continue
         names = [f"{it.tag}_b", f"{it.tag}_o"]
-        if it.module is None:
+        if not it.used:
             names.insert(0, it.tag)
         if it.role:
             names += [f"{it.tag}_d", f"{it.tag}_s", f"{it.tag}_g1",
                       f"{it.tag}_p", f"{it.tag}_yp", f"{it.tag}_ym"]
-            if it.module is None:
+            if it.is_arg:
                 names.append(f"{it.tag}_adj")
         ln(f"  real(dp) :: " + ", ".join(n + sh for n in names))
+    com = [it.tag for it in items if it.module == COMMON]
+    if com:
+        ln(f"  common /{case.common_name}/ {', '.join(com)}")
     nd = sum(it.size for it in deps)
     ni = sum(it.size for it in indeps)
     if case.jacobian:
@@ -153,9 +170,9 @@ def write_driver(case):
     b(f"rng_state = {case.seed % 2000000000 + 17}_i8")
     for it in items:
         if not it.real:
-            val = it.var.value if it.module is None else 0
+            val = it.var.value if it.is_arg else 0
             b(f"{it.tag}_b = {val if val is not None else 0}")
-            if it.module is None:
+            if it.is_arg:
                 b(f"{it.tag} = {it.tag}_b")
     b(f"do ip = 1, {NPOINTS}")
     b("print '(a, i2)', '@phase_primal ', ip")
@@ -240,12 +257,12 @@ def write_driver(case):
     c = C.append
     c("subroutine reset()")
     for it in items:
-        if it.real or it.module is not None:
+        if it.real or not it.is_arg:
             c(f"  {cur(it)} = {it.tag}_b")
     c("end subroutine reset")
     c("subroutine save_out()")
     for it in items:
-        if it.real or it.module is not None:
+        if it.real or not it.is_arg:
             c(f"  {it.tag}_o = {cur(it)}")
     c("end subroutine save_out")
     c("subroutine primal_err(tag)")
@@ -256,7 +273,7 @@ def write_driver(case):
         if it.real:
             c(f"  e = max(e, {it.maxabs(f'{cur(it)} - {it.tag}_o')} / "
               f"max({it.maxabs(f'{it.tag}_o')}, 1.0d-300))")
-        elif it.module is not None:
+        elif not it.is_arg:
             c(f"  if (any([{cur(it)}] /= [{it.tag}_o])) e = max(e, 1.0_dp)")
     c("  print '(a, i4, es12.4)', tag, ip, e")
     c("end subroutine primal_err")

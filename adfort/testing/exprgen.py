@@ -183,7 +183,7 @@ class ExprGen:
         ops = ["sum", "sum", "maxval", "minval", "dot_product", "product",
                "size"]
         if self.g.flag("extra_intrinsics"):
-            ops += ["norm2"]
+            ops += ["norm2", "pack", "reshape"]
         op = self.rng.choice(ops)
         arg = self.array_operand(v)
         text = arg.text
@@ -199,6 +199,17 @@ class ExprGen:
             a = iv.unary("abs", arg.iv)
             return Expr(f"norm2({text})", (0.0, a[1] * math.sqrt(
                 arg_n(arg, env, n)) * 1.01))
+        if op == "pack":
+            lo, hi = arg.iv
+            t = self.lit(iv.nice(lo + (hi - lo) * self.rng.uniform(0.2, 0.8),
+                                 False))
+            return Expr(f"sum(pack({text}, {text} > {t.text}))",
+                        iv.times(iv.union(arg.iv, (0.0, 0.0)),
+                                 arg_n(arg, env, n)))
+        if op == "reshape":
+            return Expr(f"sum(reshape({v.name}, [size({v.name})]) * "
+                        f"{self.lit(0.5).text})",
+                        iv.times(iv.scale(v.interval, 0.5), n))
         if op == "size":
             return Expr(self.to_real(f"size({v.name})"), (n, n))
         # dot_product with another array of the same shape

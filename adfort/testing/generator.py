@@ -37,7 +37,7 @@ BASE = dict(arrays=False, loops=False, ifs=False, while_loops=False,
             modvar_roles=False, externals=True, jacobian=0.0,
             fixed_form=0.15, wp=0.25, f77_names=0.3, both=0.15,
             extra_intrinsics=True, capital_names=0.1, assumed=0.3,
-            allocatable=0.2, two_d=0.3)
+            allocatable=0.2, two_d=0.3, common=0.6)
 
 LEVELS = {
     1: dict(BASE, ifs=False),
@@ -166,12 +166,15 @@ class Generator:
     def generate(self):
         rng = self.rng
         f = self.flags
+        # drawn first: Jacobian cases use module variables as roles less
+        # often (--jacobian with them is a separate, rarer combination)
+        self.jacobian = self.flag("jacobian")
         wp = self.flag("wp")
-        modules_wanted = (self.level >= 3 and f["modvars"]) or wp
-        fixed = not modules_wanted and self.flag("fixed_form")
-        in_module = modules_wanted or rng.random() < 0.5
-        if fixed:
-            in_module = False
+        use_data = self.level >= 3 and f["modvars"] and rng.random() < 0.75
+        in_module = rng.random() < 0.6
+        use_common = self.level >= 3 and not use_data and not in_module \
+            and self.flag("common")
+        fixed = not (wp or use_data or in_module) and self.flag("fixed_form")
         if wp:
             real_type, suffix = "real(wp)", "wp"
         else:
@@ -198,7 +201,10 @@ class Generator:
             uses.append("use kinds, only: wp")
         self.base_uses = uses
         self.data = None
-        if self.level >= 3 and f["modvars"]:
+        self.use_common = use_common
+        if use_common:
+            self.make_common()
+        if use_data:
             self.data = self.make_data_module(uses)
             case.modules.append(self.data)
         # helpers, then the top routine
@@ -232,7 +238,7 @@ class Generator:
         case.top = top.name
         if not in_module:
             self.declare_external_functions(case)
-        case.jacobian = self.flag("jacobian")
+        case.jacobian = self.jacobian
         case.features = sorted(self.features)
         return case
 
@@ -246,9 +252,12 @@ class Generator:
                     if case.fixed_form:
                         r.externals += [f"{case.real_type} {f.name}",
                                         f"external {f.name}"]
-                    else:
+                    elif self.rng.random() < 0.5:
                         r.externals.append(
                             f"{case.real_type}, external :: {f.name}")
+                    else:
+                        r.externals += [f"{case.real_type} :: {f.name}",
+                                        f"external :: {f.name}"]
 
     def modname(self, base):
         names = {"physics": ["physics", "phys_core", "tendencies"],
@@ -280,6 +289,20 @@ class Generator:
             mod.vars["ncalls"] = Var("ncalls", "int")
         return mod
 
+    def make_common(self):
+        """A COMMON block of scalars and a fixed-size array (F77 globals)."""
+        case = self.case
+        case.common_name = self.rng.choice(["fuzzblk", "phys", "cgrid"])
+        for _ in range(self.rng.randint(1, 3)):
+            name = self.fresh(SCALAR_NAMES)
+            case.common[name] = Var(name, interval=self.interval())
+        if self.rng.random() < 0.5:
+            name = self.fresh(ARRAY_NAMES)
+            case.common[name] = Var(name, dims=[Dim(Bound(None, 1),
+                                                    Bound(None, 4))],
+                                    interval=self.interval())
+        self.features.add("common_block")
+
     # -- routines ----------------------------------------------------------
     features = None
 
@@ -291,6 +314,7 @@ class Generator:
             r.uses.append(f"use {self.data.name}")
         r.init_nodes = []
         r.final_nodes = []
+        r.common = self.use_common and not function
         return r
 
     def scope_for(self, r, in_data_module_or_use=True):
@@ -305,6 +329,11 @@ class Generator:
                 visible[name] = v
                 if v.kind == "real" and not r.function and \
                         self.rng.random() < 0.6:
+                    writable.append(name)
+        if r.common:
+            for name, v in self.case.common.items():
+                visible[name] = v
+                if self.rng.random() < 0.6:
                     writable.append(name)
         env = dict(self.case.env)
         return Scope(r, visible, env, writable)
@@ -421,7 +450,8 @@ class Generator:
         case = self.case
         case.dep = [d.name for d in dep]
         case.indep = [d.name for d in indep]
-        if self.data is not None and f["modvar_roles"]:
+        if self.data is not None and f["modvar_roles"] and (
+                not self.jacobian or rng.random() < 0.3):
             mvars = [v for v in self.data.vars.values()
                      if v.kind == "real" and v.decl != "param"]
             for v in mvars:
@@ -724,7 +754,9 @@ class StmtGen:
         return Node(f"call {sub.name}({', '.join(actuals)})")
 
     def module_names(self):
-        return set(self.g.data.vars) if self.g.data is not None else set()
+        """Globals (module or COMMON variables): never written actuals."""
+        out = set(self.g.data.vars) if self.g.data is not None else set()
+        return out | set(self.g.case.common)
 
     def actual(self, d, written=()):
         """Actual argument text for dummy d (None: none possible)."""

@@ -149,6 +149,7 @@ class Routine:
     uses: List[str] = dataclasses.field(default_factory=list)
     externals: List[str] = dataclasses.field(default_factory=list)
     calls: List[str] = dataclasses.field(default_factory=list)
+    common: bool = False                # declares the case's COMMON block
 
 
 @dataclasses.dataclass
@@ -176,6 +177,10 @@ class Case:
     real_type: str = "real(8)"        # declaration of reals
     literal_suffix: str = "d0"
     features: List[str] = dataclasses.field(default_factory=list)
+    # Variables of a COMMON block shared by the external routines that
+    # declare ``Routine.common``.
+    common: Dict[str, Var] = dataclasses.field(default_factory=dict)
+    common_name: str = "fuzzblk"
     # Concrete values of the size parameters (n, m, module parameters).
     env: Dict[str, int] = dataclasses.field(default_factory=dict)
 
@@ -311,6 +316,11 @@ def render_routine(case, r, indent):
         if r.function and name == r.result and not r.result_clause:
             continue
         out.append(inner + decl_line(case, var, r))
+    if r.common and case.common:
+        for var in case.common.values():
+            out.append(inner + decl_line(case, var, r))
+        out.append(inner + f"common /{case.common_name}/ "
+                   + ", ".join(case.common))
     for ext in r.externals:
         out.append(inner + ext)
     if r.body:
