@@ -184,7 +184,19 @@ class ExprGen:
                "size"]
         if self.g.flag("extra_intrinsics"):
             ops += ["norm2", "pack", "reshape"]
+        if len(v.dims) == 2:
+            ops += ["matmul", "shape"]
         op = self.rng.choice(ops)
+        if op == "matmul":
+            t = self.rng.choice([f"matmul(transpose({v.name}), {v.name})",
+                                 f"matmul({v.name}, transpose({v.name}))"])
+            m = v.dims[1].hi.value(env) - v.dims[1].lo.value(env) + 1
+            k = n // m
+            terms = n * (m if t.startswith("matmul(t") else k)
+            return Expr(f"sum({t})", iv.times(iv.mul(v.interval, v.interval),
+                                              terms))
+        if op == "shape":
+            return Expr(self.to_real(f"product(shape({v.name}))"), (n, n))
         arg = self.array_operand(v)
         text = arg.text
         if op == "sum":
@@ -412,9 +424,15 @@ class ExprGen:
             return Expr(f"dble({a.text})", a.iv, ATOM, a.shape)
         if r < 0.7:
             return Expr(f"real({a.text}, {kind})", a.iv, ATOM, a.shape)
-        name = self.rng.choice(["aint", "anint"])
+        name = self.rng.choice(["aint", "anint", "int", "nint", "floor",
+                                "ceiling"])
         a = self.fit(a, (-3.0, 3.0))
-        return Expr(f"{name}({a.text})", iv.unary(name, a.iv), ATOM, a.shape)
+        if name in ("aint", "anint"):
+            return Expr(f"{name}({a.text})", iv.unary(name, a.iv), ATOM,
+                        a.shape)
+        # integer-valued, converted back: piecewise constant
+        return Expr(self.to_real(f"{name}({a.text})"), iv.unary("aint", a.iv),
+                    ATOM, a.shape)
 
     def _inquiry(self, sub, depth, shape):
         a = sub()

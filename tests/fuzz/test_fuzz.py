@@ -127,3 +127,39 @@ def update_known():
 if __name__ == "__main__":
     if "--update-known" in sys.argv:
         update_known()
+
+
+# --------------------------------------------------------------------------
+# the checker itself: it must catch wrong adjoints and broken contracts
+# --------------------------------------------------------------------------
+
+def _tampered(monkeypatch, edit):
+    """Check the first passing level-1 case with the adjoint text edited."""
+    import re
+    from adfort.testing import checker
+    from adfort.testing.generator import generate
+    real = checker.differentiate
+
+    def fake(case, path):
+        text, res = real(case, path)
+        if text is not None:
+            text, n = re.subn(r"^(\s*)(\w+_adj) = \2 \+ (.*)$", edit, text,
+                              count=1, flags=re.MULTILINE)
+            assert n == 1, text
+        return text, res
+    for seed in range(50):
+        case = generate(seed, 1)
+        if len(case.indep) == 1 and checker.check(case).cls == "pass":
+            break
+    monkeypatch.setattr(checker, "differentiate", fake)
+    return checker.check(case)
+
+
+def test_checker_catches_wrong_adjoint(monkeypatch):
+    res = _tampered(monkeypatch, r"\1\2 = \2 + 1.001d0 * (\3)")
+    assert res.cls == "wrong-gradient", res
+
+
+def test_checker_catches_overwritten_adjoint(monkeypatch):
+    res = _tampered(monkeypatch, r"\1\2 = \3")
+    assert res.cls == "contract" and "incremented" in res.message, res
