@@ -111,7 +111,7 @@ def _shrink_one(args):
     from adfort.testing.shrink import shrink_case
     case = generate(seed, level)
     res = check(case)
-    small, sres = shrink_case(case, res)
+    small, sres = shrink_case(case, res, budget=150.0, max_checks=200)
     return {"seed": seed, "level": level, "key": sres.key,
             "source": small.source(), "command": small.command(),
             "message": sres.message, "detail": sres.detail}
@@ -160,14 +160,18 @@ def main(args):
                   flush=True)
     results = run(ids, args.jobs, args.keep, False, None, progress)
     text = summary(results)
-    if args.shrink:
-        text += "\n" + reproducers(results, args.jobs)
-    print(text)
-    if args.out:
-        out = Path(args.out)
+    print(text, flush=True)
+    out = Path(args.out) if args.out else None
+    if out:
         out.with_suffix(".md").write_text(text)
         with open(out.with_suffix(".jsonl"), "w") as fh:
             for r in results:
                 fh.write(json.dumps(r) + "\n")
+    if args.shrink:
+        text += "\n" + reproducers(results, args.jobs)
+        if out:
+            out.with_suffix(".md").write_text(text)
+        else:
+            print(text)
     nbugs = sum(1 for r in results if r["cls"] in BUGS)
     return 1 if nbugs else 0
