@@ -36,7 +36,7 @@ BASE = dict(arrays=False, loops=False, ifs=False, while_loops=False,
             functions=False, elemental=False, modvars=False,
             modvar_roles=False, externals=True, jacobian=0.0,
             fixed_form=0.15, wp=0.25, f77_names=0.3, both=0.15,
-            extra_intrinsics=True, capital_names=0.1, assumed=0.3,
+            extra_intrinsics=0.25, capital_names=0.1, assumed=0.3,
             allocatable=0.2, two_d=0.3, common=0.6)
 
 LEVELS = {
