@@ -74,6 +74,12 @@ def differentiate(case, path):
     from adfort.errors import AdfortError
     from adfort.api import differentiate_file
     from adfort.schedules import SCHEDULES
+    import signal
+
+    def hang(signum, frame):
+        raise TimeoutError("adfort ran for more than 120 s")
+    old = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(120)
     try:
         text, _, _ = differentiate_file(
             str(path), case.dep, case.indep, SCHEDULES[case.schedule](),
@@ -82,6 +88,8 @@ def differentiate(case, path):
     except AdfortError as err:
         return None, Result("adfort-error", err.message,
                             str(err))
+    except TimeoutError as err:
+        return None, Result("timeout", str(err))
     except RecursionError as err:
         return None, Result("internal-error", f"RecursionError: {err}"[:200],
                             traceback.format_exc()[-3000:])
@@ -93,6 +101,9 @@ def differentiate(case, path):
         return None, Result("internal-error",
                             f"{type(err).__name__} at {where}: {err}"[:300],
                             traceback.format_exc()[-4000:])
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def _run(cmd, cwd, timeout):
@@ -132,16 +143,22 @@ def _check(case, wd, timeout):
     src = wd / case.filename
     src.write_text(case.source())
     fc = shutil.which(os.environ.get("FC", "gfortran")) or "gfortran"
-    code, _, err = _run([fc, "-c", *FFLAGS, src.name], wd, timeout)
-    if code != 0:
-        return Result("invalid-case", "original does not compile: "
-                      + _first_error(err), err[-3000:])
     text, res = differentiate(case, src)
     if res is not None:
+        # the original must compile for the case to count
+        code, _, err = _run([fc, "-fsyntax-only", src.name], wd, timeout)
+        if code != 0:
+            return Result("invalid-case", "original does not compile: "
+                          + _first_error(err), err[-3000:])
         return res
     (wd / "case_ad.f90").write_text(text)
-    code, _, err = _run([fc, "-c", *FFLAGS, "case_ad.f90"], wd, timeout)
+    # one compiler run for both (the adjoint uses the original's modules)
+    code, _, err = _run([fc, "-c", *FFLAGS, src.name, "case_ad.f90"], wd,
+                        timeout)
     if code != 0:
+        if re.search(rf"^{re.escape(src.name)}:", err, re.MULTILINE):
+            return Result("invalid-case", "original does not compile: "
+                          + _first_error(err), err[-3000:])
         return Result("compile-fail", _first_error(err), err[-3000:])
     (wd / "driver.f90").write_text(write_driver(case))
     obj = Path(case.filename).with_suffix(".o").name
