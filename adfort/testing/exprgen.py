@@ -411,7 +411,8 @@ class ExprGen:
 
     def _merge(self, sub, depth, shape):
         a, b = sub(), sub()
-        c = self.condition(shape=shape)
+        # an array mask would make the result an array
+        c = self.condition(shape=shape if a.shape or b.shape else None)
         return Expr(f"merge({a.text}, {b.text}, {c})", iv.union(a.iv, b.iv),
                     ATOM, a.shape or b.shape)
 
@@ -463,8 +464,9 @@ class ExprGen:
         for d in f.dummies:
             a = sub()
             args.append(self.fit(a, d.interval))
+        shp = next((a.shape for a in args if a.shape), None)
         return Expr(f"{f.name}({', '.join(a.text for a in args)})",
-                    f.result_iv, ATOM, shape if f.elemental else None)
+                    f.result_iv, ATOM, shp if f.elemental else None)
 
     def _arrayfun(self, sub, depth, shape):
         env = self.s.env
@@ -487,6 +489,8 @@ class ExprGen:
                 a = sub()
                 if a.shape is None:
                     a = self.array_of_shape(shape)
+                if a.shape is None:
+                    return sub()
                 s = self.rng.choice([1, -1, 2])
                 if op == "eoshift":
                     return Expr(f"eoshift({a.text}, {s})", iv.union(
