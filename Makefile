@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO   := build/demo
 
-.PHONY: setup gfortran demo test bench clean
+.PHONY: setup gfortran demo test bench fuzz clean
 
 setup: $(VENV)/.installed gfortran
 
@@ -35,6 +35,16 @@ test: setup
 
 bench: setup
 	$(BIN)/python scripts/benchmark.py
+
+# Random-program fuzzing campaign (adfort/testing): make fuzz N=5000 SEED=1 LEVEL=all
+N     ?= 1000
+SEED  ?= 1
+LEVEL ?= all
+JOBS  ?= 2
+fuzz: setup
+	mkdir -p build/fuzz
+	nice $(BIN)/python -m adfort.testing --n $(N) --seed $(SEED) --level $(LEVEL) \
+	  --jobs $(JOBS) --out build/fuzz/report-$(LEVEL)-$(SEED) $(FUZZFLAGS)
 
 clean:
 	rm -rf build $(VENV) *.egg-info
