@@ -98,8 +98,10 @@ def write_driver(case):
     r = case.top
     procs = [f"{r}_rev"] + ([f"{r}_jacobian"] if case.jacobian else [])
     active = [it for it in items if it.role]
-    deps = [it for it in items if "dep" in it.role]
-    indeps = [it for it in items if "indep" in it.role]
+    # Rows and columns of r_jacobian follow the --dep/--indep order.
+    by_name = {it.name.lower(): it for it in items}
+    deps = [by_name[d.lower()] for d in case.dep]
+    indeps = [by_name[i.lower()] for i in case.indep]
 
     def outonly(it):
         return "dep" in it.role and "indep" not in it.role and \
