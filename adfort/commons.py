@@ -101,14 +101,16 @@ class CommonBlock:
         """Lower-case canonical member names, in order."""
         return [m.name.lower() for m in self.members]
 
-    def module_source(self, routine_table):
+    def module_source(self, routine_table, origin=None):
         """Fortran source of the layout module.
 
         :param routine_table: the table of a routine declaring the block
             (for the constants its members' declarations use).
+        :param origin: ``origin(name)`` gives the module a name the routine
+            sees through a wildcard ``use`` is declared in, or None.
         """
         writer = Writer()
-        lines, declared = [], set()
+        uses, lines, declared = [], [], set()
         for member in self.members:
             for ref in _declaration_references(member):
                 name = ref.symbol.name.lower()
@@ -116,7 +118,14 @@ class CommonBlock:
                     continue
                 declared.add(name)
                 constant = routine_table.lookup(name, otherwise=None)
-                if isinstance(constant, DataSymbol) and constant.is_constant:
+                module = None
+                if constant is not None and constant.is_import:
+                    module = constant.interface.container_symbol.name
+                elif (constant is None or constant.is_unresolved) and origin is not None:
+                    module = origin(name)
+                if module is not None:
+                    uses.append(f"use {module}, only: {name}")
+                elif isinstance(constant, DataSymbol) and constant.is_constant:
                     lines.append(writer.gen_vardecl(constant).strip())
                 else:
                     raise AdfortError(
@@ -126,9 +135,8 @@ class CommonBlock:
             lines.append(writer.gen_vardecl(_as_local(member)).strip())
         block = f"/{self.name}/" if self.name else "//"
         lines.append(f"common {block} " + ", ".join(m.name for m in self.members))
-        body = "\n".join("  " + line for line in lines)
-        return (f"module {self.module_name}\n  implicit none\n{body}\n"
-                f"end module {self.module_name}\n")
+        body = "\n".join("  " + line for line in uses + ["implicit none"] + lines)
+        return f"module {self.module_name}\n{body}\nend module {self.module_name}\n"
 
 
 def _as_local(member):
@@ -196,10 +204,29 @@ class CommonRegistry:
         known = CommonBlock(block, members)
         known.first = table.node.name if table.node is not None else "?"
         self.blocks[block] = known
-        tree = FortranReader().psyir_from_source(known.module_source(table))
+        tree = FortranReader().psyir_from_source(
+            known.module_source(table, lambda name: self._origin(name, table)))
         tree.adfort_synthetic = True
         self.trees.append(tree)
         return known
+
+    def _origin(self, name, table):
+        """The module declaring `name`, which `table`'s routine sees through
+        a wildcard ``use`` (among the files read), or None."""
+        from psyclone.psyir.nodes import Container
+        scope = table
+        while scope is not None:
+            for container in scope.containersymbols:
+                if not container.wildcard_import:
+                    continue
+                for tree in self.trees:
+                    for module in tree.walk(Container):
+                        if module.name.lower() == container.name.lower() and \
+                                module.symbol_table.lookup(name, otherwise=None,
+                                                           scope_limit=module) is not None:
+                            return module.name
+            scope = scope.parent_symbol_table()
+        return None
 
     def member(self, name, routine):
         """(layout module name, canonical DataSymbol) of COMMON member `name`
