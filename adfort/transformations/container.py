@@ -881,7 +881,14 @@ def _provide(table, routine_table, name):
     symbol = routine_table.lookup(name, otherwise=None,
                                   scope_limit=routine_table.node)
     if symbol is None or symbol.is_unresolved:
-        return  # visible from the enclosing module (imported with it)
+        # Seen through a wildcard use: of the routine's own, the same use
+        # (else of the enclosing module, which the host imports with it).
+        for container in routine_table.containersymbols:
+            if container.wildcard_import and container.name.lower() not in table:
+                use = ContainerSymbol(container.name)
+                use.wildcard_import = True
+                table.add(use)
+        return
     if symbol.is_import:
         origin = symbol.interface.container_symbol.name
         container = table.lookup(origin, otherwise=None)
