@@ -188,6 +188,9 @@ def hoist_calls(routine, function_type, calls, taken=()):
         statement = _statement_of(call)
         if statement is None:
             continue
+        # Arguments first, while the call is still where it was: in a DO
+        # WHILE condition they are evaluated again at the end of each trip.
+        _hoist_expression_arguments(call, table, taken, calls)
         direct = isinstance(statement, Assignment) and call is statement.rhs
         if direct and function_type(call) is not None:
             from adfort.arrays import expr_rank
@@ -204,7 +207,6 @@ def hoist_calls(routine, function_type, calls, taken=()):
             temp = new_local(table, naming.function_value(call.routine.name), datatype, taken)
             call.replace_with(Reference(temp))
             _place_before(statement, Assignment.create(Reference(temp), call), calls)
-        _hoist_expression_arguments(call, table, taken, calls)
 
 
 def _expand_elemental(call, statement, datatype, callee, table, taken, calls):
