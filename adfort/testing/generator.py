@@ -332,6 +332,16 @@ class Generator:
         env = dict(self.case.env)
         return Scope(r, visible, env, writable)
 
+    def define_outputs(self, r, scope, args):
+        """Give the real intent(out) arguments of `r` a value first."""
+        for a in args:
+            if a.kind == "real" and a.intent == "out":
+                eg = ExprGen(self, scope)
+                mid = (a.interval[0] + a.interval[1]) / 2
+                r.init_nodes.append(Node(
+                    f"{a.name} = {eg.lit(iv.nice(mid, False)).text}",
+                    keep=True))
+
     def add_local(self, r, scope, name_pool, dims=None, interval=None,
                   decl="explicit"):
         name = self.fresh(name_pool)
@@ -470,13 +480,7 @@ class Generator:
                 self.add_local(r, scope, MATRIX_NAMES,
                                self.array_dims(rank=2))
         # intent(out) arguments are defined first
-        for a in args:
-            if a.kind == "real" and a.intent == "out":
-                eg = ExprGen(self, scope)
-                mid = (a.interval[0] + a.interval[1]) / 2
-                r.init_nodes.append(Node(
-                    f"{a.name} = {eg.lit(iv.nice(mid, False)).text}",
-                    keep=True))
+        self.define_outputs(r, scope, args)
         sg = StmtGen(self, r, scope)
         body = sg.block(rng.randint(3, 7 if self.level == 1 else 6), 2)
         fin = sg.finalise(dep, indep)
@@ -556,13 +560,7 @@ class Generator:
         scope = self.scope_for(r)
         for _ in range(rng.randint(1, 2)):
             self.add_local(r, scope, SCALAR_NAMES)
-        for a in args:
-            if a.kind == "real" and a.intent == "out":
-                eg = ExprGen(self, scope)
-                mid = (a.interval[0] + a.interval[1]) / 2
-                r.init_nodes.append(Node(
-                    f"{a.name} = {eg.lit(iv.nice(mid, False)).text}",
-                    keep=True))
+        self.define_outputs(r, scope, args)
         if self.data is not None and "ncalls" in self.data.vars and \
                 rng.random() < 0.5:
             r.init_nodes.append(Node("ncalls = ncalls + 1", keep=True))
