@@ -254,8 +254,28 @@ def _expand_elemental(call, statement, datatype, callee, table, taken, calls):
 
 
 def _element(array, index):
-    """Element `index` (1-based) of the rank-1 array value `array` (a whole
-    array or a section with one range), or None."""
+    """Element `index` (1-based) of the rank-1 array value `array`: a whole
+    array, a section with one range, or an elementwise expression of them
+    (operators, elemental intrinsics); None for anything else."""
+    from adfort.arrays import expr_rank
+    if expr_rank(array) == 0:
+        return array.copy()
+    if isinstance(array, (BinaryOperation, UnaryOperation)):
+        parts = [_element(child, index) for child in array.children]
+        if any(p is None for p in parts):
+            return None
+        if isinstance(array, BinaryOperation):
+            return BinaryOperation.create(array.operator, *parts)
+        return UnaryOperation.create(array.operator, parts[0])
+    if isinstance(array, IntrinsicCall):
+        if not array.intrinsic.is_elemental:
+            return None
+        parts = [_element(arg, index) for arg in array.arguments]
+        if any(p is None for p in parts):
+            return None
+        names = array.argument_names
+        return IntrinsicCall.create(array.intrinsic, [
+            (name, part) if name else part for name, part in zip(names, parts)])
     def offset(start, step):
         moved = BinaryOperation.create(BinOp.SUB, Reference(index), Literal("1", INTEGER_TYPE))
         if step is not None:

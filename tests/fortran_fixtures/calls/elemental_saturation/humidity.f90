@@ -1,7 +1,8 @@
 ! Relative humidity diagnostics of a column with an ELEMENTAL saturation
 ! vapour pressure function applied to whole arrays (es = esat(t)), inside
-! an intrinsic (sum(esat(t))), element by element in a loop, and in an IF
-! condition (passive control flow); a function with a RESULT clause.
+! an intrinsic (sum(esat(t))), to an elementwise expression of sections,
+! element by element in a loop, and in an IF condition (passive control
+! flow); a function with a RESULT clause.
 module humidity
   implicit none
   integer, parameter :: wp = kind(1.0d0)
@@ -27,6 +28,7 @@ contains
     es = esat(t)
     rh_mean = 0.0_wp
     deficit = 1.0e-3_wp * sum(esat(t) - es * 0.9_wp)
+    deficit = deficit + 1.0e-4_wp * sum(esat(0.5_wp * (t(2:n) + t(1:n-1)) - 0.5_wp))
     do i = 1, n
       qs = mixing_ratio(es(i), p(i))
       rh_mean = rh_mean + qv(i) / qs / real(n, wp)
