@@ -1,0 +1,353 @@
+"""The generated file: one module per host (a module's routines, or the
+external routines with their tape module), the layout modules of COMMON
+blocks, and the ``use`` statements every generated routine needs."""
+
+from psyclone.psyir.frontend.fortran import FortranReader
+from psyclone.psyir.nodes import Call, Container, FileContainer, Literal, Reference, Routine
+from psyclone.psyir.symbols import (
+    ContainerSymbol, DataSymbol, ImportInterface, RoutineSymbol, StaticInterface, Symbol,
+    SymbolTable)
+
+from adfort import naming
+from adfort.errors import AdfortError, where
+from adfort.exprs import INTEGER_TYPE
+from adfort.frontend import enclosing_module
+from adfort.interprocedural import resolve_module_variable
+from adfort.prune import _datatype_references, used_names
+from adfort.tape import TapeSet
+from adfort.writer import Writer
+
+
+def _outer_names(routine):
+    """Names a generated routine uses that it does not declare itself."""
+    table = routine.symbol_table
+    local = {s.name.lower() for s in table.symbols if not s.is_unresolved}
+    return sorted(n for n in used_names(routine) if n not in local)
+
+
+class Host:
+    """Where the generated routines of one module (or of the external
+    routines) go, with their tapes and module-variable adjoints."""
+
+    def __init__(self, module, build):
+        self.module = module
+        self.build = build
+        self.units = []
+        self.motions = []
+        self._tapes = None
+        self._adjoints = {}
+
+    @property
+    def name(self):
+        if self.module is None:
+            return naming.tape_module(self.build.root.name)
+        return self.build.module_output_name(self.module)
+
+    def names(self, unit):
+        taken = self.build._taken(unit)
+        names = {"rec": naming.recording(unit.name), "ret": naming.returning(unit.name),
+                 "rev": naming.reversing(unit.name), "jacobian": naming.jacobian(unit.name)}
+        lowered = {t.lower() for t in taken}
+        for name in names.values():
+            if name.lower() in lowered:
+                raise AdfortError(
+                    f"the generated routine name '{name}' is already used: rename the "
+                    f"existing '{name}'", where(unit.original, self.build.filename))
+        names["taken"] = taken | set(names.values())
+        return names
+
+    def tapes(self, unit):
+        if self._tapes is None:
+            self._tapes = TapeSet(unit.work.symbol_table, True, self.build._taken(unit))
+        return self._tapes
+
+    def module_adjoints(self, unit):
+        """{name: adjoint symbol} of the active module variables `unit` uses."""
+        found = {}
+        for ref in unit.work.walk(Reference):
+            if unit.owns(ref.symbol):
+                continue
+            resolved = unit.module_variable(ref.symbol.name)
+            if resolved is None:
+                continue
+            module, symbol = resolved
+            if (module, symbol.name.lower()) not in self.build.activity.active_modules():
+                continue
+            found[symbol.name.lower()] = self.build._module_adjoint(module,
+                                                                   symbol.name.lower())
+        return found
+
+    def add(self, unit, motions):
+        self.units.append(unit)
+        self.motions.append(motions)
+
+
+def assemble(hosts, build):
+    """The output FileContainer: one module per host, callees first."""
+    stem = _stem(build.filename, build.root.name)
+    children = []
+    generated_in = {}
+    for host in hosts.values():
+        for motions in host.motions:
+            for routine in motions.routines:
+                generated_in[routine.name.lower()] = host
+    module_adjoint_hosts = {}
+    for (module, name), symbol in build.module_adjoint_symbols.items():
+        module_adjoint_hosts.setdefault(module, []).append(symbol)
+    for module, symbols in module_adjoint_hosts.items():
+        if module not in hosts:
+            hosts[module] = Host(module, build)
+    for host in hosts.values():
+        routines = [r for m in host.motions for r in m.routines]
+        dynamic = any(m.dynamic for m in host.motions)
+        tapes = host._tapes.tapes if host._tapes is not None else \
+            [t for m in host.motions if m.dynamic for t in m.tapes]
+        if host.module is None:
+            if dynamic or host.name in [h.name for h in hosts.values() if h.module]:
+                tape_host = Container.create(host.name, SymbolTable(), [])
+                _host_tapes(tape_host, tapes, build.root)
+                for routine in routines:
+                    use = ContainerSymbol(tape_host.name)
+                    use.wildcard_import = True
+                    routine.symbol_table.add(use)
+                children.append(tape_host)
+            for routine in routines:
+                _use_generated(routine.symbol_table, routine, generated_in, host, hosts)
+                _use_module_variables(routine, build, hosts)
+            children.extend(routines)
+            continue
+        out_module = Container.create(host.name, SymbolTable(), [])
+        for routine in routines:
+            out_module.addchild(routine)
+        if dynamic and tapes:
+            _host_tapes(out_module, tapes, host.units[0].original if host.units else build.root)
+        for symbol in module_adjoint_hosts.get(host.module, []):
+            out_module.symbol_table.add(symbol)
+        module = build.program.modules().get(host.module)
+        _import_outer_symbols(out_module, module, build.filename, generated_in, hosts,
+                              build.program)
+        children.append(out_module)
+    layouts = [module.copy() for module in build.program.commons.layout_modules()]
+    return FileContainer.create(stem, SymbolTable(), _used_first(layouts + children))
+
+
+def _common_layout(program, name):
+    """The layout module of the COMMON block with canonical member `name`."""
+    if program is None:
+        return None
+    for block in program.commons.blocks.values():
+        if name in block.names:
+            return block.module_name
+    return None
+
+
+def _use_module_variables(routine, build, hosts):
+    """Import into an external routine the module-variable adjoints and
+    COMMON members (by their canonical names) it uses without declaring."""
+    table = routine.symbol_table
+    for name in _outer_names(routine):
+        origin = _module_adjoint_host(hosts, name) or _common_layout(build.program, name)
+        if origin is None:
+            continue
+        container = table.lookup(origin, otherwise=None)
+        if container is None:
+            container = ContainerSymbol(origin)
+            table.add(container)
+        table.add(Symbol(name, interface=ImportInterface(container)))
+
+
+def _used_first(children):
+    """`children` with every generated module before those that use it
+    (otherwise in the given order)."""
+    modules = {c.name.lower(): c for c in children if isinstance(c, Container)}
+
+    def uses(node):
+        names = set()
+        for scope in [node] + node.walk(Routine):
+            names |= {c.name.lower() for c in scope.symbol_table.containersymbols}
+        return [modules[n] for n in sorted(names) if n in modules and modules[n] is not node]
+
+
+    ordered, seen = [], set()
+
+    def visit(node):
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        for used in uses(node):
+            visit(used)
+        ordered.append(node)
+
+    for child in children:
+        visit(child)
+    return ordered
+
+
+def _use_generated(table, routine, generated_in, own, hosts):
+    """Import into `table` the generated routines `routine` calls from
+    other modules."""
+    for call in routine.walk(Call):
+        host = generated_in.get(call.routine.name.lower())
+        if host is None or host is own or host.module is None:
+            continue
+        container = table.lookup(host.name, otherwise=None)
+        if container is None:
+            container = ContainerSymbol(host.name)
+            table.add(container)
+        if call.routine.name.lower() not in table:
+            table.add(Symbol(call.routine.name, interface=ImportInterface(container)))
+
+
+def _host_tapes(host, tapes, routine):
+    """Declare dynamic `tapes` in module `host`, with their reserve routines.
+
+    Kinds the tapes are declared with come from where the routine has them:
+    the same ``use``, or a copy of a parameter declared in the routine.
+    """
+    table = host.symbol_table
+    writer = Writer()
+    for tape in tapes:
+        precision = tape.datatype.precision
+        if isinstance(precision, Reference):
+            _provide(table, routine.symbol_table, precision.symbol.name)
+        table.add(DataSymbol(tape.symbol.name, tape.symbol.datatype.copy()))
+        table.add(DataSymbol(tape.top.name, INTEGER_TYPE.copy(),
+                             initial_value=Literal("0", INTEGER_TYPE),
+                             interface=StaticInterface()))
+        type_text = writer.gen_vardecl(DataSymbol("x", tape.datatype.copy())).split("::")[0]
+        source = tape.reserve_routine_source(type_text.strip())
+        reserve = FortranReader().psyir_from_source(source).children[0].detach()
+        reserve_table = reserve.symbol_table
+        for symbol in list(reserve_table.symbols):
+            if symbol.is_unresolved:  # the tape and its kind: the host's
+                reserve_table._symbols.pop(reserve_table._normalize(symbol.name))
+        host.addchild(reserve)
+
+
+def _provide(table, routine_table, name):
+    """Make `name` (a kind) visible in `table` as the routine sees it."""
+    if name.lower() in table:
+        return
+    symbol = routine_table.lookup(name, otherwise=None,
+                                  scope_limit=routine_table.node)
+    if symbol is None or symbol.is_unresolved:
+        # Seen through a wildcard use: of the routine's own, the same use
+        # (else of the enclosing module, which the host imports with it).
+        for container in routine_table.containersymbols:
+            if container.wildcard_import and container.name.lower() not in table:
+                use = ContainerSymbol(container.name)
+                use.wildcard_import = True
+                table.add(use)
+        return
+    if symbol.is_import:
+        origin = symbol.interface.container_symbol.name
+        container = table.lookup(origin, otherwise=None)
+        if container is None:
+            container = ContainerSymbol(origin)
+            table.add(container)
+        table.add(Symbol(symbol.name, interface=ImportInterface(container)))
+    else:
+        table.add(symbol.copy())
+
+
+def _library_module(hosts, name):
+    """The module of a user-supplied adjoint called `name`, if in one."""
+    for host in (hosts or {}).values():
+        for unit in getattr(host.build, "opaque", []):
+            rev = unit.user_adjoint
+            if rev.name.lower() == name and enclosing_module(rev) is not None:
+                return enclosing_module(rev).name
+        return None
+    return None
+
+
+def _module_adjoint_host(hosts, name):
+    if not hosts:
+        return None
+    for host in hosts.values():
+        build = host.build
+        for (module, _), symbol in build.module_adjoint_symbols.items():
+            if symbol.name.lower() == name:
+                return build.module_output_name(module)
+        return None
+    return None
+
+
+def _stem(filename, fallback):
+    import os
+    return os.path.splitext(os.path.basename(filename))[0] + "_ad" if filename \
+        else naming.module(fallback)
+
+
+def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts=None,
+                          program=None):
+    """Give `out_module` a ``use`` of what its routines take from `module`.
+
+    A name the original module imports is used from where it comes; a
+    private constant of the module is copied; a private variable cannot be
+    reached and is reported.
+    """
+    table = out_module.symbol_table
+    wanted = set()
+    for generated in out_module.children:
+        wanted.update(_outer_names(generated))
+    for symbol in table.datasymbols:  # module-level tapes: their kinds
+        wanted.update(ref.symbol.name.lower() for ref in _datatype_references(symbol))
+    wanted -= {s.name.lower() for s in table.symbols}
+    sources = {}
+    own = table.node
+    for name in sorted(wanted):
+        host = (generated_in or {}).get(name)
+        if host is not None:
+            # External motions (of routines outside any module) need no
+            # import: they are called through their implicit interface.
+            if host.module is not None and host.name.lower() != own.name.lower():
+                sources.setdefault(host.name, []).append(name)
+            continue
+        library = _library_module(hosts, name)
+        if library is not None:
+            sources.setdefault(library, []).append(name)
+            continue
+        adjoint_host = _module_adjoint_host(hosts, name)
+        if adjoint_host is not None:
+            if adjoint_host.lower() != own.name.lower():
+                sources.setdefault(adjoint_host, []).append(name)
+            continue
+        symbol = module.symbol_table.lookup(name, otherwise=None)
+        layout = _common_layout(program, name)
+        if (symbol is None or symbol.is_unresolved) and layout is not None:
+            sources.setdefault(layout, []).append(name)
+            continue
+        if (symbol is None or symbol.is_unresolved) and program is not None:
+            # Seen through a wildcard use: import it from where it is declared.
+            found = resolve_module_variable(program, module, name,
+                                            (DataSymbol, RoutineSymbol))
+            if found is not None:
+                sources.setdefault(found[0], []).append(found[1].name)
+            continue
+        if symbol is None:
+            continue  # an intrinsic
+        if symbol.is_import:
+            origin = symbol.interface.container_symbol.name
+            sources.setdefault(origin, []).append(symbol.name)
+        elif symbol.visibility == Symbol.Visibility.PRIVATE:
+            if isinstance(symbol, DataSymbol) and symbol.is_constant:
+                table.add(symbol.copy())
+                continue
+            raise AdfortError(
+                f"'{symbol.name}' is private to module '{module.name}', so the "
+                f"generated module '{out_module.name}' cannot use it: make it public",
+                where(module, filename))
+        else:
+            sources.setdefault(module.name, []).append(symbol.name)
+    for origin in sorted(sources, key=lambda n: (n.lower() != module.name.lower(), n)):
+        container = ContainerSymbol(origin)
+        table.add(container)
+        for name in sources[origin]:
+            table.add(Symbol(name, interface=ImportInterface(container)))
+    if module.name not in sources:
+        # Keep the documented `use m` even when nothing is taken from it.
+        if module.name.lower() not in table:
+            table.add(ContainerSymbol(module.name))
+            table.lookup(module.name).wildcard_import = True
+
