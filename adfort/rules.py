@@ -369,7 +369,9 @@ RULES = {
     "SPACING": None,
     # Piecewise functions: derivatives valid away from the switching points.
     "ABS": lambda x: sign(x.one(), x),
-    "SIGN": (lambda a, b: sign(a.one(), a) * sign(b.one(), b), None),
+    # SIGN's arguments have one kind: take the constant's from A, which is
+    # real wherever a derivative flows (B may be REAL(i, 8) of an integer).
+    "SIGN": (lambda a, b: sign(a.one(), a) * sign(a.one(), b), None),
     "DIM": (lambda x, y: indicator(x > y, x), lambda x, y: -indicator(x > y, x)),
     "MOD": (lambda a, p: 1, lambda a, p: -aint(a / p)),
     "MODULO": (lambda a, p: 1, lambda a, p: -call("FLOOR", a / p)),
