@@ -96,9 +96,22 @@ def where(node, filename=None):
     if filename is None:
         filename = source_name(node)
     line = node_line(node)
+    if line and node is not None:
+        filename, line = original_line(node.root, filename, line)
     if filename and line:
         return f"{filename}:{line}"
     return filename or (f"line {line}" if line else None)
+
+
+def original_line(tree, filename, line):
+    """(file, line) in the user's sources of `line` of the text parsed into
+    `tree`: front-end rewrites that add or move lines (INCLUDE, restructured
+    control flow) leave ``tree.adfort_origin``, one (file, line) per line of
+    the parsed text, so messages still name the line the user wrote."""
+    origin = getattr(tree, "adfort_origin", None)
+    if origin and 0 < line <= len(origin) and origin[line - 1]:
+        return origin[line - 1]
+    return filename, line
 
 
 def source_name(node):

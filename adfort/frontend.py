@@ -61,12 +61,16 @@ def read_file(path):
     source = split_assumed_size_declarations(source, fixed)
     externals = external_names(source, fixed)
     source = drop_external_statements(source, fixed)
+    # Rewrites that add or move lines extend this: one (file, line) of the
+    # user's sources per line of the text parsed (None: lines unchanged).
+    origin = None
     reader = FortranReader(free_form=not fixed)
     try:
         tree = reader.psyir_from_source(source)
     except Exception as err:  # fparser and PSyclone raise several kinds
-        raise AdfortError(_syntax_message(err), _syntax_location(path, err)) from None
+        raise AdfortError(_syntax_message(err), _syntax_location(path, err, origin)) from None
     tree.adfort_filename = path
+    tree.adfort_origin = origin
     tree.adfort_passive = passive
     _report_unreadable_units(tree, path)
     _recognise_intrinsics(tree)
@@ -213,7 +217,7 @@ def _report_unreadable_units(tree, path):
     for one (to differentiate it, or because it is called) says why it
     cannot be read instead of pretending it is absent."""
     from psyclone.psyir.nodes import CodeBlock
-    from adfort.errors import node_line
+    from adfort.errors import node_line, original_line
     tree.adfort_unreadable = {}
     for block in tree.walk(CodeBlock):
         if not isinstance(block.parent, Container):
@@ -233,10 +237,13 @@ def _report_unreadable_units(tree, path):
             why = ("PSyclone cannot represent it (a construct it does not support "
                    "inside); simplify the declarations or statements there")
         line = node_line(block)
+        where_ = f"{path}:{line}" if line else path
+        if line:
+            where_ = "%s:%s" % original_line(tree, path, line)
         name = re.search(r"(?:subroutine|function|module)\s+(\w+)", text, re.IGNORECASE)
         if name:
             tree.adfort_unreadable[name.group(1).lower()] = AdfortError(
-                f"cannot read '{text}': {why}", f"{path}:{line}" if line else path)
+                f"cannot read '{text}': {why}", where_)
 
 
 def _passes_routine(first_line, text):
@@ -536,9 +543,14 @@ def unlabel_do_loops(source, fixed_form):
     return "".join(lines)
 
 
-def _syntax_location(path, err):
+def _syntax_location(path, err, origin=None):
     match = re.search(r"at line (\d+)", str(err))
-    return f"{path}:{match.group(1)}" if match else path
+    if not match:
+        return path
+    line = int(match.group(1))
+    if origin and 0 < line <= len(origin) and origin[line - 1]:
+        return "%s:%s" % origin[line - 1]
+    return f"{path}:{line}"
 
 
 def _syntax_message(err):
