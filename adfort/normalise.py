@@ -197,6 +197,8 @@ def hoist_calls(routine, function_type, calls, taken=()):
             # A scalar result broadcast into an array (v = f(x)) is stored
             # in a scalar first: the motions' result argument is a scalar.
             direct = expr_rank(statement.lhs) == _type_rank(function_type(call))
+        if direct and _may_alias_result(statement.lhs, call, table):
+            direct = False
         if _expand_elemental(call, statement, function_type(call), calls.get(id(call)),
                              table, taken, calls):
             continue
@@ -207,6 +209,20 @@ def hoist_calls(routine, function_type, calls, taken=()):
             temp = new_local(table, naming.function_value(call.routine.name), datatype, taken)
             call.replace_with(Reference(temp))
             _place_before(statement, Assignment.create(Reference(temp), call), calls)
+
+
+def _may_alias_result(lhs, call, table):
+    """Whether `lhs`, about to receive `call`'s result through the result
+    argument of the function's motions, may also be what the function reads:
+    an actual argument of it (``x = f(x)``) or a variable of a module or
+    COMMON block, which the function may use by association.  Fortran
+    forbids such aliasing of an argument the callee writes, so the result
+    goes through a local first."""
+    symbol = lhs.symbol
+    if any(isinstance(r, Reference) and r.symbol is symbol for r in call.walk(Reference)):
+        return True
+    local = table.lookup(symbol.name, scope_limit=table.node, otherwise=None)
+    return local is None or not (local.is_automatic or local.is_argument)
 
 
 def _expand_elemental(call, statement, datatype, callee, table, taken, calls):
