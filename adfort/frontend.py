@@ -14,6 +14,7 @@ from psyclone.psyir.symbols import (
 
 from adfort import naming
 
+from adfort.declarations import rewrite_specifications
 from adfort.errors import AdfortError
 
 FIXED_FORM_SUFFIXES = {".f", ".for", ".f77", ".ftn", ".fpp"}
@@ -56,6 +57,7 @@ def read_file(path):
     passive = passive_directives(source, path)
     if fixed:
         source = fixed_form_columns(source)
+    source = rewrite_specifications(source, fixed)
     source = generic_intrinsic_names(source, fixed)
     source = unlabel_do_loops(source, fixed)
     source = split_assumed_size_declarations(source, fixed)
@@ -234,9 +236,10 @@ def _report_unreadable_units(tree, path):
             why = ("PSyclone cannot represent its EXTERNAL statement: remove it (an "
                    "external routine needs no declaration to be called)")
         else:
-            why = ("PSyclone cannot represent it (a construct it does not support "
-                   "inside); simplify the declarations or statements there")
+            why = None
         line = node_line(block)
+        if why is None:
+            why, line = _unrepresentable(ast, line)
         where_ = f"{path}:{line}" if line else path
         if line:
             where_ = "%s:%s" % original_line(tree, path, line)
@@ -244,6 +247,35 @@ def _report_unreadable_units(tree, path):
         if name:
             tree.adfort_unreadable[name.group(1).lower()] = AdfortError(
                 f"cannot read '{text}': {why}", where_)
+
+
+def _unrepresentable(ast, line):
+    """(why, line) for a routine PSyclone keeps as an opaque block: its own
+    reason, tried again on the routine alone, and the statement it names."""
+    from fparser.two.utils import walk
+    from psyclone.psyir.frontend.fparser2 import Fparser2Reader
+    from adfort.errors import _ast_line
+    reason = None
+    try:
+        Fparser2Reader()._subroutine_handler(ast, FileContainer("adfort_probe"))
+    except NotImplementedError as err:
+        reason = str(err)
+    except Exception:  # pylint: disable=broad-except
+        reason = None
+    kind = re.search(r"node of type '(\w+)'", reason or "")
+    if kind:
+        found = [n for n in walk(ast) if type(n).__name__ == kind.group(1)]
+        construct = kind.group(1).replace("_Stmt", "").replace("_", " ").upper()
+        if found:
+            line = _ast_line(found[0]) or line
+            construct = f"{construct} statement '{str(found[0]).strip()}'"
+        return (f"PSyclone cannot represent its {construct}: rewrite it as ordinary "
+                "declarations and statements", line)
+    if reason:
+        return (f"PSyclone cannot represent it ({reason.rstrip('.')}): simplify the "
+                "declarations or statements there", line)
+    return ("PSyclone cannot represent it (a construct it does not support inside); "
+            "simplify the declarations or statements there", line)
 
 
 def _passes_routine(first_line, text):

@@ -372,6 +372,16 @@ def _reader_for(path: Path):
     return FortranReader(free_form=free)
 
 
+def _read_source(path: Path):
+    """PSyIR of `path` as adfort's front end reads it (its source rewrites
+    of legacy idioms included), or as PSyclone alone reads it."""
+    try:
+        from adfort.frontend import read_file
+        return read_file(str(path))
+    except Exception:  # pylint: disable=broad-except
+        return _reader_for(path).psyir_from_file(str(path))
+
+
 _TYPE_RE = re.compile(r"^\s*(double\s*precision|real|integer|logical|"
                       r"character|complex)", re.IGNORECASE)
 
@@ -420,7 +430,7 @@ def parse_signature(path: Path, routine: Optional[str] = None) -> Signature:
                                         ScalarType, UnsupportedFortranType)
 
     path = Path(path)
-    psyir = _reader_for(path).psyir_from_file(str(path))
+    psyir = _read_source(path)
     routines = psyir.walk(Routine)
     if routine is None:
         if len(routines) != 1:

@@ -1,0 +1,299 @@
+"""Source rewrites of F77 specification idioms PSyclone cannot represent.
+
+PSyclone turns a whole routine into an opaque block when it meets an
+``INTRINSIC`` statement, a ``DIMENSION`` statement or a ``RECURSIVE``
+prefix, and reads a typed intrinsic (``DOUBLE PRECISION ABS``, legal F77
+that leaves ``ABS`` the intrinsic) as a variable.  Each has a plain
+equivalent, written here before parsing:
+
+- ``INTRINSIC ABS, SQRT`` is dropped: intrinsics need no declaration;
+- ``DIMENSION X(N)`` moves its bounds to the type declaration of ``X``
+  (``DOUBLE PRECISION X`` becomes ``DOUBLE PRECISION X(N)``), or becomes a
+  declaration of the type ``X`` has by the unit's IMPLICIT rules;
+- ``RECURSIVE`` is dropped (adfort's call graph still rejects a routine
+  that really calls itself);
+- a typed intrinsic name used as a function is dropped from its declaration.
+
+Statements keep their lines, so messages still name the user's lines.
+"""
+
+import re
+
+from psyclone.psyir.nodes import IntrinsicCall
+
+_INTRINSICS = {i.name.lower() for i in IntrinsicCall.Intrinsic} | {
+    "dabs", "dsqrt", "dexp", "dlog", "dlog10", "dsin", "dcos", "dtan", "dasin", "dacos",
+    "datan", "datan2", "dsinh", "dcosh", "dtanh", "dmax1", "dmin1", "amax1", "amin1",
+    "max0", "min0", "amax0", "amin0", "max1", "min1", "dsign", "isign", "idim", "ddim",
+    "dmod", "amod", "iabs", "float", "sngl", "dfloat", "idint", "ifix", "alog", "alog10",
+    "dint", "dnint", "idnint", "cabs", "csqrt", "cexp", "clog", "csin", "ccos", "dprod"}
+
+_TYPE = (r"(?:double\s*precision|double\s*complex|real|integer|logical|complex|character)"
+         r"(?:\s*\*\s*(?:\d+|\(\s*\*\s*\))|\s*\([^()]*\))?")
+_TYPE_STATEMENT = re.compile(rf"^\s*(?P<type>{_TYPE})\s*(?P<colons>::)?\s*(?P<entities>[a-z_].*)$",
+                             re.IGNORECASE)
+_TYPED_HEADER = re.compile(
+    rf"^\s*(?P<prefix>(?:(?:recursive|pure|elemental|{_TYPE})\s*)*)"
+    r"(?P<kind>subroutine|function|program|block\s*data|module(?!\s+procedure))\b\s*(?P<rest>.*)$",
+    re.IGNORECASE)
+_END = re.compile(r"^\s*end\s*(?:subroutine|function|program|module|block\s*data)?\b\s*\w*\s*$",
+                  re.IGNORECASE)
+_DIMENSION = re.compile(r"^\s*dimension\s*(?:::)?\s*(?P<entities>.*)$", re.IGNORECASE)
+_INTRINSIC = re.compile(r"^\s*intrinsic\s*(?:::)?\s*[a-z_][\w\s,]*$", re.IGNORECASE)
+_IMPLICIT = re.compile(r"^\s*implicit\s+(?P<spec>.*)$", re.IGNORECASE)
+_NAME = re.compile(r"^\s*([a-z_]\w*)\s*$", re.IGNORECASE)
+
+
+class _Statement:
+    """One logical statement: its physical lines and its code text."""
+
+    def __init__(self, first, last, label, code):
+        self.first, self.last, self.label, self.code = first, last, label, code
+        self.new = None  # rewritten code, or "" to drop the statement
+
+
+def _code_and_comment(text, quote=None):
+    """(code, still-open quote) of a line's text, cutting a trailing '!' comment."""
+    for index, char in enumerate(text):
+        if quote:
+            if char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char == "!":
+            return text[:index], None
+    return text, quote
+
+
+def _statements(lines, fixed):
+    """The logical statements of `lines` (comments and blank lines skipped)."""
+    found, current, quote = [], None, None
+    for number, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        if fixed:
+            if body[:1] in ("c", "C", "*", "!") or not body.strip() or \
+                    body.lstrip().startswith("!") or "\t" in body[:6]:
+                continue
+            continued = len(body) > 5 and body[5] not in (" ", "0")
+            code, quote = _code_and_comment(body[6:], quote if continued else None)
+            if continued and current is not None:
+                current.last, current.code = number, current.code + code
+                continue
+            label = body[:5].strip() or None
+            current = _Statement(number, number, label, code)
+            found.append(current)
+            continue
+        stripped = body.strip()
+        if not stripped or stripped.startswith("!"):
+            continue
+        code, _ = _code_and_comment(body)
+        code = code.rstrip()
+        if current is not None and current.open:
+            current.last = number
+            current.code += code.strip().lstrip("&")
+        else:
+            match = re.match(r"^\s*(\d+)\s+", code)
+            label = match.group(1) if match else None
+            current = _Statement(number, number, label, code[match.end():] if match else code)
+            found.append(current)
+        current.open = current.code.endswith("&")
+        if current.open:
+            current.code = current.code[:-1]
+    return found
+
+
+def _split_entities(text):
+    """Top-level comma-separated items of `text`."""
+    items, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(text[start:index].strip())
+            start = index + 1
+    items.append(text[start:].strip())
+    return [item for item in items if item]
+
+
+def _entity_name(entity):
+    match = re.match(r"^([a-z_]\w*)", entity, re.IGNORECASE)
+    return match.group(1).lower() if match else None
+
+
+class _Implicit:
+    """The implicit typing rules of a program unit."""
+
+    def __init__(self):
+        self.types = {chr(c): ("integer" if "i" <= chr(c) <= "n" else "real")
+                      for c in range(ord("a"), ord("z") + 1)}
+
+    def apply(self, spec):
+        """Read the text after IMPLICIT; False if it cannot be understood."""
+        if spec.strip().lower() == "none":
+            self.types = {}
+            return True
+        for match in re.finditer(rf"({_TYPE})\s*\(([^()]*)\)", spec, re.IGNORECASE):
+            for item in match.group(2).split(","):
+                bounds = [b.strip().lower() for b in item.split("-")]
+                if not all(len(b) == 1 and b.isalpha() for b in bounds):
+                    return False
+                for code in range(ord(bounds[0]), ord(bounds[-1]) + 1):
+                    self.types[chr(code)] = match.group(1)
+        return True
+
+    def type_of(self, name):
+        return self.types.get(name[0].lower())
+
+
+def rewrite_specifications(source, fixed_form):
+    """Rewrite the idioms listed in the module docstring in `source`."""
+    lines = source.splitlines(keepends=True)
+    statements = _statements(lines, fixed_form)
+    unit = []
+    for stmt in statements:
+        header = _TYPED_HEADER.match(stmt.code)
+        if header:
+            if unit:
+                _rewrite_unit(unit)
+            unit = [stmt]
+            _drop_recursive(stmt, header)
+            continue
+        unit.append(stmt)
+        if _END.match(stmt.code):
+            _rewrite_unit(unit)
+            unit = []
+    if unit:
+        _rewrite_unit(unit)
+    for stmt in statements:
+        if stmt.new is not None:
+            _render(lines, stmt, fixed_form)
+    return "".join(lines)
+
+
+def _drop_recursive(stmt, header):
+    prefix = header.group("prefix") or ""
+    if re.search(r"recursive", prefix, re.IGNORECASE):
+        stmt.new = (re.sub(r"recursive\s*", "", prefix, flags=re.IGNORECASE)
+                    + header.group("kind") + " " + header.group("rest")).strip()
+
+
+def _rewrite_unit(unit):
+    implicit = _Implicit()
+    header = unit[0]
+    dummies = set()
+    match = re.search(r"\(([^()]*)\)", header.code)
+    if match and _TYPED_HEADER.match(header.code):
+        dummies = {a.strip().lower() for a in match.group(1).split(",")}
+    declared = {}          # name -> (statement, entity index)
+    dimensions = []
+    executable_text = []
+    special = set()        # names in COMMON, DATA, SAVE, EXTERNAL, PARAMETER…
+    for stmt in unit[1:]:
+        code = stmt.code
+        if ";" in _code_and_comment(code)[0].replace("';'", "").replace('";"', ""):
+            executable_text.append(code)  # several statements: left as they are
+            continue
+        spec = _IMPLICIT.match(code)
+        if spec:
+            if not implicit.apply(spec.group("spec")):
+                implicit.types = {}
+            continue
+        if _INTRINSIC.match(code):
+            stmt.new = ""
+            continue
+        dim = _DIMENSION.match(code)
+        if dim:
+            dimensions.append(stmt)
+            continue
+        typed = _TYPE_STATEMENT.match(code)
+        if typed and not re.match(r"^\s*(?:real|integer|double|logical|complex|character)"
+                                  r"\w*\s*function\b", code, re.IGNORECASE):
+            for index, entity in enumerate(_split_entities(typed.group("entities"))):
+                name = _entity_name(entity)
+                if name:
+                    declared.setdefault(name, (stmt, index))
+            continue
+        if re.match(r"^\s*(common|data|save|external|parameter|equivalence|namelist)\b",
+                    code, re.IGNORECASE):
+            special |= {w.lower() for w in re.findall(r"[a-z_]\w*", code, re.IGNORECASE)}
+            continue
+        executable_text.append(code)
+    for stmt in dimensions:
+        _move_dimensions(stmt, declared, implicit)
+    _drop_typed_intrinsics(declared, dummies | special, executable_text)
+
+
+def _entities_of(stmt):
+    typed = _TYPE_STATEMENT.match(stmt.new if stmt.new is not None else stmt.code)
+    return typed, _split_entities(typed.group("entities")) if typed else []
+
+
+def _set_entities(stmt, typed, entities):
+    if not entities:
+        stmt.new = ""
+        return
+    colons = " :: " if typed.group("colons") else " "
+    stmt.new = typed.group("type") + colons + ", ".join(entities)
+
+
+def _move_dimensions(stmt, declared, implicit):
+    """Move the bounds of a DIMENSION statement to type declarations."""
+    left, new_declarations = [], []
+    for entity in _split_entities(_DIMENSION.match(stmt.code).group("entities")):
+        name = _entity_name(entity)
+        target = declared.get(name)
+        if target is not None:
+            decl, index = target
+            typed, entities = _entities_of(decl)
+            if typed and index < len(entities) and _NAME.match(entities[index]):
+                entities[index] = entity
+                _set_entities(decl, typed, entities)
+                continue
+            left.append(entity)
+        elif name and implicit.type_of(name):
+            new_declarations.append(f"{implicit.type_of(name)} {entity}")
+        else:
+            left.append(entity)
+    parts = ([f"dimension {', '.join(left)}"] if left else []) + new_declarations
+    stmt.new = "; ".join(parts)
+
+
+def _drop_typed_intrinsics(declared, excluded, executable_text):
+    """Drop from declarations the intrinsic names the unit calls as functions."""
+    text = "\n".join(executable_text)
+    for name, (stmt, _) in declared.items():
+        if name not in _INTRINSICS or name in excluded:
+            continue
+        if not re.search(rf"(?<![\w%]){name}\s*\(", text, re.IGNORECASE) or \
+                re.search(rf"^\s*{name}\s*(?:\([^=]*\))?\s*=(?!=)", text,
+                          re.IGNORECASE | re.MULTILINE):
+            continue
+        typed, entities = _entities_of(stmt)
+        if typed is None or typed.group("type").lower().startswith("character"):
+            continue
+        kept = [e for e in entities if not (_entity_name(e) == name and _NAME.match(e))]
+        if len(kept) != len(entities):
+            _set_entities(stmt, typed, kept)
+
+
+def _render(lines, stmt, fixed_form):
+    """Write `stmt.new` over the physical lines of `stmt`."""
+    count = stmt.last - stmt.first + 1
+    endings = [lines[n][len(lines[n].rstrip("\r\n")):] or "\n"
+               for n in range(stmt.first, stmt.last + 1)]
+    text = stmt.new
+    if fixed_form:
+        label = f"{stmt.label or '':<5}"
+        chunks = [text[i:i + 66] for i in range(0, max(len(text), 1), 66)]
+        if len(chunks) > count:
+            return  # does not fit its lines: left as written
+        out = [(label + " " if i == 0 else "     &") + chunk for i, chunk in enumerate(chunks)]
+        out += ["C"] * (count - len(out))
+    else:
+        prefix = f"{stmt.label} " if stmt.label else ""
+        indent = re.match(r"^\s*", lines[stmt.first]).group(0) if not prefix else ""
+        out = [indent + prefix + text] + [""] * (count - 1)
+    for offset, line in enumerate(out):
+        lines[stmt.first + offset] = line + endings[offset]

@@ -1,0 +1,81 @@
+"""F77 specification idioms PSyclone cannot represent, rewritten before
+parsing (adfort/declarations.py): each keeps the lines of the source."""
+
+import pytest
+
+from adfort.declarations import rewrite_specifications
+from adfort.errors import AdfortError
+from adfort.frontend import read_file
+
+
+def _rewrite(source, fixed=True):
+    out = rewrite_specifications(source, fixed)
+    assert len(out.splitlines()) == len(source.splitlines())
+    return out.splitlines()
+
+
+def test_dimension_statement_moves_bounds_to_the_type_declaration():
+    out = _rewrite("      SUBROUTINE S(N, A, X)\n"
+                   "      INTEGER N\n"
+                   "      DOUBLE PRECISION A, X, T\n"
+                   "      DIMENSION A(N,N), X(N)\n"
+                   "      T = 1\n"
+                   "      END\n")
+    assert out[2].strip() == "DOUBLE PRECISION A(N,N), X(N), T"
+    assert out[3].strip() == ""
+
+
+def test_dimension_of_an_implicitly_typed_name_follows_the_implicit_rules():
+    out = _rewrite("subroutine s(n, x, k)\n"
+                   "  implicit double precision (a-h, o-z)\n"
+                   "  dimension x(n), k(n)\n"
+                   "end subroutine\n", fixed=False)
+    assert out[2].strip() == "double precision x(n); integer k(n)"
+
+
+def test_intrinsic_statement_is_dropped_and_typed_intrinsics_used_as_functions():
+    out = _rewrite("      SUBROUTINE S(X, Y, SUM)\n"
+                   "      DOUBLE PRECISION X, Y, SUM, DABS, DSQRT, MAX\n"
+                   "      INTRINSIC DMAX1,\n"
+                   "     *          DMIN1\n"
+                   "      MAX = 2\n"
+                   "      Y = DSQRT(DABS(X)) + SUM + MAX\n"
+                   "      END\n")
+    # DABS and DSQRT are called: the intrinsics; SUM is an argument and
+    # MAX a variable assigned here: both stay declared.
+    assert out[1].strip() == "DOUBLE PRECISION X, Y, SUM, MAX"
+    assert out[2].strip() == "" and out[3].strip() in ("", "C")
+
+
+def test_recursive_prefix_is_dropped_also_across_a_continuation():
+    out = _rewrite("      recursive\n"
+                   "     *double precision function f(x)\n"
+                   "      double precision x\n"
+                   "      f = x*x\n"
+                   "      end\n")
+    assert out[0].strip() == "double precision function f(x)"
+    assert out[1].strip().upper() == "C"
+
+
+def test_equivalence_is_reported_at_its_own_line(tmp_path):
+    path = tmp_path / "eq.f90"
+    path.write_text("subroutine s(x, y)\n  real x, y, a, b\n"
+                    "  equivalence (a, b)\n  y = x\nend\n")
+    tree = read_file(str(path))
+    error = tree.adfort_unreadable["s"]
+    assert isinstance(error, AdfortError)
+    assert error.location == f"{path}:3"
+    assert "EQUIVALENCE" in error.message
+
+
+def test_routine_that_really_recurses_is_still_rejected(tmp_path):
+    from adfort.program import Program, call_graph
+    from adfort.frontend import find_routine
+    path = tmp_path / "rec.f"
+    path.write_text("      RECURSIVE SUBROUTINE R(N, X)\n"
+                    "      INTEGER N\n      DOUBLE PRECISION X\n"
+                    "      IF (N .GT. 0) CALL R(N - 1, X)\n"
+                    "      X = X*X\n      END\n")
+    tree = read_file(str(path))
+    with pytest.raises(AdfortError, match="recursi"):
+        call_graph(Program([tree]), find_routine(tree, "r"), str(path))
