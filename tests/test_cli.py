@@ -217,7 +217,7 @@ def test_recursion_is_fenced(tmp_path):
                    "  real(8), intent(inout) :: y\n  y = y * x\n"
                    "  if (n > 0) call f(n - 1, x, y)\n end subroutine f\nend module m\n")
     result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
-    assert_clean_failure(result, tmp_path, "r.f90:3:", "recursion is not supported")
+    assert_clean_failure(result, tmp_path, "r.f90:8:", "recursion is not supported")
 
 
 @pytest.mark.parametrize("output, fragments", [
