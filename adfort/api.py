@@ -18,14 +18,21 @@ def header(path, routine, dependents, independents, schedule):
             "! Compile together with the original source.  Do not edit.\n")
 
 
+def _interface_names(routine):
+    """Lower-case names of `routine`'s arguments and, for a function, its result."""
+    names = {a.name.lower() for a in routine.symbol_table.argument_list}
+    if routine.return_symbol is not None:
+        names.add(routine.return_symbol.name.lower())
+    return names
+
+
 def choose_routine(tree, variables, path):
     """The one routine whose arguments include all `variables`.
 
     :raises AdfortError: listing the candidates when there is not exactly one.
     """
     wanted = {v.lower() for v in variables if "::" not in v and not v.startswith("/")}
-    candidates = [r for r in routines(tree)
-                  if wanted <= {a.name.lower() for a in r.symbol_table.argument_list}]
+    candidates = [r for r in routines(tree) if wanted <= _interface_names(r)]
     if len(candidates) == 1:
         return candidates[0].name
     blocked = getattr(tree, "adfort_unreadable", {})

@@ -58,6 +58,10 @@ def check_arguments(routine, dependents, independents, filename, allow_empty=Fal
     """
     table = routine.symbol_table
     args = {a.name.lower(): a for a in table.argument_list}
+    result = routine.return_symbol
+    if result is not None:
+        # A function's motions are subroutines taking its result last.
+        args.setdefault(result.name.lower(), result)
     location = where(routine, filename)
     if not dependents and not allow_empty:
         raise AdfortError("no dependent variable: name at least one with --dep", location)
@@ -86,6 +90,12 @@ def check_arguments(routine, dependents, independents, filename, allow_empty=Fal
                     f"{role} variable '{name}' is not real (it is "
                     f"{_type_text(symbol)}): only real variables can be differentiated",
                     location)
+            if symbol is result:
+                if role == "independent":
+                    raise AdfortError(
+                        f"independent variable '{name}' is the result of function "
+                        f"'{routine.name}': an independent must be an input", location)
+                continue
             access = symbol.interface.access
             if role == "dependent" and access == ArgumentInterface.Access.READ:
                 raise AdfortError(
@@ -140,11 +150,6 @@ def check_routine(routine, dependents, independents, filename, active=None,
         differentiated (a function is then fine).
     :raises AdfortError: at the first unsupported construct.
     """
-    if routine.return_symbol is not None and not callee:
-        raise AdfortError(
-            f"'{routine.name}' is a function: differentiating a function is "
-            "not supported yet; call it from a subroutine and differentiate that",
-            where(routine, filename))
     for block in routine.walk(CodeBlock):
         if jump_kind(block) and block.ancestor((Loop, WhileLoop)) is not None:
             continue  # EXIT/CYCLE: rewritten into structured code

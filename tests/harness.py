@@ -357,6 +357,44 @@ class Signature:
     decl_lines: List[str]
     # Named integer constants the array bounds refer to: name -> value text
     constants: Dict[str, str] = dataclasses.field(default_factory=dict)
+    # A function's result (the last of `args`): the primal is called as
+    # ``result = routine(other args)``; adfort's motions take it last.
+    result: Optional[str] = None
+
+    def primal_call(self, actuals: Sequence[str]) -> str:
+        """Fortran statement running the routine on `actuals` (one per arg)."""
+        if self.result:
+            return f"call adf_primal_{self.routine}(" + ", ".join(actuals) + ")"
+        return f"call {self.routine}(" + ", ".join(actuals) + ")"
+
+    def primal_wrapper(self) -> List[str]:
+        """For a function, a subroutine running it with its result as the
+        last argument, in a scope of its own (the result variable may have
+        the function's name)."""
+        if not self.result:
+            return []
+        dummies = [f"adf_a{i}" for i in range(1, len(self.args) + 1)]
+        rename = dict(zip([a.name for a in self.args], dummies))
+
+        def subst(text: str) -> str:
+            return re.sub(r"[A-Za-z_]\w*", lambda m: rename.get(m.group(0).lower(),
+                                                              m.group(0)), text)
+        lines = [f"subroutine adf_primal_{self.routine}(" + ", ".join(dummies) + ")"]
+        if self.module:
+            lines.append(f"  use {self.module}, only: {self.routine}")
+        lines += ["  " + u for u in self.use_lines] + ["  implicit none"]
+        lines += ["  " + d for d in self.decl_lines]
+        if not self.module:
+            lines.append(f"  {self.args[-1].type_text}, external :: {self.routine}")
+        for arg, dummy in zip(self.args, dummies):
+            dims = ", ".join(hi if hi in ("*", ":") and lo == "1" else
+                             (f"{subst(lo)}:" if hi == ":" else f"{subst(lo)}:{subst(hi)}")
+                             for lo, hi in arg.dims)
+            kind = arg.dummy_type_text or arg.type_text
+            lines.append(f"  {kind} :: {dummy}" + (f"({dims})" if dims else ""))
+        lines.append(f"  {dummies[-1]} = {self.routine}(" + ", ".join(dummies[:-1]) + ")")
+        lines.append(f"end subroutine adf_primal_{self.routine}")
+        return lines
 
     def arg(self, name: str) -> Argument:
         for a in self.args:
@@ -459,9 +497,11 @@ def parse_signature(path: Path, routine: Optional[str] = None) -> Signature:
         decl = writer.gen_vardecl(DataSymbol("harness_tmp", elem))
         return decl.split("::")[0].strip()
 
-    for sym in node.symbol_table.argument_list:
+    result = node.return_symbol
+    for sym in node.symbol_table.argument_list + ([result] if result else []):
         dtype = sym.datatype
-        intent = access_to_intent.get(sym.interface.access.name, "")
+        intent = ("out" if sym is result else
+                  access_to_intent.get(sym.interface.access.name, ""))
         dummy_type = None
         if isinstance(dtype, UnsupportedFortranType):
             # Assumed size x(*) (or a declaration statement PSyclone does not
@@ -571,7 +611,7 @@ def parse_signature(path: Path, routine: Optional[str] = None) -> Signature:
             # A named constant local to the routine: copy its declaration.
             decl_lines.append(writer.gen_vardecl(ksym).strip())
     return Signature(node.name.lower(), module, args, use_lines, decl_lines,
-                     constants)
+                     constants, result.name.lower() if result is not None else None)
 
 
 def check_metadata_names(sig: Signature, meta: Metadata, where="") -> None:
@@ -893,8 +933,8 @@ class _DriverWriter:
                   f"  real(adf_dp), parameter :: adf_fd_h = {_flit(FD_STEP)}"]
         lines += ["  " + d for d in sig.decl_lines]
         if not sig.module:
-            lines.append("  external :: " + ", ".join([sig.routine]
-                                                      + extra_procs))
+            lines.append("  external :: " + ", ".join(
+                ([] if sig.result else [sig.routine]) + extra_procs))
         lines += ["  integer(adf_int64) :: adf_rng_state",
                   "  real(adf_dp), allocatable :: adf_rng_buf(:)",
                   "  real(adf_dp) :: adf_primal_err"]
@@ -908,6 +948,7 @@ class _DriverWriter:
                 *["    " + f"{self.v(a.name)} = {self.v(a.name, '_base')}"
                   for a in self.sig.args],
                 "  end subroutine adf_reset",
+                *["  " + w for w in self.sig.primal_wrapper()],
                 *RNG_PROCEDURES,
                 f"end program {program}"]
 
@@ -964,6 +1005,9 @@ class _DriverWriter:
             if with_adjoints and arg.name in self.active:
                 actuals.append(self.v(arg.name, "_adj"))
         actuals += list(extra)
+        if proc == self.sig.routine and not with_adjoints:
+            self.line(self.sig.primal_call(actuals))
+            return
         self.line(f"call {proc}(" + ", ".join(actuals) + ")")
 
     def save_ref(self):
@@ -1456,7 +1500,7 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5,
         return [f"{a.name} = {n('in', a.name)}" for a in sig.args]
 
     def call_r() -> str:
-        return f"call {r}(" + ", ".join(a.name for a in sig.args) + ")"
+        return sig.primal_call([a.name for a in sig.args])
 
     def column(x: str, use: Sequence[str]) -> List[str]:
         """FD derivative of every dependent w.r.t. independent x (each
@@ -1497,7 +1541,7 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5,
         head.append("implicit none")
         head += sig.decl_lines
         if not sig.module:
-            head.append(f"external :: {r}")
+            head.append(f"external :: adf_primal_{r}" if sig.result else f"external :: {r}")
         return head + decls(with_adj, extra_decl) + body + \
             [f"end subroutine {name}"]
 
@@ -1556,7 +1600,7 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5,
     jac = routine(f"{r}_jacobian", [a.name for a in sig.args] + ["adf_jac"],
                   False, [f"{jac_type} :: adf_jac({nd}, {ni})"], body)
 
-    procs = rev + jac
+    procs = rev + jac + sig.primal_wrapper()
     if sig.module:
         lines = [f"module {sig.module}_ad", "implicit none", "contains"] + \
             procs + [f"end module {sig.module}_ad"]

@@ -454,6 +454,8 @@ class _ProgramBuild:
             if "::" in name or name.lower() in {n.lower() for n in names}:
                 continue
             symbol = table.lookup(name)
+            if symbol is self.top.result:
+                continue  # a function's result comes in with no value
             if symbol.interface.access != ArgumentInterface.Access.WRITE:
                 names.append(name)
         return names

@@ -615,7 +615,7 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
         [simplify(_offset(deps)), simplify(_offset(indeps))]),
         interface=AutomaticInterface())
     table.add(jac)
-    intents = {a.name.lower(): a.interface.access for a in arguments}
+    intents = {a.name.lower(): getattr(a.interface, "access", _OUT) for a in arguments}
     body, kept = [], []
     for a in arguments:
         if a.name.lower() in written and intents[a.name.lower()] != _OUT:
