@@ -245,8 +245,13 @@ def _report_unreadable_units(tree, path):
             where_ = "%s:%s" % original_line(tree, path, line)
         name = re.search(r"(?:subroutine|function|module)\s+(\w+)", text, re.IGNORECASE)
         if name:
-            tree.adfort_unreadable[name.group(1).lower()] = AdfortError(
-                f"cannot read '{text}': {why}", where_)
+            error = AdfortError(f"cannot read '{text}': {why}", where_)
+            # A routine that can only change its arguments (no COMMON, no
+            # module, no entry points) may still be called where no
+            # derivative flows through it: its callers are told then.
+            error.isolated = not re.search(r"^\s*(?:common|use|include|entry)\b", full,
+                                           re.IGNORECASE | re.MULTILINE)
+            tree.adfort_unreadable[name.group(1).lower()] = error
 
 
 def _unrepresentable(ast, line):

@@ -168,7 +168,7 @@ def call_graph(program, root, filename=None):
             targets[id(call)] = callee
             if callee is None:
                 error = program.unreadable(call.routine.name)
-                if error is not None:
+                if error is not None and not getattr(error, "isolated", False):
                     raise error
                 continue
             if state.get(id(callee)) == "active":

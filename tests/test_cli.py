@@ -263,3 +263,39 @@ def test_failed_write_is_a_user_error(kernel, tmp_path, monkeypatch):
     assert "adfort: error: cannot write the output 'out_ad.f90': Read-only file system" \
         in result.output
     assert not list(tmp_path.glob("*_ad.f90")) and not list(tmp_path.glob(".adfort-*"))
+
+
+_MACHINE_CONSTANTS = """\
+      DOUBLE PRECISION FUNCTION EPSMCH(I)
+      INTEGER I, MCHEPS(4)
+      DOUBLE PRECISION DMACH(2)
+      EQUIVALENCE (DMACH(1), MCHEPS(1))
+      DATA MCHEPS(1), MCHEPS(2) / 0, 1018167296 /
+      EPSMCH = DMACH(1)*I
+      END
+      SUBROUTINE STEP(X, Y)
+      DOUBLE PRECISION X, Y, EPSMCH
+      Y = X*X + {arg}
+      END
+"""
+
+
+def test_unreadable_callee_carrying_no_derivative_is_called_as_it_is(tmp_path):
+    '''PSyclone cannot represent EPSMCH (EQUIVALENCE); it only changes its
+    arguments, and none of them is active: the adjoint calls it as it is.'''
+    src = tmp_path / "m.f"
+    src.write_text(_MACHINE_CONSTANTS.format(arg="EPSMCH(2)"))
+    result = run(["diff", str(src), "--routine", "step", "--dep", "y", "--indep", "x",
+                  "-o", "out.f90"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "EPSMCH(2)" in (tmp_path / "out.f90").read_text().upper()
+
+
+def test_unreadable_callee_carrying_a_derivative_says_why_it_cannot_be_read(tmp_path):
+    src = tmp_path / "m.f"
+    src.write_text(_MACHINE_CONSTANTS.format(arg="EPSMCH(1)*X").replace(
+        "INTEGER I, MCHEPS(4)", "INTEGER MCHEPS(4)\n      DOUBLE PRECISION I").replace(
+        "EPSMCH(1)*X", "EPSMCH(X)"))
+    result = run(["diff", str(src), "--routine", "step", "--dep", "y", "--indep", "x"],
+                 tmp_path)
+    assert_clean_failure(result, tmp_path, "m.f:5:", "EQUIVALENCE")

@@ -378,6 +378,9 @@ class _ProgramBuild:
             for call in user_calls(unit.work):
                 if unknown_call_node(call) in self.activity.active:
                     name = call.routine.name
+                    unreadable = self.program.unreadable(name)
+                    if unreadable is not None and not self.program.is_passive(name):
+                        raise unreadable
                     raise AdfortError(
                         f"'{name}' has no source adfort can see and derivatives flow "
                         "through this call: add its file (or a -I path to its module) so "
