@@ -279,6 +279,36 @@ def _stem(filename, fallback):
         else naming.module(fallback)
 
 
+def _copy_private_routines(out_module, module):
+    """Give `out_module` a private copy of each private routine of `module`
+    its routines call as it is (a callee run plainly under the joint
+    schedule, a passive call): ``use`` cannot reach it, and the name is free
+    in the generated module since the original's is not imported.
+
+    :returns: the lower-case names copied.
+    """
+    copied = set()
+    while True:
+        wanted = set()
+        for generated in out_module.children:
+            wanted.update(_outer_names(generated))
+        wanted -= {s.name.lower() for s in out_module.symbol_table.symbols} | copied
+        found = []
+        for name in sorted(wanted):
+            symbol = module.symbol_table.lookup(name, otherwise=None, scope_limit=module)
+            if (isinstance(symbol, RoutineSymbol) and not symbol.is_import
+                    and symbol.visibility == Symbol.Visibility.PRIVATE):
+                found += [r for r in module.children
+                          if isinstance(r, Routine) and r.name.lower() == name]
+        if not found:
+            return copied
+        for routine in found:
+            copy = routine.copy()
+            copy.symbol.visibility = Symbol.Visibility.PRIVATE
+            out_module.addchild(copy)
+            copied.add(routine.name.lower())
+
+
 def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts=None,
                           program=None):
     """Give `out_module` a ``use`` of what its routines take from `module`.
@@ -288,12 +318,13 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
     reached and is reported.
     """
     table = out_module.symbol_table
+    copied = _copy_private_routines(out_module, module)
     wanted = set()
     for generated in out_module.children:
         wanted.update(_outer_names(generated))
     for symbol in table.datasymbols:  # module-level tapes: their kinds
         wanted.update(ref.symbol.name.lower() for ref in _datatype_references(symbol))
-    wanted -= {s.name.lower() for s in table.symbols}
+    wanted -= {s.name.lower() for s in table.symbols} | copied
     sources = {}
     own = table.node
     for name in sorted(wanted):

@@ -29,7 +29,7 @@ from adfort.simplify import simplify, simplify_statements
 from adfort.symbols import new_local
 from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.prune import _datatype_references, prune_symbols
-from adfort.tape import TapeSet, tidy_reserves
+from adfort.tape import TapeSet, tidy_reserves, written_names
 from adfort.taping import plan_taping
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.base import ADReverseTrans
@@ -119,6 +119,9 @@ def _make_routine(work, name, body, arguments, intents, origin=None):
     # Motions push onto module tapes: they cannot be pure or elemental.
     routine._symbol.is_pure = False
     routine._symbol.is_elemental = False
+    # The motions of a private routine are public in the generated module:
+    # its callers' motions and the user call them.
+    routine._symbol.visibility = Symbol.Visibility.PUBLIC
     work.pop_all_children()
     table = routine.symbol_table
     new_args = [table.lookup(sym.name) for sym in arguments]
@@ -368,7 +371,7 @@ def reverse_work(work, spec, options, names, filename=None):
                or plan.taped_arrays or plan.taped_calls or any(
                    symbol_rank(table.lookup(n)) > 0 for n in plan.finals))
     tapes = spec.tapes if spec.tapes is not None else TapeSet(table, dynamic, taken)
-    tapes.frames[:] = [{}]
+    tapes.start_routine(written_names(work.children))
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
     body_rec, body_ret = reverser.block(list(work.children))
