@@ -327,7 +327,13 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
     wanted -= {s.name.lower() for s in table.symbols} | copied
     sources = {}
     own = table.node
-    for name in sorted(wanted):
+    pending = sorted(wanted)
+    seen = set()
+    while pending:
+        name = pending.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
         host = (generated_in or {}).get(name)
         if host is not None:
             # External motions (of routines outside any module) need no
@@ -364,6 +370,13 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
         elif symbol.visibility == Symbol.Visibility.PRIVATE:
             if isinstance(symbol, DataSymbol) and symbol.is_constant:
                 table.add(symbol.copy())
+                # Its kind and value may name other things of the module.
+                wanted_more = {r.symbol.name.lower() for r in _datatype_references(symbol)}
+                if symbol.initial_value is not None:
+                    wanted_more |= {r.symbol.name.lower()
+                                    for r in symbol.initial_value.walk(Reference)}
+                pending.extend(sorted(wanted_more - seen - {s.name.lower()
+                                                            for s in table.symbols}))
                 continue
             raise AdfortError(
                 f"'{symbol.name}' is private to module '{module.name}', so the "

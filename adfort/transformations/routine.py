@@ -170,6 +170,10 @@ def _name_outer_symbols(routine, origin=None):
         key = symbol.name.lower()
         if key not in names:
             found = origin(symbol.name) if origin is not None else None
+            if found is not None and found[1].visibility == Symbol.Visibility.PRIVATE:
+                # A private constant cannot be imported: the generated
+                # module declares its own copy, the name resolves to it.
+                found = None
             if found is not None:
                 container = table.lookup(found[0], otherwise=None)
                 if container is None:
@@ -419,6 +423,16 @@ def reverse_work(work, spec, options, names, filename=None):
     for wrote in call_writes.values():
         # f_ret and f_rev write back into what the call overwrote.
         restored |= wrote
+    fixed = sorted(a.name for a in arguments
+                   if a is not result and a.interface.access == _IN
+                   and a.name.lower() in restored)
+    if fixed:
+        # r_rev must leave its intent(in) arguments alone (they may be
+        # constants in the caller): never restore one.
+        raise AdfortError(
+            f"internal error: the returning motion of '{work.name}' would restore the "
+            f"intent(in) argument(s) {', '.join(fixed)}; please report this with the "
+            "input", where(work, ctx.filename))
 
     tape_list = tapes.finalise()
     tape_args = []
@@ -486,6 +500,17 @@ def _local_copy(table, symbol, name, taken, filename=None, primal=None):
     return new_local(table, name, dtype, taken)
 
 
+def _copy(keep, value):
+    """``keep = value``; an allocatable `keep` (the copy of an assumed-shape
+    array) is allocated with the value as source, so its bounds are set
+    where a reader (and the compiler's -Wuninitialized) sees them."""
+    if getattr(keep.datatype, "is_allocatable", False) and not getattr(
+            value.datatype, "is_allocatable", False):
+        return IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+            Reference(keep), ("source", Reference(value))])
+    return Assignment.create(Reference(keep), Reference(value))
+
+
 def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared,
                restored, written, primal_intents=None):
     """Build ``r_rev``: record, then return, keeping the calling convention.
@@ -510,7 +535,7 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         primal = table.lookup(name, otherwise=None) or ctx.module_variable(name)[1]
         keep = _local_copy(table, adj, naming.input_copy(adj.name), taken, ctx.filename,
                            primal=primal)
-        body.append(Assignment.create(Reference(keep), Reference(adj)))
+        body.append(_copy(keep, adj))
         body.append(Assignment.create(Reference(adj), real_literal(0, real_kind(adj))))
         epilogue.append(Assignment.create(
             Reference(adj), _add(Reference(adj), Reference(keep))))
@@ -522,7 +547,7 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
     for a in arguments:
         if a.name.lower() in restored:
             keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename)
-            body.append(Assignment.create(Reference(keep), Reference(a)))
+            body.append(_copy(keep, a))
             saved.append((a, keep))
     for module_var in _module_variables(work, restored, arguments, ctx):
         # Module variables the returning motion put back: r_rev leaves them
@@ -623,7 +648,7 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
     for a in arguments:
         if a.name.lower() in written and intents[a.name.lower()] != _OUT:
             keep = _local_copy(table, a, naming.input_copy(a.name), taken, ctx.filename)
-            body.append(Assignment.create(Reference(keep), Reference(a)))
+            body.append(_copy(keep, a))
             kept.append((a, keep))
     for module_var in _module_variables(work, written, arguments, ctx):
         # Every row starts from the state the routine was called in.
