@@ -828,6 +828,47 @@ def compile_strict(fixture, generated, workdir,
     return proc.stdout + proc.stderr
 
 
+_DECL_INTENT = re.compile(
+    r"^\s*[^!]*\bintent\s*\(\s*(in|out|inout)\s*\)[^:]*::\s*(\w+)", re.I)
+_ASSIGNED = re.compile(r"^\s*(\w+)\s*(?:\(.*?\))?\s*=(?!=)")
+
+
+def routine_text(generated: Path, name: str) -> str:
+    """The text of routine `name` in a generated file ('' if absent)."""
+    match = re.search(rf"^\s*subroutine\s+{name}\s*\(.*?^\s*end\s+subroutine"
+                      rf"\s+{name}\b", Path(generated).read_text(), re.I | re.M | re.S)
+    return match.group(0) if match else ""
+
+
+def rev_writes_intent_in(sig: "Signature", generated: Path) -> List[str]:
+    """Problems with r_rev's handling of r's ``intent(in)`` arguments: each
+    must be declared ``intent(in)`` in r_rev and r_ret (it may be a constant
+    in the caller) and never be assigned there.  Empty when all is well."""
+    problems = []
+    inputs = {a.name.lower() for a in sig.args if a.intent == "in"}
+    for motion in ("rev", "ret"):
+        name = f"{sig.routine}_{motion}"
+        text = routine_text(generated, name)
+        if not text:
+            if motion == "rev":
+                problems.append(f"no {name} in {generated}")
+            continue
+        intents = {}
+        for line in text.splitlines():
+            found = _DECL_INTENT.match(line)
+            if found:
+                intents[found.group(2).lower()] = found.group(1).lower()
+            assigned = _ASSIGNED.match(line)
+            if assigned and assigned.group(1).lower() in inputs:
+                problems.append(f"{name} assigns the intent(in) argument "
+                                f"{assigned.group(1)}: {line.strip()}")
+        for arg in sorted(inputs):
+            if intents.get(arg, "in") != "in":
+                problems.append(f"{name} declares the intent(in) argument {arg} "
+                                f"intent({intents[arg]})")
+    return problems
+
+
 def check_compiles(fixture, schedule, workdir, extra_cli=(),
                    adjoint_source=None) -> str:
     """Generate code for a fixture and compile it strictly (see
@@ -1321,6 +1362,10 @@ def check_fixture(fixture, schedule: Optional[str], workdir,
     if adjoint_source is None:  # hand-written adjoints need not be strict
         warnings = count_warnings(compile_strict(fixture, generated, workdir,
                                                  meta.fflags))
+        problems = rev_writes_intent_in(sig, generated)
+        if problems:
+            raise HarnessError("\n".join(problems) + f"\n--- {generated} ---\n"
+                               + _numbered(generated))
     text = write_rev_driver(sig, meta, fixture)
     driver, out, values, _ = _build_and_run(fixture, generated, text,
                                             workdir, meta, "fd_driver",
