@@ -459,6 +459,8 @@ def reverse_work(work, spec, options, names, filename=None):
     ret_intents = {a: (_INOUT if a in restored else _IN) for a in arg_names}
     ret_intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
     ret_intents.update({t.name.lower(): _IN for t in tape_args})
+    _allocate_at_first_use(ret_body, [t for pool in ctx._op_adjoints.values() for t in pool
+                                      if symbol_rank(t) > 0])
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents, ctx.module_variable)
 
@@ -498,6 +500,28 @@ def _local_copy(table, symbol, name, taken, filename=None, primal=None):
         dtype = ArrayType(ScalarType(dtype.intrinsic, dtype.precision),
                           [ArrayType.Extent.DEFERRED] * len(dtype.shape))
     return new_local(table, name, dtype, taken)
+
+
+def _allocate_at_first_use(body, temporaries):
+    """Allocate each allocatable array temporary from the value first
+    assigned to it, when that assignment is a statement of the routine's
+    own body (run once, before any other use): ``allocate(t, source=e)``
+    rather than ``t = e`` on an unallocated `t`, which gfortran -Wall
+    reports as reading undefined bounds."""
+    for temporary in temporaries:
+        for position, stmt in enumerate(body):
+            uses = [r for r in stmt.walk(Reference) if r.symbol is temporary]
+            if not uses:
+                continue
+            if (isinstance(stmt, Assignment) and type(stmt.lhs) is Reference
+                    and uses == [stmt.lhs] and expr_rank(stmt.rhs) > 0):
+                allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE,
+                                                [Reference(temporary)])
+                # PSyclone's create() takes only a reference as SOURCE=;
+                # Fortran takes any expression.
+                allocate.append_named_arg("source", stmt.rhs.detach())
+                body[position] = allocate
+            break
 
 
 def _copy(keep, value):
