@@ -3,20 +3,27 @@
 ! size (a GNU extension the generated code must not copy: -std=f2008 wants
 ! them typed first), the real kind taken from a kinds module used inside
 ! the routine, salinity as an assumed-shape array, and the equation of
-! state in a private helper of a module whose default is private.  The
+! state in a private helper of a module whose default is private (r8 there
+! comes from the kinds module, which has it from a precision module).  The
 ! generated module must give the helper's motions to the caller, declare
 ! r8 wherever tapes and adjoints need it, and compile with -std=f2008.
 ! adfort: routine=ocean_tracer_step dep=rho,salt,cost indep=temp,salt,kdiff
 ! adfort: init temp=275:295 salt=33:36 kdiff=0.05:0.2 dt=0.5:0.9
 ! adfort: init ims=0 ime=5 jms=1 jme=4
 ! adfort: shape salt=6,4
-module ocn_kinds_mod
+module ocn_precision_mod
   implicit none
   integer, parameter :: r8 = selected_real_kind(12, 100)
+end module ocn_precision_mod
+
+! The model's kinds module re-exports the precision module's kinds.
+module ocn_kinds_mod
+  use ocn_precision_mod
+  implicit none
 end module ocn_kinds_mod
 
 module ocean_tracer_mod
-  use ocn_kinds_mod, only: r8
+  use ocn_kinds_mod
   implicit none
   private
   public :: ocean_tracer_step
