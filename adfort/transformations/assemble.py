@@ -5,8 +5,8 @@ blocks, and the ``use`` statements every generated routine needs."""
 from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.nodes import Call, Container, FileContainer, Literal, Reference, Routine
 from psyclone.psyir.symbols import (
-    ContainerSymbol, DataSymbol, ImportInterface, RoutineSymbol, StaticInterface, Symbol,
-    SymbolTable)
+    ArrayType, ContainerSymbol, DataSymbol, ImportInterface, RoutineSymbol, ScalarType,
+    StaticInterface, Symbol, SymbolTable)
 
 from adfort import naming
 from adfort.errors import AdfortError, where
@@ -207,6 +207,12 @@ def _host_tapes(host, tapes, routine):
     table = host.symbol_table
     writer = Writer()
     for tape in tapes:
+        if isinstance(tape.datatype.precision, int):
+            # real*8 values: declared real(kind=8), as -std=f2008 wants.
+            tape.datatype = ScalarType(tape.datatype.intrinsic, Literal(
+                str(tape.datatype.precision), INTEGER_TYPE))
+            tape.symbol.datatype = ArrayType(tape.datatype.copy(),
+                                             tape.symbol.datatype.shape)
         precision = tape.datatype.precision
         if isinstance(precision, Reference):
             _provide(table, routine.symbol_table, precision.symbol.name)
