@@ -375,7 +375,9 @@ def reverse_work(work, spec, options, names, filename=None):
                or plan.taped_arrays or plan.taped_calls or any(
                    symbol_rank(table.lookup(n)) > 0 for n in plan.finals))
     tapes = spec.tapes if spec.tapes is not None else TapeSet(table, dynamic, taken)
-    tapes.start_routine(written_names(work.children))
+    # Pushes sized by what the routine sets get their room where they are.
+    tapes.start_routine(written_names(work.children) - {
+        a.name.lower() for a in arguments if getattr(a.interface, "access", None) == _IN})
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
     body_rec, body_ret = reverser.block(list(work.children))
