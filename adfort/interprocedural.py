@@ -133,13 +133,15 @@ class Unit:
         return resolve_module_variable(self.program, self.original, name)
 
 
-def resolve_module_variable(program, routine, name, kinds=(DataSymbol,)):
+def resolve_module_variable(program, routine, name, kinds=(DataSymbol,), _seen=None):
     """(module name, DataSymbol) of the module variable `name` visible in
-    `routine` (declared in its module, imported, or from a wildcard use).
+    `routine` (declared in its module, imported, or from a wildcard use,
+    also of a module that has it from a wildcard use itself).
 
     :param kinds: the symbol classes accepted (add RoutineSymbol to find
         module procedures too).
     """
+    seen = _seen if _seen is not None else set()
     symbol = routine.symbol_table.lookup(name, otherwise=None)
     if symbol is not None and symbol.is_import:
         module = program.module(symbol.interface.container_symbol.name)
@@ -169,6 +171,13 @@ def resolve_module_variable(program, routine, name, kinds=(DataSymbol,)):
                                                        scope_limit=module)
                     if isinstance(found, kinds) and not found.is_import:
                         return module.name.lower(), found
+                    if module.name.lower() not in seen and (
+                            found is None or found.is_import or found.is_unresolved):
+                        # module m uses module k that uses the module declaring it
+                        seen.add(module.name.lower())
+                        deeper = resolve_module_variable(program, module, name, kinds, seen)
+                        if deeper is not None:
+                            return deeper
         scope = scope.parent
     return None
 

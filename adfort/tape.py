@@ -20,7 +20,7 @@ A tape has one of two layouts, chosen per routine:
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall,
-    Literal, Range, Reference)
+    Literal, Loop, Range, Reference)
 from psyclone.psyir.symbols import (
     ArrayType, AutomaticInterface, DataSymbol, RoutineSymbol, ScalarType)
 
@@ -61,6 +61,46 @@ def _sub(a, b):
     if isinstance(b, int):
         b = _int(b)
     return BinaryOperation.create(BinOp.SUB, a, b)
+
+
+_SHAPE_INQUIRIES = ("SIZE", "SHAPE", "LBOUND", "UBOUND")
+
+
+def written_names(statements):
+    """Lower-case names of the variables `statements` may change: assigned,
+    loop indices, and actual arguments of calls (a callee may write them)."""
+    names = set()
+    for stmt in statements:
+        for assign in stmt.walk(Assignment):
+            names.add(assign.lhs.symbol.name.lower())
+        for loop in stmt.walk(Loop):
+            names.add(loop.variable.name.lower())
+        for call in stmt.walk(Call):
+            if isinstance(call, IntrinsicCall) and call.intrinsic.name not in (
+                    "ALLOCATE", "DEALLOCATE"):
+                continue
+            for arg in call.arguments:
+                if isinstance(arg, Reference):
+                    names.add(arg.symbol.name.lower())
+    return names
+
+
+def invariant(expr, written):
+    """Whether `expr` keeps its value while the variables named in
+    `written` change.
+
+    The shape of a non-allocatable array does not change when its values do.
+    """
+    for ref in expr.walk(Reference):
+        parent = ref.parent
+        if (isinstance(parent, IntrinsicCall) and parent.intrinsic.name in _SHAPE_INQUIRIES
+                and not getattr(ref.symbol.datatype, "is_allocatable", False)):
+            continue
+        if isinstance(parent, IntrinsicCall) and ref is parent.routine:
+            continue
+        if ref.symbol.name.lower() in written:
+            return False
+    return True
 
 
 def rank_of_reference(ref):
@@ -190,10 +230,14 @@ class Tape:
     def _save_array(self, reference):
         assert self.dynamic, "arrays are saved on dynamic tapes only"
         size = self.size_of(reference)
-        if getattr(reference.symbol.datatype, "is_allocatable", False):
-            # Its size is known only once allocated: make room right here,
-            # for it and for what the enclosing frame still has to push
-            # (filled in when the frame closes).
+        written = self.frames[-1].get("written")
+        if (getattr(reference.symbol.datatype, "is_allocatable", False)
+                or (written is not None and not invariant(size, written))):
+            # Its size is known only once allocated, or reads variables the
+            # frame sets (x(1:n) after n = ...), so it cannot be reserved
+            # at the frame's start: make room right here, for it and for
+            # what the enclosing frame still has to push (filled in when
+            # the frame closes).
             self.frames[-1]["inline"] = True
 
             def need():
@@ -276,9 +320,19 @@ class TapeSet:
         self._control = None
         self.frames = [{}]
 
-    def open_frame(self):
-        """Start accounting the pushes of a loop body."""
-        self.frames.append({})
+    def open_frame(self, written=None):
+        """Start accounting the pushes of a loop body.
+
+        :param written: names of the variables the body may change (see
+            :func:`written_names`): a push whose size reads one of them is
+            given room where it happens, not at the body's start.
+        """
+        self.frames.append({} if written is None else {"written": set(written)})
+
+    def start_routine(self, written):
+        """Start accounting the pushes of a routine whose statements may
+        change the variables named in `written` (reserved at its entry)."""
+        self.frames[:] = [{"written": set(written)}]
 
     def close_frame(self):
         """End a loop body's accounting: {tape: total need expression}.
@@ -377,7 +431,7 @@ class TapeSet:
         return self.tapes
 
 
-_FRAME_KEYS = ("pushes", "inline", "margins")
+_FRAME_KEYS = ("pushes", "inline", "margins", "written")
 _MARGIN = DataSymbol("adfort_margin", INTEGER_TYPE)
 
 

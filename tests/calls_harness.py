@@ -530,6 +530,19 @@ def compile_and_link(fix: Fixture, generated: Path, driver: Path,
         "compiling originals + generated + driver", show=[generated, driver])
 
 
+def compile_strict(fix: Fixture, generated: Path, workdir: Path) -> str:
+    """Compile the original sources with their own flags, then the generated
+    file alone with -std=f2008 -Wall -Werror=unused-variable (see
+    harness.generated_fflags); return the compiler's warnings."""
+    fc = harness.gfortran()
+    run([fc, "-c", *fix.fflags] + [fix.file(r) for r in fix.compile]
+        + [fix.file(r) for r in fix.adjoint_lib], workdir,
+        "compiling the original sources")
+    proc = run([fc, "-c", *harness.generated_fflags(fix.fflags), generated],
+               workdir, "strict compile", show=[generated])
+    return proc.stdout + proc.stderr
+
+
 # --------------------------------------------------------------------------
 # driver
 # --------------------------------------------------------------------------
@@ -934,6 +947,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--schedule", action="append",
                         help="split, joint, mixed1, ... (default: all)")
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--warnings", action="store_true",
+                        help="only compile the generated code strictly and "
+                        "count its warnings")
     args = parser.parse_args(argv)
     root = args.workdir or Path(tempfile.mkdtemp(prefix="adfort_calls_"))
     bad = 0
@@ -944,6 +960,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if args.schedule and sched.name not in args.schedule:
                 continue
             work = root / fix.name / sched.name
+            if args.warnings:
+                work.mkdir(parents=True, exist_ok=True)
+                try:
+                    out = compile_strict(fix, generate(
+                        fix, sched, work / f"{fix.name}_ad.f90"), work)
+                    print(f"{fix.name} [{sched.name}]: "
+                          f"{harness.format_warnings(harness.count_warnings(out))}")
+                except HarnessError as err:
+                    print(f"{fix.name} [{sched.name}]: ERROR\n{err}")
+                    bad += 1
+                continue
             try:
                 res = check(fix, sched, work)
                 print(res.describe())

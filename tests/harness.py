@@ -834,19 +834,89 @@ def _build_and_run(fixture, generated, driver_text, workdir, meta, name,
     return driver, proc.stdout, values, rows
 
 
+def generated_fflags(fflags: Sequence[str]) -> List[str]:
+    """The strict flags and the fixture's own flags for the generated file:
+    a fixture's ``-std=legacy`` (or other standard) is for its original
+    source only; the generated code must be standard Fortran 2008."""
+    return [*STRICT_FFLAGS, *(f for f in fflags if not f.startswith("-std="))]
+
+
+_WARNING_FLAG = re.compile(r"^Warning: .*?(?:\[(-W[\w=-]+)\])?$", re.M)
+
+
+def count_warnings(output: str) -> Dict[str, int]:
+    """Warnings in gfortran's output, counted by option (``-Wunused-dummy-
+    argument``: 3); a warning without an option counts under ``other``."""
+    counts: Dict[str, int] = {}
+    for match in _WARNING_FLAG.finditer(output):
+        key = match.group(1) or "other"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def format_warnings(counts: Dict[str, int]) -> str:
+    """``3 -Wunused-dummy-argument, 1 -Wconversion`` or ``none``."""
+    if not counts:
+        return "none"
+    return ", ".join(f"{n} {flag}" for flag, n in sorted(
+        counts.items(), key=lambda item: (-item[1], item[0])))
+
+
 def compile_strict(fixture, generated, workdir,
                    fflags: Sequence[str] = ()) -> str:
     """Compile the generated file alone with -Wall -Werror=unused-variable
-    -std=f2008 (the original is compiled first so its module file exists).
-    Returns the compiler output (warnings); raises HarnessError on failure."""
+    -std=f2008 (the original is compiled first, with its own flags, so its
+    module file exists).  Returns the compiler output (warnings); raises
+    HarnessError on failure."""
     fixture, generated = Path(fixture).resolve(), Path(generated).resolve()
     workdir = Path(workdir)
     fc = gfortran()
     _run([fc, "-c", *fflags, fixture], workdir,
          "compiling the original fixture")
-    proc = _run([fc, "-c", *STRICT_FFLAGS, *fflags, generated], workdir,
+    proc = _run([fc, "-c", *generated_fflags(fflags), generated], workdir,
                 "strict compile of the generated file", show=[generated])
     return proc.stdout + proc.stderr
+
+
+_DECL_INTENT = re.compile(
+    r"^\s*[^!]*\bintent\s*\(\s*(in|out|inout)\s*\)[^:]*::\s*(\w+)", re.I)
+_ASSIGNED = re.compile(r"^\s*(\w+)\s*(?:\(.*?\))?\s*=(?!=)")
+
+
+def routine_text(generated: Path, name: str) -> str:
+    """The text of routine `name` in a generated file ('' if absent)."""
+    match = re.search(rf"^\s*subroutine\s+{name}\s*\(.*?^\s*end\s+subroutine"
+                      rf"\s+{name}\b", Path(generated).read_text(), re.I | re.M | re.S)
+    return match.group(0) if match else ""
+
+
+def rev_writes_intent_in(sig: "Signature", generated: Path) -> List[str]:
+    """Problems with r_rev's handling of r's ``intent(in)`` arguments: each
+    must be declared ``intent(in)`` in r_rev and r_ret (it may be a constant
+    in the caller) and never be assigned there.  Empty when all is well."""
+    problems = []
+    inputs = {a.name.lower() for a in sig.args if a.intent == "in"}
+    for motion in ("rev", "ret"):
+        name = f"{sig.routine}_{motion}"
+        text = routine_text(generated, name)
+        if not text:
+            if motion == "rev":
+                problems.append(f"no {name} in {generated}")
+            continue
+        intents = {}
+        for line in text.splitlines():
+            found = _DECL_INTENT.match(line)
+            if found:
+                intents[found.group(2).lower()] = found.group(1).lower()
+            assigned = _ASSIGNED.match(line)
+            if assigned and assigned.group(1).lower() in inputs:
+                problems.append(f"{name} assigns the intent(in) argument "
+                                f"{assigned.group(1)}: {line.strip()}")
+        for arg in sorted(inputs):
+            if intents.get(arg, "in") != "in":
+                problems.append(f"{name} declares the intent(in) argument {arg} "
+                                f"intent({intents[arg]})")
+    return problems
 
 
 def check_compiles(fixture, schedule, workdir, extra_cli=(),
@@ -1303,6 +1373,8 @@ class CheckResult:
     generated: Path
     driver: Path
     output: str
+    # warnings of the strict compile of the generated file, by option
+    warnings: Dict[str, int] = dataclasses.field(default_factory=dict)
 
     def describe(self) -> str:
         return (f"fixture {self.fixture.name} schedule={self.schedule}\n"
@@ -1340,6 +1412,14 @@ def check_fixture(fixture, schedule: Optional[str], workdir,
     fixture, workdir, meta, sig, generated = _prepare(
         fixture, schedule, workdir, extra_cli, adjoint_source, False,
         metadata)
+    warnings = {}
+    if adjoint_source is None:  # hand-written adjoints need not be strict
+        warnings = count_warnings(compile_strict(fixture, generated, workdir,
+                                                 meta.fflags))
+        problems = rev_writes_intent_in(sig, generated)
+        if problems:
+            raise HarnessError("\n".join(problems) + f"\n--- {generated} ---\n"
+                               + _numbered(generated))
     text = write_rev_driver(sig, meta, fixture)
     driver, out, values, _ = _build_and_run(fixture, generated, text,
                                             workdir, meta, "fd_driver",
@@ -1356,7 +1436,7 @@ def check_fixture(fixture, schedule: Optional[str], workdir,
                            f"intent(out) dependent\n{out}\ngenerated: {generated}")
     err = max(rel_error(lhs, rhs), rel_error(lhs0, rhs))
     return CheckResult(fixture, schedule, lhs, lhs0, rhs, err, primal,
-                       generated, driver, out)
+                       generated, driver, out, warnings)
 
 
 @dataclasses.dataclass
@@ -1412,6 +1492,8 @@ def check_jacobian(fixture, schedule: Optional[str], workdir,
     fixture, workdir, meta, sig, generated = _prepare(
         fixture, schedule, workdir, extra_cli, adjoint_source, True,
         metadata)
+    if adjoint_source is None:
+        compile_strict(fixture, generated, workdir, meta.fflags)
     text = write_jacobian_driver(sig, meta, fixture, jac_type)
     driver, out, values, rows = _build_and_run(fixture, generated, text,
                                                workdir, meta, "jac_driver",
@@ -1623,9 +1705,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--schedule", default="split")
     parser.add_argument("--jacobian", action="store_true")
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--warnings", action="store_true",
+                        help="only compile the generated code strictly and "
+                        "count its warnings, per fixture and schedule")
     args = parser.parse_args(argv)
     root = args.workdir or Path(tempfile.mkdtemp(prefix="adfort_check_"))
     failed = 0
+    if args.warnings:
+        for fixture in args.fixtures:
+            for schedule in ("split", "joint"):
+                try:
+                    out = check_compiles(fixture, schedule,
+                                         root / fixture.stem / schedule, extra)
+                    print(f"{fixture.name} [{schedule}]: "
+                          f"{format_warnings(count_warnings(out))}")
+                except HarnessError as exc:
+                    print(f"{fixture.name} [{schedule}]: ERROR\n{exc}")
+                    failed += 1
+        return 1 if failed else 0
     for fixture in args.fixtures:
         work = root / fixture.stem
         try:

@@ -209,3 +209,65 @@ def test_where_reading_its_target_whole_is_an_error(tmp_path):
     assert result.returncode == 1
     assert "w.f90:6: this WHERE assigns an array it also reads" in result.stderr, \
         result.stderr
+
+
+# r_rev takes r's arguments with r's intents: an intent(in) argument may be
+# a constant in the caller (here a named constant, placed in read-only
+# memory by gfortran), so r_rev and r_ret must never write it, even when an
+# F77 helper without intents receives it and a joint reversal puts back
+# what callees overwrote.
+INPUTS = textwrap.dedent("""\
+    module relax_mod
+      implicit none
+    contains
+      subroutine smooth(n, c, w, y)
+        integer n
+        double precision c, w(n), y(n)
+        integer k
+        do k = 2, n
+          y(k) = y(k) + c*w(k)*(y(k - 1) - y(k))
+        end do
+      end subroutine smooth
+      subroutine relax(n, c, w, x, y)
+        integer, intent(in) :: n
+        double precision, intent(in) :: c, w(n), x(n)
+        double precision, intent(inout) :: y(n)
+        y = y + x**2
+        call smooth(n, c, w, y)
+        y = y*(1.0d0 + c*x)
+      end subroutine relax
+    end module relax_mod
+    """)
+
+INPUTS_DRIVER = textwrap.dedent("""\
+    program check
+      use relax_mod
+      use relax_mod_ad
+      implicit none
+      double precision, parameter :: c = 0.3d0
+      double precision, parameter :: w(3) = [1.0d0, 0.5d0, 2.0d0]
+      double precision, parameter :: x(3) = [0.2d0, 0.4d0, 0.6d0]
+      double precision :: x_adj(3), y(3), y_adj(3)
+      x_adj = 0.0d0
+      y = [1.0d0, 2.0d0, 3.0d0]
+      y_adj = 1.0d0
+      call relax_rev(3, c, w, x, x_adj, y, y_adj)
+      print '(3es24.16)', x_adj
+    end program check
+    """)
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_reversal_never_writes_intent_in_arguments(tmp_path, schedule):
+    import harness
+    out = list(map(float, _build_and_run(
+        tmp_path, INPUTS, INPUTS_DRIVER,
+        ["--dep", "y", "--indep", "x,y", "--routine", "relax",
+         "--schedule", schedule])))
+    assert all(v != 0.0 for v in out), out
+    sig = harness.parse_signature(tmp_path / "model.f90", "relax")
+    assert {a.name for a in sig.args if a.intent == "in"} == {"n", "c", "w", "x"}
+    assert harness.rev_writes_intent_in(sig, tmp_path / "model_ad.f90") == []
+    strict = subprocess.run(["gfortran", "-c", *harness.STRICT_FFLAGS, "model_ad.f90"],
+                            cwd=tmp_path, capture_output=True, text=True)
+    assert strict.returncode == 0, strict.stderr

@@ -5,8 +5,8 @@ blocks, and the ``use`` statements every generated routine needs."""
 from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.nodes import Call, Container, FileContainer, Literal, Reference, Routine
 from psyclone.psyir.symbols import (
-    ContainerSymbol, DataSymbol, ImportInterface, RoutineSymbol, StaticInterface, Symbol,
-    SymbolTable)
+    ArrayType, ContainerSymbol, DataSymbol, ImportInterface, RoutineSymbol, ScalarType,
+    StaticInterface, Symbol, SymbolTable)
 
 from adfort import naming
 from adfort.errors import AdfortError, where
@@ -207,6 +207,12 @@ def _host_tapes(host, tapes, routine):
     table = host.symbol_table
     writer = Writer()
     for tape in tapes:
+        if isinstance(tape.datatype.precision, int):
+            # real*8 values: declared real(kind=8), as -std=f2008 wants.
+            tape.datatype = ScalarType(tape.datatype.intrinsic, Literal(
+                str(tape.datatype.precision), INTEGER_TYPE))
+            tape.symbol.datatype = ArrayType(tape.datatype.copy(),
+                                             tape.symbol.datatype.shape)
         precision = tape.datatype.precision
         if isinstance(precision, Reference):
             _provide(table, routine.symbol_table, precision.symbol.name)
@@ -279,6 +285,36 @@ def _stem(filename, fallback):
         else naming.module(fallback)
 
 
+def _copy_private_routines(out_module, module):
+    """Give `out_module` a private copy of each private routine of `module`
+    its routines call as it is (a callee run plainly under the joint
+    schedule, a passive call): ``use`` cannot reach it, and the name is free
+    in the generated module since the original's is not imported.
+
+    :returns: the lower-case names copied.
+    """
+    copied = set()
+    while True:
+        wanted = set()
+        for generated in out_module.children:
+            wanted.update(_outer_names(generated))
+        wanted -= {s.name.lower() for s in out_module.symbol_table.symbols} | copied
+        found = []
+        for name in sorted(wanted):
+            symbol = module.symbol_table.lookup(name, otherwise=None, scope_limit=module)
+            if (isinstance(symbol, RoutineSymbol) and not symbol.is_import
+                    and symbol.visibility == Symbol.Visibility.PRIVATE):
+                found += [r for r in module.children
+                          if isinstance(r, Routine) and r.name.lower() == name]
+        if not found:
+            return copied
+        for routine in found:
+            copy = routine.copy()
+            copy.symbol.visibility = Symbol.Visibility.PRIVATE
+            out_module.addchild(copy)
+            copied.add(routine.name.lower())
+
+
 def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts=None,
                           program=None):
     """Give `out_module` a ``use`` of what its routines take from `module`.
@@ -288,15 +324,22 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
     reached and is reported.
     """
     table = out_module.symbol_table
+    copied = _copy_private_routines(out_module, module)
     wanted = set()
     for generated in out_module.children:
         wanted.update(_outer_names(generated))
     for symbol in table.datasymbols:  # module-level tapes: their kinds
         wanted.update(ref.symbol.name.lower() for ref in _datatype_references(symbol))
-    wanted -= {s.name.lower() for s in table.symbols}
+    wanted -= {s.name.lower() for s in table.symbols} | copied
     sources = {}
     own = table.node
-    for name in sorted(wanted):
+    pending = sorted(wanted)
+    seen = set()
+    while pending:
+        name = pending.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
         host = (generated_in or {}).get(name)
         if host is not None:
             # External motions (of routines outside any module) need no
@@ -333,6 +376,13 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
         elif symbol.visibility == Symbol.Visibility.PRIVATE:
             if isinstance(symbol, DataSymbol) and symbol.is_constant:
                 table.add(symbol.copy())
+                # Its kind and value may name other things of the module.
+                wanted_more = {r.symbol.name.lower() for r in _datatype_references(symbol)}
+                if symbol.initial_value is not None:
+                    wanted_more |= {r.symbol.name.lower()
+                                    for r in symbol.initial_value.walk(Reference)}
+                pending.extend(sorted(wanted_more - seen - {s.name.lower()
+                                                            for s in table.symbols}))
                 continue
             raise AdfortError(
                 f"'{symbol.name}' is private to module '{module.name}', so the "

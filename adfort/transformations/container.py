@@ -2,8 +2,9 @@
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, Container, IntrinsicCall, Reference, Routine,
-    ScopingNode)
-from psyclone.psyir.symbols import ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol
+    ScopingNode, Statement)
+from psyclone.psyir.symbols import (
+    ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, Symbol)
 
 from adfort import naming
 from adfort.activity import is_real
@@ -363,6 +364,7 @@ class _ProgramBuild:
                     err.message += (f"; module {', '.join(missing)} was not found: give "
                                     "its file after the main file or its directory with -I")
                 raise
+            _check_private_variables(unit, filename)
             for call in user_calls(unit.work):
                 callee = unit.calls.get(id(call))
                 if callee is not None:
@@ -626,6 +628,26 @@ class _ProgramBuild:
                 reads |= r
                 writes |= w
         return reads, writes
+
+
+def _check_private_variables(unit, filename):
+    """Reject a routine that reads or writes a private variable of its
+    module: the generated module only ``use``s that module, so its routines
+    cannot reach the variable (private constants are copied instead)."""
+    for ref in unit.work.walk(Reference):
+        if unit.owns(ref.symbol):
+            continue
+        found = unit.module_variable(ref.symbol.name)
+        if found is None:
+            continue
+        module, symbol = found
+        if symbol.visibility != Symbol.Visibility.PRIVATE or symbol.is_constant:
+            continue
+        statement = ref.ancestor(Statement) or ref
+        raise AdfortError(
+            f"'{symbol.name}' is a private variable of module '{module}' that "
+            f"'{unit.name}' uses: the generated module cannot reach it; make it public "
+            f"(public :: {symbol.name})", where(statement, filename))
 
 
 def _user_adjoints(paths):

@@ -16,6 +16,7 @@ from psyclone.psyir.nodes import (
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
 from adfort.simplify import simplify
+from adfort.tape import invariant, written_names
 from adfort.symbols import new_local
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import statement_text
@@ -31,36 +32,6 @@ def _is_constant(expr):
     if isinstance(expr, UnaryOperation):
         expr = expr.children[0]
     return isinstance(expr, Literal)
-
-
-def _written_names(statements):
-    names = set()
-    for stmt in statements:
-        for assign in stmt.walk(Assignment):
-            names.add(assign.lhs.symbol.name.lower())
-        for loop in stmt.walk(Loop):
-            names.add(loop.variable.name.lower())
-    return names
-
-
-_SHAPE_INQUIRIES = ("SIZE", "SHAPE", "LBOUND", "UBOUND")
-
-
-def _invariant(expr, written):
-    """Whether `expr` has the same value throughout a loop writing `written`.
-
-    The shape of a non-allocatable array does not change when its values do.
-    """
-    for ref in expr.walk(Reference):
-        parent = ref.parent
-        if (isinstance(parent, IntrinsicCall) and parent.intrinsic.name in _SHAPE_INQUIRIES
-                and not getattr(ref.symbol.datatype, "is_allocatable", False)):
-            continue
-        if isinstance(parent, IntrinsicCall) and ref is parent.routine:
-            continue
-        if ref.symbol.name.lower() in written:
-            return False
-    return True
 
 
 def _local_integer(reverser, base):
@@ -80,10 +51,10 @@ def reverse_loop(node, reverser):
     start, stop, step = (node.start_expr.copy(), node.stop_expr.copy(),
                          node.step_expr.copy())
     body = list(node.loop_body.children)
-    written = _written_names(body) | {index.name.lower()}
+    written = written_names(body) | {index.name.lower()}
     pushes_before = tapes.pushes_made()
 
-    tapes.open_frame()
+    tapes.open_frame(written_names(body))
     body_rec, body_ret = reverser.block(body)
     needs = tapes.close_frame()
     if not body_ret and tapes.pushes_made() == pushes_before:
@@ -98,7 +69,7 @@ def reverse_loop(node, reverser):
     # locals if the body could change what they are computed from.
     kept = {}
     for label, expr in (("start", start), ("step", step)):
-        if not _is_constant(expr) and not _invariant(expr, written):
+        if not _is_constant(expr) and not invariant(expr, written):
             local = _local_integer(reverser, naming.loop_bound(label))
             rec.append(Assignment.create(Reference(local), expr.copy()))
             kept[label] = Reference(local)
@@ -106,7 +77,7 @@ def reverse_loop(node, reverser):
     step_ref = kept.get("step", step)
 
     invariant_needs = not needs.pop("inline", False) and all(
-        _invariant(n, written) for n in needs.values())
+        invariant(n, written) for n in needs.values())
     if invariant_needs:
         trip = IntrinsicCall.create(IntrinsicCall.Intrinsic.MAX, [
             _int(0), _binary(BinOp.DIV, _binary(BinOp.ADD, _binary(
@@ -138,7 +109,7 @@ def reverse_while(node, reverser):
     text = "DO WHILE (" + statement_text(node.condition) + ")"
     tapes = reverser.tapes
     pushes_before = tapes.pushes_made()
-    tapes.open_frame()
+    tapes.open_frame(written_names(node.loop_body.children))
     body_rec, body_ret = reverser.block(list(node.loop_body.children))
     needs = tapes.close_frame()
     needs.pop("inline", None)

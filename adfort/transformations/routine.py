@@ -29,7 +29,7 @@ from adfort.simplify import simplify, simplify_statements
 from adfort.symbols import new_local
 from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.prune import _datatype_references, prune_symbols
-from adfort.tape import TapeSet, tidy_reserves
+from adfort.tape import TapeSet, tidy_reserves, written_names
 from adfort.taping import plan_taping
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.base import ADReverseTrans
@@ -119,6 +119,9 @@ def _make_routine(work, name, body, arguments, intents, origin=None):
     # Motions push onto module tapes: they cannot be pure or elemental.
     routine._symbol.is_pure = False
     routine._symbol.is_elemental = False
+    # The motions of a private routine are public in the generated module:
+    # its callers' motions and the user call them.
+    routine._symbol.visibility = Symbol.Visibility.PUBLIC
     work.pop_all_children()
     table = routine.symbol_table
     new_args = [table.lookup(sym.name) for sym in arguments]
@@ -167,6 +170,10 @@ def _name_outer_symbols(routine, origin=None):
         key = symbol.name.lower()
         if key not in names:
             found = origin(symbol.name) if origin is not None else None
+            if found is not None and found[1].visibility == Symbol.Visibility.PRIVATE:
+                # A private constant cannot be imported: the generated
+                # module declares its own copy, the name resolves to it.
+                found = None
             if found is not None:
                 container = table.lookup(found[0], otherwise=None)
                 if container is None:
@@ -368,7 +375,9 @@ def reverse_work(work, spec, options, names, filename=None):
                or plan.taped_arrays or plan.taped_calls or any(
                    symbol_rank(table.lookup(n)) > 0 for n in plan.finals))
     tapes = spec.tapes if spec.tapes is not None else TapeSet(table, dynamic, taken)
-    tapes.frames[:] = [{}]
+    # Pushes sized by what the routine sets get their room where they are.
+    tapes.start_routine(written_names(work.children) - {
+        a.name.lower() for a in arguments if getattr(a.interface, "access", None) == _IN})
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
     body_rec, body_ret = reverser.block(list(work.children))
@@ -416,6 +425,16 @@ def reverse_work(work, spec, options, names, filename=None):
     for wrote in call_writes.values():
         # f_ret and f_rev write back into what the call overwrote.
         restored |= wrote
+    fixed = sorted(a.name for a in arguments
+                   if a is not result and a.interface.access == _IN
+                   and a.name.lower() in restored)
+    if fixed:
+        # r_rev must leave its intent(in) arguments alone (they may be
+        # constants in the caller): never restore one.
+        raise AdfortError(
+            f"internal error: the returning motion of '{work.name}' would restore the "
+            f"intent(in) argument(s) {', '.join(fixed)}; please report this with the "
+            "input", where(work, ctx.filename))
 
     tape_list = tapes.finalise()
     tape_args = []
@@ -442,6 +461,8 @@ def reverse_work(work, spec, options, names, filename=None):
     ret_intents = {a: (_INOUT if a in restored else _IN) for a in arg_names}
     ret_intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
     ret_intents.update({t.name.lower(): _IN for t in tape_args})
+    _allocate_at_first_use(ret_body, [t for pool in ctx._op_adjoints.values() for t in pool
+                                      if symbol_rank(t) > 0])
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents, ctx.module_variable)
 
@@ -483,6 +504,39 @@ def _local_copy(table, symbol, name, taken, filename=None, primal=None):
     return new_local(table, name, dtype, taken)
 
 
+def _allocate_at_first_use(body, temporaries):
+    """Allocate each allocatable array temporary from the value first
+    assigned to it, when that assignment is a statement of the routine's
+    own body (run once, before any other use): ``allocate(t, source=e)``
+    rather than ``t = e`` on an unallocated `t`, which gfortran -Wall
+    reports as reading undefined bounds."""
+    for temporary in temporaries:
+        for position, stmt in enumerate(body):
+            uses = [r for r in stmt.walk(Reference) if r.symbol is temporary]
+            if not uses:
+                continue
+            if (isinstance(stmt, Assignment) and type(stmt.lhs) is Reference
+                    and uses == [stmt.lhs] and expr_rank(stmt.rhs) > 0):
+                allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE,
+                                                [Reference(temporary)])
+                # PSyclone's create() takes only a reference as SOURCE=;
+                # Fortran takes any expression.
+                allocate.append_named_arg("source", stmt.rhs.detach())
+                body[position] = allocate
+            break
+
+
+def _copy(keep, value):
+    """``keep = value``; an allocatable `keep` (the copy of an assumed-shape
+    array) is allocated with the value as source, so its bounds are set
+    where a reader (and the compiler's -Wuninitialized) sees them."""
+    if getattr(keep.datatype, "is_allocatable", False) and not getattr(
+            value.datatype, "is_allocatable", False):
+        return IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+            Reference(keep), ("source", Reference(value))])
+    return Assignment.create(Reference(keep), Reference(value))
+
+
 def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared,
                restored, written, primal_intents=None):
     """Build ``r_rev``: record, then return, keeping the calling convention.
@@ -507,7 +561,7 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         primal = table.lookup(name, otherwise=None) or ctx.module_variable(name)[1]
         keep = _local_copy(table, adj, naming.input_copy(adj.name), taken, ctx.filename,
                            primal=primal)
-        body.append(Assignment.create(Reference(keep), Reference(adj)))
+        body.append(_copy(keep, adj))
         body.append(Assignment.create(Reference(adj), real_literal(0, real_kind(adj))))
         epilogue.append(Assignment.create(
             Reference(adj), _add(Reference(adj), Reference(keep))))
@@ -519,7 +573,7 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
     for a in arguments:
         if a.name.lower() in restored:
             keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename)
-            body.append(Assignment.create(Reference(keep), Reference(a)))
+            body.append(_copy(keep, a))
             saved.append((a, keep))
     for module_var in _module_variables(work, restored, arguments, ctx):
         # Module variables the returning motion put back: r_rev leaves them
@@ -620,7 +674,7 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
     for a in arguments:
         if a.name.lower() in written and intents[a.name.lower()] != _OUT:
             keep = _local_copy(table, a, naming.input_copy(a.name), taken, ctx.filename)
-            body.append(Assignment.create(Reference(keep), Reference(a)))
+            body.append(_copy(keep, a))
             kept.append((a, keep))
     for module_var in _module_variables(work, written, arguments, ctx):
         # Every row starts from the state the routine was called in.
