@@ -12,6 +12,7 @@ from psyclone.psyir.nodes import (
 
 from psyclone.psyir.symbols import DataSymbol
 
+from adfort.derived import is_variable
 from adfort.errors import AdfortError, where
 from adfort.writer import Writer
 
@@ -98,14 +99,13 @@ class Reverser:
         call = stmt.rhs if isinstance(stmt, Assignment) else stmt
         pairs, seen = [], set()
         for actual in call.arguments:
-            if type(actual) in (Reference, ArrayReference) and \
-                    actual.symbol.name.lower() in names:
+            if is_variable(actual) and actual.symbol.name.lower() in names:
                 text = actual.debug_string().lower()
                 if text not in seen:
                     seen.add(text)
                     pairs.append(self.tapes.save(actual.copy()))
         for name in sorted(names - {a.symbol.name.lower() for a in call.arguments
-                                    if type(a) in (Reference, ArrayReference)}):
+                                    if is_variable(a)}):
             # A module variable the callee writes.
             symbol = self.ctx.table.lookup(name, otherwise=None)
             if not isinstance(symbol, DataSymbol) or symbol.is_unresolved:

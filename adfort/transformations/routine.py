@@ -23,6 +23,7 @@ from adfort import naming
 from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
+from adfort.derived import add_statements, is_derived, zero_statements
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, intrinsic_call, real_kind, real_literal
 from adfort.simplify import simplify, simplify_statements
@@ -128,8 +129,7 @@ def _make_routine(work, name, body, arguments, intents, origin=None):
         if sym not in new_args and _assumed_shape(sym):
             # A local cannot take its shape from an actual argument: it is
             # allocated (or assigned) instead.
-            sym.datatype = ArrayType(ScalarType(sym.datatype.intrinsic, sym.datatype.precision),
-                                     [ArrayType.Extent.DEFERRED] * len(sym.datatype.shape))
+            sym.datatype = _deferred(sym.datatype)
     for sym in new_args:
         sym.interface = ArgumentInterface(intents[sym.name.lower()])
     table.specify_argument_list(new_args)
@@ -269,13 +269,14 @@ class UnitSpec:
         arguments and module variables (default: the dependents).
     :param jacobian_independents: its columns in order (default: the
         independents).
+    :param types: the :class:`adfort.derived.TypeRegistry` of derived types.
     """
 
     def __init__(self, dependents, independents, active=None, module_adjoints=None,
                  calls=None, call_io=None, call_clears=None, tapes=None, schedule=None,
                  callee=False,
                  module_dependents=(), module_independents=(), module_variable=None,
-                 jacobian_dependents=(), jacobian_independents=()):
+                 jacobian_dependents=(), jacobian_independents=(), types=None):
         self.dependents = [d.lower() for d in dependents]
         self.independents = [i.lower() for i in independents]
         self.active = active
@@ -292,6 +293,7 @@ class UnitSpec:
         self.jacobian_dependents = [n.lower() for n in jacobian_dependents]
         self.jacobian_independents = [n.lower() for n in jacobian_independents]
         self.module_variable = module_variable or (lambda name: None)
+        self.types = types
 
 
 def prepare(routine, taken=()):
@@ -334,7 +336,7 @@ def reverse_work(work, spec, options, names, filename=None):
     arg_names = [a.name.lower() for a in arguments]
     dep, indep = spec.dependents, spec.independents
     active = spec.active if spec.active is not None else active_variables(work, dep, indep)
-    ctx = ADContext(table, active, options, taken, filename)
+    ctx = ADContext(table, active, options, taken, filename, spec.types)
     ctx.adjoints.update(spec.module_adjoints)
     ctx.module_adjoints = set(spec.module_adjoints)
     ctx.module_variable = spec.module_variable
@@ -404,8 +406,7 @@ def reverse_work(work, spec, options, names, filename=None):
                 # dependent nor independent: a local of the argument's shape.
                 ret_body.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
                     Reference(adj), ("mold", Reference(table.lookup(name)))]))
-            ret_body.append(Assignment.create(
-                Reference(adj), real_literal(0, real_kind(adj))))
+            ret_body.extend(zero_statements(adj, table, taken))
     ret_body.extend(body_ret)
 
     restored = {a.lhs.symbol.name.lower() for a in assignments if id(a) in plan.taped}
@@ -478,9 +479,16 @@ def _local_copy(table, symbol, name, taken, filename=None, primal=None):
             filename)
     dtype = symbol.datatype.copy()
     if _assumed_shape(symbol):
-        dtype = ArrayType(ScalarType(dtype.intrinsic, dtype.precision),
-                          [ArrayType.Extent.DEFERRED] * len(dtype.shape))
+        dtype = _deferred(dtype)
     return new_local(table, name, dtype, taken)
+
+
+def _deferred(dtype):
+    """An allocatable array type of `dtype`'s element type and rank."""
+    element = dtype.elemental_type
+    if not is_derived(dtype):
+        element = ScalarType(dtype.intrinsic, dtype.precision)
+    return ArrayType(element, [ArrayType.Extent.DEFERRED] * len(dtype.shape))
 
 
 def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared,
@@ -508,12 +516,10 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         keep = _local_copy(table, adj, naming.input_copy(adj.name), taken, ctx.filename,
                            primal=primal)
         body.append(Assignment.create(Reference(keep), Reference(adj)))
-        body.append(Assignment.create(Reference(adj), real_literal(0, real_kind(adj))))
-        epilogue.append(Assignment.create(
-            Reference(adj), _add(Reference(adj), Reference(keep))))
+        body.extend(zero_statements(adj, table, taken))
+        epilogue.extend(add_statements(adj, keep, table, taken))
     for name in cleared:
-        adj = ctx.adjoints[name]
-        epilogue.append(Assignment.create(Reference(adj), real_literal(0, real_kind(adj))))
+        epilogue.extend(zero_statements(ctx.adjoints[name], table, taken))
     body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes]))
     saved = []
     for a in arguments:
@@ -602,6 +608,11 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
     deps = [variable(d) for d in dep]
     indeps = [variable(i) for i in indep]
     for symbol in deps + indeps:
+        if is_derived(symbol.datatype):
+            raise AdfortError(
+                f"--jacobian with the derived-type variable '{symbol.name}' as dependent "
+                "or independent is not supported: use the reversing routine (r_rev), or "
+                "name real variables", where(work, ctx.filename))
         if _assumed_size(symbol):
             raise AdfortError(
                 f"the Jacobian needs the size of '{symbol.name}', an assumed-size "
