@@ -101,6 +101,9 @@ def active_variables(routine, dependents, independents):
             continue
         sources = {r.symbol.name.lower() for r in differentiable_references(assign.rhs)}
         edges.append((assign.lhs.symbol.name.lower(), sources))
+        if assign.is_pointer:  # an alias: writes through it change its target
+            for source in sources:
+                edges.append((source, {assign.lhs.symbol.name.lower()}))
 
     varied = {n.lower() for n in independents}
     useful = {n.lower() for n in dependents}

@@ -17,6 +17,7 @@ from adfort.activity import (
 from adfort.arrays import expr_rank
 from adfort.derived import check_derived, holds_reals, is_derived, is_variable, unsupported_declaration
 from adfort.errors import AdfortError, where
+from adfort.pointers import check_pointers, declared_attribute
 from adfort.exprs import E
 from adfort.normalise import jump_kind
 from adfort.transformations.allocation import is_allocation
@@ -200,11 +201,9 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 "the mask of this WHERE applies an array operation (CSHIFT, MATMUL…) "
                 "that PSyclone cannot take element by element: compute the mask into a "
                 "logical array first and use that in the WHERE", where(block, filename))
-    for assign in routine.walk(Assignment):
-        if assign.is_pointer:
-            raise AdfortError(
-                f"pointer assignment '{assign.debug_string().strip()}': pointers are not "
-                "supported; use the target variable directly", where(assign, filename))
+    attributes = {s.name.lower(): declared_attribute(s)
+                  for s in routine.symbol_table.datasymbols if declared_attribute(s)}
+    check_pointers(routine, filename, attributes)
     for call in routine.walk(Call):
         if isinstance(call, IntrinsicCall):
             continue
@@ -331,6 +330,9 @@ def _check_types(routine, filename, resolve=None, types=None):
                 "values are not supported, and a differentiated routine cannot hold "
                 "complex variables yet; hold real and imaginary parts in real variables",
                 where(ref, filename))
+        if declared_attribute(symbol):
+            dtype = dtype.partial_datatype
+            declaration = None
         if declaration:
             raise AdfortError(
                 f"'{symbol.name}' has a declaration adfort cannot differentiate "

@@ -223,6 +223,8 @@ class Activity:
                 target = unit.key(assign.lhs.symbol)
                 for leaf in _leaves(assign.rhs):
                     link(self._source(unit, leaf, link), target)
+                    if assign.is_pointer:  # an alias: writes through it
+                        link(target, self._source(unit, leaf, link))
             for call in unit.work.walk(Call):
                 if isinstance(call, IntrinsicCall):
                     continue

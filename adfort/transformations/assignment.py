@@ -104,6 +104,8 @@ def assignment_adjoint(assign, ctx):
     :param ctx: the :class:`adfort.context.ADContext`.
     """
     lhs_adj = ctx.adjoint_symbol(assign.lhs.symbol)
+    if assign.is_pointer:
+        return []  # re-associated where its lifetime is reversed (reverser)
     if lhs_adj is None or not is_real_value(assign.lhs):
         return []  # (an integer component of an active derived-type variable)
     if is_derived_value(assign.lhs):
@@ -186,6 +188,10 @@ def derived_copy_adjoint(assign, ctx):
 def reverse_assignment(stmt, reverser):
     """Return (recording, returning) statements for Assignment `stmt`."""
     rec, ret = [], []
+    if stmt.is_pointer:
+        # The returning motion re-associates it where the statements of its
+        # lifetime start being reversed (Reverser.block).
+        return [stmt.detach() if stmt.parent is not None else stmt], []
     if id(stmt) in reverser.plan.taped:
         save, restore = reverser.tapes.save(stmt.lhs)
         rec.extend(save)

@@ -11,6 +11,7 @@ from adfort.arrays import expr_rank, symbol_rank
 from adfort.commons import common_statements, parse_common
 from adfort.context import checked_options
 from adfort.derived import TypeRegistry, is_derived, is_variable
+from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
 from adfort.fence import check_arguments, check_routine
 from adfort.frontend import enclosing_module, find_routine, read_file
@@ -227,6 +228,7 @@ class _ProgramBuild:
         for unit in self.order:
             _flatten_scopes(unit.work)
             self.types.resolve_routine(unit.work, unit.original)
+            unit.attributes = lower_declarations(unit.work)
             _resolve_module_references(unit)
             taken = self._taken(unit)
             normalise_jumps(unit.work, taken)
@@ -523,6 +525,7 @@ class _ProgramBuild:
                 module_independents=self._module_names(
                     self.independents + self.dependents),
                 module_variable=unit.module_variable, types=self.types,
+                attributes=unit.attributes,
                 jacobian_dependents=[_local_name(n) for n in self.dependents],
                 jacobian_independents=[_local_name(n) for n in self.independents])
             motions = reverse_work(unit.work, spec, self.options, names,

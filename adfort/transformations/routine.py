@@ -23,6 +23,7 @@ from adfort import naming
 from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
+from adfort.pointers import aliases, canonical, restore_attributes, target_reads
 from adfort.derived import add_statements, is_derived, zero_statements
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, intrinsic_call, real_kind, real_literal
@@ -92,7 +93,7 @@ def _argument_symbols(table):
     return list(table.argument_list)
 
 
-def _make_routine(work, name, body, arguments, intents, origin=None):
+def _make_routine(work, name, body, arguments, intents, origin=None, attributes=None):
     """Return a new Routine: `work` with `body`, `arguments` and `intents`.
 
     The routine is a copy of the working routine, so it keeps its
@@ -105,6 +106,7 @@ def _make_routine(work, name, body, arguments, intents, origin=None):
     :param intents: argument name (lower case) -> access.
     :param origin: ``origin(name)`` gives (module, DataSymbol) of a module
         variable the body refers to.
+    :param attributes: {lower-case name: "POINTER"/"TARGET"} to declare.
     """
     work.pop_all_children()
     for stmt in body:
@@ -137,6 +139,7 @@ def _make_routine(work, name, body, arguments, intents, origin=None):
     _declare_arguments_first(table)
     _standard_kinds(table)
     _restore_assumed_size(table)
+    restore_attributes(table, attributes or {})
     _name_outer_symbols(routine, origin)
     return routine
 
@@ -270,13 +273,16 @@ class UnitSpec:
     :param jacobian_independents: its columns in order (default: the
         independents).
     :param types: the :class:`adfort.derived.TypeRegistry` of derived types.
+    :param attributes: {lower-case name: "POINTER"/"TARGET"} of its
+        variables declared so (see :mod:`adfort.pointers`).
     """
 
     def __init__(self, dependents, independents, active=None, module_adjoints=None,
                  calls=None, call_io=None, call_clears=None, tapes=None, schedule=None,
                  callee=False,
                  module_dependents=(), module_independents=(), module_variable=None,
-                 jacobian_dependents=(), jacobian_independents=(), types=None):
+                 jacobian_dependents=(), jacobian_independents=(), types=None,
+                 attributes=None):
         self.dependents = [d.lower() for d in dependents]
         self.independents = [i.lower() for i in independents]
         self.active = active
@@ -294,6 +300,7 @@ class UnitSpec:
         self.jacobian_independents = [n.lower() for n in jacobian_independents]
         self.module_variable = module_variable or (lambda name: None)
         self.types = types
+        self.attributes = attributes or {}
 
 
 def prepare(routine, taken=()):
@@ -340,17 +347,30 @@ def reverse_work(work, spec, options, names, filename=None):
     ctx.adjoints.update(spec.module_adjoints)
     ctx.module_adjoints = set(spec.module_adjoints)
     ctx.module_variable = spec.module_variable
+    # The adjoint of a target is a target, of a pointer a pointer.
+    ctx.attributes = dict(spec.attributes)
+    ctx.attributes.update({ctx.adjoints[n].name.lower(): a for n, a in spec.attributes.items()
+                           if n in ctx.adjoints})
 
     assignments = work.walk(Assignment)
     adjoints = {id(a): assignment_adjoint(a, ctx) for a in assignments
                 if id(a.rhs) not in spec.calls}
     reads = {id(a): adjoint_reads(a, adjoints[id(a)], ctx) for a in assignments
              if id(a) in adjoints}
+    for a in assignments:
+        if a.is_pointer:  # re-associated from its subscripts while returning
+            reads[id(a)] = target_reads(a) - enclosing_loop_indices(a)
     call_writes = {}
     for key, (read, wrote) in spec.call_io.items():
         reads[key] = set(read)
         call_writes[key] = set(wrote)
-    written = {a.lhs.symbol.name.lower() for a in assignments} | \
+    # Values read or written through a pointer are its target's.
+    alias = aliases(work)
+    reads = {key: {canonical(n, alias) for n in names} for key, names in reads.items()}
+    call_writes = {key: {canonical(n, alias) for n in names}
+                   for key, names in call_writes.items()}
+    written = {canonical(a.lhs.symbol.name.lower(), alias) for a in assignments
+               if not a.is_pointer} | \
         {loop.variable.name.lower() for loop in work.walk(Loop)}
     for wrote in call_writes.values():
         written |= wrote
@@ -363,7 +383,7 @@ def reverse_work(work, spec, options, names, filename=None):
            if not sym.is_import and not sym.is_unresolved
            and not isinstance(sym.interface, CommonBlockInterface)}
     plan = plan_taping(work.children, reads,
-                       (written & own) - set(arg_names) - allocatables, call_writes)
+                       (written & own) - set(arg_names) - allocatables, call_writes, alias)
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
     dynamic = (spec.tapes is not None or bool(work.walk((Loop, WhileLoop))) or taped_arrays
@@ -400,7 +420,8 @@ def reverse_work(work, spec, options, names, filename=None):
         internal_module = (name in ctx.module_adjoints and not spec.callee
                            and name not in spec.module_roles)
         if (name not in active_args and (name not in ctx.module_adjoints or internal_module)
-                and not getattr(adj.datatype, "is_allocatable", False)):
+                and not getattr(adj.datatype, "is_allocatable", False)
+                and spec.attributes.get(name) != "POINTER"):
             if _assumed_shape(adj):
                 # The adjoint of an assumed-shape argument that is neither
                 # dependent nor independent: a local of the argument's shape.
@@ -438,13 +459,13 @@ def reverse_work(work, spec, options, names, filename=None):
     rec_intents = dict(primal_intents)
     rec_intents.update({t.name.lower(): _OUT for t in tape_args})
     recording = _make_routine(work, names["rec"], rec_body,
-                              arguments + tape_args, rec_intents, ctx.module_variable)
+                              arguments + tape_args, rec_intents, ctx.module_variable, ctx.attributes)
 
     ret_intents = {a: (_INOUT if a in restored else _IN) for a in arg_names}
     ret_intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
     ret_intents.update({t.name.lower(): _IN for t in tape_args})
     returning = _make_routine(work, names["ret"], ret_body,
-                              adj_args + tape_args, ret_intents, ctx.module_variable)
+                              adj_args + tape_args, ret_intents, ctx.module_variable, ctx.attributes)
 
     increments = [a for a in active_args if a in indep and a not in dep]
     cleared = [a for a in active_args if a in dep and primal_intents.get(a) == _OUT]
@@ -542,7 +563,7 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
     intents = dict(primal_intents) if primal_intents else \
         {a.name.lower(): a.interface.access for a in arguments}
     intents.update({s.name.lower(): _INOUT for s in adj_args if s not in arguments})
-    return _make_routine(work, names["rev"], body, adj_args, intents, ctx.module_variable)
+    return _make_routine(work, names["rev"], body, adj_args, intents, ctx.module_variable, ctx.attributes)
 
 
 def _module_variables(work, names, arguments, ctx):
@@ -699,7 +720,7 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
     simplify_statements(body)
     intents[jac_name.lower()] = _OUT
     return _make_routine(work, names["jacobian"], body, arguments + [jac], intents,
-                         ctx.module_variable)
+                         ctx.module_variable, ctx.attributes)
 
 
 def _element_of(symbol, index):
