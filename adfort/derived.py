@@ -575,3 +575,19 @@ def check_derived(routine, active, filename, types):
                 f"'{assign.debug_string().strip()}' assigns a derived-type value that is not "
                 "a variable (a structure constructor or a function): assign its "
                 "components one by one", where(assign, filename))
+    for ref in routine.walk(Reference):
+        if type(ref) not in STRUCTURE_REFERENCES:
+            continue
+        dtype = types._resolve_type(getattr(ref.symbol, "datatype", None), routine)
+        part = ref
+        while getattr(part, "member", None) is not None and structure_of(dtype) is not None:
+            part = part.member
+            component = find_component(dtype, part.name)
+            if component is None:
+                break
+            dtype = component.datatype
+            if isinstance(dtype, UnsupportedFortranType):
+                raise AdfortError(
+                    f"'{ref.debug_string()}': the component '{part.name}' is declared "
+                    f"'{dtype.declaration.strip()}' (a pointer or polymorphic component): "
+                    "not supported; use an allocatable component", where(ref, filename))
