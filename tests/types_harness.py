@@ -52,25 +52,25 @@ DRIVER = """\
 program types_check
   use glue
   implicit none
-  integer, parameter :: dp = kind(1.0d0)
+  integer, parameter :: adf_dp = kind(1.0d0)
   integer :: nx, ny, i
   integer(kind=8) :: seed
-  real(dp), allocatable :: x(:), xdot(:), xpre(:), xbar(:), ybar(:)
-  real(dp), allocatable :: y0(:), yrev(:), yp1(:), ym1(:), yp2(:), ym2(:), dy(:)
-  real(dp) :: h, lhs, rhs, primal
+  real(adf_dp), allocatable :: x(:), xdot(:), xpre(:), xbar(:), ybar(:)
+  real(adf_dp), allocatable :: y0(:), yrev(:), yp1(:), ym1(:), yp2(:), ym2(:), dy(:)
+  real(adf_dp) :: h, lhs, rhs, primal
   seed = 20240611_8
   call glue_sizes(nx, ny)
   allocate(x(nx), xdot(nx), xpre(nx), xbar(nx), ybar(ny))
   allocate(y0(ny), yrev(ny), yp1(ny), ym1(ny), yp2(ny), ym2(ny), dy(ny))
   call glue_base(x)
   do i = 1, nx
-    xdot(i) = (urand() - 0.5_dp) * max(abs(x(i)), 1.0e-2_dp)
-    xpre(i) = urand() - 0.5_dp
+    xdot(i) = (urand() - 0.5_adf_dp) * max(abs(x(i)), 1.0e-2_adf_dp)
+    xpre(i) = urand() - 0.5_adf_dp
   end do
   do i = 1, ny
-    ybar(i) = urand() - 0.5_dp
+    ybar(i) = urand() - 0.5_adf_dp
   end do
-  h = 1.0e-4_dp
+  h = 1.0e-4_adf_dp
   call glue_eval(x, y0)
   call glue_eval(x + h * xdot, yp1)
   call glue_eval(x - h * xdot, ym1)
@@ -80,13 +80,13 @@ program types_check
   rhs = dot_product(ybar, dy)
   call glue_rev(x, xpre, ybar, xbar, yrev)
   lhs = dot_product(xbar, xdot)
-  primal = maxval(abs(yrev - y0)) / max(maxval(abs(y0)), 1.0e-300_dp)
+  primal = maxval(abs(yrev - y0)) / max(maxval(abs(y0)), 1.0e-300_adf_dp)
   print '(a,es25.16e3,1x,es25.16e3,1x,es25.16e3)', 'ADF_CHECK', lhs, rhs, primal
 contains
   function urand() result(u)
-    real(dp) :: u
+    real(adf_dp) :: u
     seed = mod(16807_8 * seed, 2147483647_8)
-    u = real(seed, dp) / 2147483647.0_dp
+    u = real(seed, adf_dp) / 2147483647.0_adf_dp
   end function urand
 end program types_check
 """

@@ -288,7 +288,8 @@ def _derived_type_names(node):
     for scope in [node] + node.walk(Routine):
         for symbol in scope.symbol_table.symbols:
             if isinstance(symbol, DataTypeSymbol) and hasattr(symbol.datatype, "components"):
-                names |= component_names(symbol)
+                for component in symbol.datatype.components.values():
+                    names |= type_names(component.datatype)
             names |= type_names(getattr(symbol, "datatype", None))
     return names
 
