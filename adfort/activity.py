@@ -9,11 +9,11 @@ work, a missing one a wrong derivative.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, IntrinsicCall, Literal,
-    Reference, UnaryOperation)
+    Assignment, BinaryOperation, IntrinsicCall, Literal, UnaryOperation)
 from psyclone.psyir.symbols import DataSymbol, ScalarType
 
 from adfort import rules
+from adfort.derived import holds_reals, is_derived, is_real_value, is_variable
 
 _DIFFERENTIABLE_BINARY = {"ADD", "SUB", "MUL", "DIV", "POW"}
 _DIFFERENTIABLE_UNARY = {"MINUS", "PLUS"}
@@ -36,10 +36,14 @@ def operands(node):
 
 
 def is_real(symbol):
-    """Whether `symbol` is a real (floating-point) variable."""
+    """Whether `symbol` is a variable that can carry derivatives: a real
+    (floating-point) one, or one of a derived type with real components."""
     dtype = getattr(symbol, "datatype", None)
-    return (isinstance(symbol, DataSymbol) and
-            getattr(dtype, "intrinsic", None) == ScalarType.Intrinsic.REAL)
+    if not isinstance(symbol, DataSymbol):
+        return False
+    if is_derived(dtype):
+        return holds_reals(dtype)
+    return getattr(dtype, "intrinsic", None) == ScalarType.Intrinsic.REAL
 
 
 def argument_names(node):
@@ -73,8 +77,8 @@ def differentiable_references(expr):
     """
     if isinstance(expr, Literal):
         return
-    if isinstance(expr, Reference) and type(expr) in (Reference, ArrayReference):
-        if is_real(expr.symbol):
+    if is_variable(expr):
+        if is_real(expr.symbol) and is_real_value(expr):
             yield expr
         return
     if isinstance(expr, (BinaryOperation, UnaryOperation, IntrinsicCall)):
@@ -93,10 +97,13 @@ def active_variables(routine, dependents, independents):
     assignments = [a for a in routine.walk(Assignment)]
     edges = []  # (target name, source names)
     for assign in assignments:
-        if not is_real(assign.lhs.symbol):
+        if not is_real(assign.lhs.symbol) or not is_real_value(assign.lhs):
             continue
         sources = {r.symbol.name.lower() for r in differentiable_references(assign.rhs)}
         edges.append((assign.lhs.symbol.name.lower(), sources))
+        if assign.is_pointer:  # an alias: writes through it change its target
+            for source in sources:
+                edges.append((source, {assign.lhs.symbol.name.lower()}))
 
     varied = {n.lower() for n in independents}
     useful = {n.lower() for n in dependents}

@@ -31,7 +31,9 @@ def choose_routine(tree, variables, path):
 
     :raises AdfortError: listing the candidates when there is not exactly one.
     """
-    wanted = {v.lower() for v in variables if "::" not in v and not v.startswith("/")}
+    # (A component, state%t, names its argument: check_arguments explains.)
+    wanted = {v.lower().split("%")[0].strip() for v in variables
+              if "::" not in v and not v.startswith("/")}
     candidates = [r for r in routines(tree) if wanted <= _interface_names(r)]
     if len(candidates) == 1:
         return candidates[0].name

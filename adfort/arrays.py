@@ -10,6 +10,8 @@ from psyclone.psyir.nodes import (
     Reference, UnaryOperation)
 from psyclone.psyir.symbols import ArrayType
 
+from adfort.derived import STRUCTURE_REFERENCES, reference_rank
+
 # Intrinsics whose result has the rank of their (first) array argument
 # minus one per DIM argument, zero without it.
 _REDUCTIONS = {"SUM", "PRODUCT", "MAXVAL", "MINVAL", "COUNT", "ANY", "ALL",
@@ -29,6 +31,8 @@ def expr_rank(node):
     """Number of dimensions of the value of expression `node`."""
     if isinstance(node, Literal):
         return 0
+    if type(node) in STRUCTURE_REFERENCES:
+        return reference_rank(node)
     if isinstance(node, ArrayReference):
         return sum(1 for index in node.indices if isinstance(index, Range))
     if type(node) is Reference:

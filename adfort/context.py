@@ -6,6 +6,7 @@ from psyclone.psyir.symbols import AutomaticInterface, DataSymbol
 from psyclone.psyir.symbols import ArrayType
 
 from adfort import naming
+from adfort.derived import is_derived, is_real_value
 from adfort.exprs import real_kind, real_type
 
 DEFAULT_OPTIONS = {
@@ -42,8 +43,9 @@ class ADContext:
     :param filename: the source file, for messages.
     """
 
-    def __init__(self, table, active, options, taken=(), filename=None):
+    def __init__(self, table, active, options, taken=(), filename=None, types=None):
         self.table = table
+        self.types = types
         self.options = options
         self.taken = set(taken)
         self.filename = filename
@@ -55,8 +57,9 @@ class ADContext:
         for name in sorted(active):
             primal = table.lookup(name)
             adj_name = naming.unique(table, naming.adjoint(primal.name), self.taken)
-            symbol = DataSymbol(adj_name, primal.datatype.copy(),
-                                interface=AutomaticInterface())
+            datatype = types.adjoint_datatype(primal.datatype) \
+                if is_derived(primal.datatype) else primal.datatype.copy()
+            symbol = DataSymbol(adj_name, datatype, interface=AutomaticInterface())
             table.add(symbol)
             self.adjoints[name] = symbol
 
@@ -67,7 +70,8 @@ class ADContext:
     def is_active(self, reference):
         """Whether `reference` refers to a variable with an adjoint."""
         return (isinstance(reference, Reference) and
-                reference.symbol.name.lower() in self.adjoints)
+                reference.symbol.name.lower() in self.adjoints and
+                is_real_value(reference))
 
     def is_adjoint_or_temporary(self, symbol):
         """Whether `symbol` was generated to hold an adjoint value."""

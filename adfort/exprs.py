@@ -34,6 +34,11 @@ def real_kind(node):
         if isinstance(leaf, Literal):
             if leaf.datatype.intrinsic == ScalarType.Intrinsic.REAL:
                 return leaf.datatype.precision
+        elif hasattr(leaf, "member"):  # a component: its own type's kind
+            from adfort.derived import value_kind, value_type
+            element = getattr(value_type(leaf), "elemental_type", value_type(leaf))
+            if getattr(element, "intrinsic", None) == ScalarType.Intrinsic.REAL:
+                return value_kind(leaf)
         elif isinstance(leaf.symbol, DataSymbol):
             kind = real_kind(leaf.symbol)
             if kind is not None:

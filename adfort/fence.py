@@ -8,14 +8,16 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
     IntrinsicCall, Loop, Reference, Routine, Schedule, Statement, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, DataSymbol, ScalarType, StaticInterface)
+    ArgumentInterface, ArrayType, DataSymbol, ScalarType, StaticInterface)
 
-from adfort import rules
+from adfort import naming, rules
 from adfort.activity import (
     active_variables, argument_names, differentiable_args, is_real, operands,
     operation_name)
 from adfort.arrays import expr_rank
+from adfort.derived import check_derived, holds_reals, is_derived, is_variable, unsupported_declaration
 from adfort.errors import AdfortError, where
+from adfort.pointers import check_pointers, declared_attribute
 from adfort.exprs import E
 from adfort.normalise import jump_kind
 from adfort.transformations.allocation import is_allocation
@@ -50,7 +52,8 @@ def _describe_codeblock(block):
     return ", ".join(names) or "a statement PSyclone cannot represent"
 
 
-def check_arguments(routine, dependents, independents, filename, allow_empty=False):
+def check_arguments(routine, dependents, independents, filename, allow_empty=False,
+                    types=None):
     """Check the dependent and independent variables against `routine`.
 
     :raises AdfortError: for unknown, non-argument, non-real variables and
@@ -70,6 +73,13 @@ def check_arguments(routine, dependents, independents, filename, allow_empty=Fal
     for role, names in (("dependent", dependents), ("independent", independents)):
         seen = set()
         for name in names:
+            if "%" in name:
+                base = name.split("%")[0].strip()
+                raise AdfortError(
+                    f"{role} variable '{name}' names a component: name the whole "
+                    f"derived-type argument ('{base}'); its real components are then "
+                    f"all {role}s, and '{naming.adjoint(base)}' of the adjoint type holds "
+                    "their adjoints", location)
             if name.lower() in seen:
                 raise AdfortError(f"{role} variable '{name}' is named twice", location)
             seen.add(name.lower())
@@ -85,6 +95,13 @@ def check_arguments(routine, dependents, independents, filename, allow_empty=Fal
                     f"unknown {role} variable '{name}': '{routine.name}' has "
                     f"arguments ({', '.join(a.name for a in table.argument_list)})",
                     location)
+            if types is not None and is_derived(symbol.datatype):
+                if holds_reals(types._resolve_type(symbol.datatype, routine)):
+                    continue
+                raise AdfortError(
+                    f"{role} variable '{name}' is of a derived type with no real "
+                    "components (or whose definition adfort cannot see): nothing in it "
+                    "can be differentiated", location)
             if not is_real(symbol):
                 raise AdfortError(
                     f"{role} variable '{name}' is not real (it is "
@@ -141,13 +158,15 @@ def is_passive_output(block, active):
 
 
 def check_routine(routine, dependents, independents, filename, active=None,
-                  callee=False, resolve=None):
+                  callee=False, resolve=None, types=None):
     """Check that every construct of `routine` is supported.
 
     :param active: lower-case names of its active variables (found from
         the routine alone when None).
     :param bool callee: whether the routine is called by the one
         differentiated (a function is then fine).
+    :param types: the :class:`adfort.derived.TypeRegistry` (derived types
+        are rejected without it).
     :raises AdfortError: at the first unsupported construct.
     """
     for block in routine.walk(CodeBlock):
@@ -187,19 +206,17 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 "the mask of this WHERE applies an array operation (CSHIFT, MATMUL…) "
                 "that PSyclone cannot take element by element: compute the mask into a "
                 "logical array first and use that in the WHERE", where(block, filename))
-    for assign in routine.walk(Assignment):
-        if assign.is_pointer:
-            raise AdfortError(
-                f"pointer assignment '{assign.debug_string().strip()}': pointers are not "
-                "supported; use the target variable directly", where(assign, filename))
-    for ref in routine.walk(Reference):
-        if type(ref) not in (Reference, ArrayReference):
-            raise AdfortError(
-                f"'{ref.debug_string()}' ({type(ref).__name__}) is not supported: "
-                "only plain variables can be differentiated", where(ref, filename))
+    attributes = {s.name.lower(): declared_attribute(s)
+                  for s in routine.symbol_table.datasymbols if declared_attribute(s)}
+    check_pointers(routine, filename, attributes)
     for call in routine.walk(Call):
         if isinstance(call, IntrinsicCall):
             continue
+        if type(call.routine) is not Reference:
+            raise AdfortError(
+                f"call of the type-bound procedure '{call.routine.debug_string()}': "
+                "adfort does not differentiate type-bound procedures; call the "
+                "procedure by its own name", where(call, filename))
         symbol = call.routine.symbol
         if getattr(symbol, "is_argument", False):
             raise AdfortError(
@@ -210,7 +227,14 @@ def check_routine(routine, dependents, independents, filename, active=None,
             raise AdfortError(
                 f"call to '{call.routine.name}' with keyword arguments: pass the "
                 "arguments in order", where(call, filename))
-    _check_types(routine, filename, resolve)
+    for ref in routine.walk(Reference):
+        if not is_variable(ref):
+            raise AdfortError(
+                f"'{ref.debug_string()}' ({type(ref).__name__}) is not supported: "
+                "only variables can be differentiated", where(ref, filename))
+    _check_types(routine, filename, resolve, types)
+    if types is not None:
+        check_derived(routine, active, filename, types)
     _check_statement_functions(routine, filename)
     if active is None:
         active = active_variables(routine, dependents, independents)
@@ -278,7 +302,7 @@ def _construct_name(stmt):
     return names.get(type(stmt).__name__, type(stmt).__name__)
 
 
-def _check_types(routine, filename, resolve=None):
+def _check_types(routine, filename, resolve=None, types=None):
     """Reject references whose type adfort cannot see (implicit typing…).
 
     :param resolve: ``resolve(name)`` gives the DataSymbol of a module
@@ -292,12 +316,28 @@ def _check_types(routine, filename, resolve=None):
             symbol = resolve(symbol.name) or symbol
         dtype = getattr(symbol, "datatype", None)
         declaration = getattr(dtype, "declaration", None)
+        if types is not None and is_derived(dtype):
+            element = dtype.elemental_type if isinstance(dtype, ArrayType) else dtype
+            if types.resolve(element.name, routine) is None:
+                raise AdfortError(
+                    f"the definition of type '{element.name}' of '{symbol.name}' is not "
+                    "in the files adfort reads: give the file of its module after the "
+                    "main file, or its directory with -I", where(ref, filename))
+            continue
+        if unsupported_declaration(symbol):
+            raise AdfortError(
+                f"'{symbol.name}' is {unsupported_declaration(symbol)} "
+                f"('{declaration.strip()}'): polymorphism is not supported; declare it "
+                "with TYPE(…)", where(ref, filename))
         if _is_complex(symbol):
             raise AdfortError(
                 f"'{symbol.name}' is complex ('{declaration.strip()}'): complex active "
                 "values are not supported, and a differentiated routine cannot hold "
                 "complex variables yet; hold real and imaginary parts in real variables",
                 where(ref, filename))
+        if declared_attribute(symbol):
+            dtype = dtype.partial_datatype
+            declaration = None
         if declaration:
             raise AdfortError(
                 f"'{symbol.name}' has a declaration adfort cannot differentiate "
@@ -379,7 +419,7 @@ def _reaches_active(expr, active):
     result as active: it may depend on module variables)."""
     if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
         return True
-    if type(expr) in (Reference, ArrayReference):
+    if is_variable(expr):
         # (Only real variables are active; an imported one may be unresolved here.)
         return expr.symbol.name.lower() in active
     if isinstance(expr, _OPERATIONS):

@@ -21,6 +21,7 @@ from psyclone.psyir.nodes import (
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol
 
 from adfort.activity import differentiable_args, is_real, operands
+from adfort.derived import is_variable
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
@@ -97,8 +98,7 @@ class Unit:
             formals = [f for f in callee.formals if f is not callee.result] \
                 if callee is not None else None
             for position, actual in enumerate(call.arguments):
-                if type(actual) not in (Reference, ArrayReference) or \
-                        actual.symbol.name.lower() != name:
+                if not is_variable(actual) or actual.symbol.name.lower() != name:
                     continue
                 if formals is None or position >= len(formals) or \
                         callee.writes_formal(formals[position], seen):
@@ -189,7 +189,7 @@ def _leaves(expr):
     if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
         yield expr
         return
-    if type(expr) in (Reference, ArrayReference):
+    if is_variable(expr):
         yield expr
         return
     if isinstance(expr, (BinaryOperation, UnaryOperation, IntrinsicCall)):
@@ -232,6 +232,8 @@ class Activity:
                 target = unit.key(assign.lhs.symbol)
                 for leaf in _leaves(assign.rhs):
                     link(self._source(unit, leaf, link), target)
+                    if assign.is_pointer:  # an alias: writes through it
+                        link(target, self._source(unit, leaf, link))
             for call in unit.work.walk(Call):
                 if isinstance(call, IntrinsicCall):
                     continue
@@ -281,7 +283,7 @@ class Activity:
                 source = unit.key(leaf.symbol) if not isinstance(leaf, Call) \
                     else self._source(unit, leaf, link)
                 link(source, node)
-            if type(actual) in (Reference, ArrayReference):
+            if is_variable(actual):
                 link(node, unit.key(actual.symbol))
         return node
 
@@ -298,7 +300,7 @@ class Activity:
             if access != _OUT:
                 for source in sources:
                     link(source, formal_key)
-            if access != _IN and type(actual) in (Reference, ArrayReference):
+            if access != _IN and is_variable(actual):
                 link(formal_key, unit.key(actual.symbol))
         if callee.result is not None:
             link(callee.key(callee.result), ("result", id(callee)))

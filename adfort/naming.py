@@ -36,6 +36,11 @@ def adjoint(name):
     return name + ADJOINT_SUFFIX
 
 
+def adjoint_type(name):
+    """Name of the adjoint type of derived type `name` (its real components)."""
+    return name + ADJOINT_SUFFIX
+
+
 def recording(name):
     """Name of the recording motion of routine `name`."""
     return name + RECORDING_SUFFIX

@@ -15,6 +15,7 @@ from psyclone.psyir.symbols import ScalarType
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
+from adfort.derived import is_variable
 from adfort.symbols import new_local
 
 BinOp = BinaryOperation.Operator
@@ -324,7 +325,7 @@ def _hoist_expression_arguments(call, table, taken, calls):
     """Store the expression arguments of a call in locals."""
     statement = _statement_of(call)
     for arg in list(call.arguments):
-        if type(arg) in (Reference, ArrayReference):
+        if is_variable(arg):
             continue
         datatype = _expression_type(arg)
         if datatype is None:

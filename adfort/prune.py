@@ -9,7 +9,7 @@ import re
 
 from psyclone.psyir.nodes import Loop, Reference
 from psyclone.psyir.symbols import (
-    ArrayType, ContainerSymbol, DataSymbol, UnsupportedFortranType)
+    ArrayType, ContainerSymbol, DataSymbol, DataTypeSymbol, UnsupportedFortranType)
 
 # PSyclone keeps each DATA statement as a symbol of this name (plus a
 # suffix) whose type is the statement's text; nothing refers to it.
@@ -53,6 +53,12 @@ def _datatype_references(symbol):
     return refs
 
 
+def type_names(datatype):
+    """Lower-case names of the derived types `datatype` mentions directly."""
+    from adfort.derived import type_names as names_of
+    return names_of(datatype)
+
+
 def used_names(routine):
     """Lower-case names a routine's body and kept declarations refer to."""
     table = routine.symbol_table
@@ -70,6 +76,8 @@ def used_names(routine):
             if ref_name not in names:
                 names.add(ref_name)
                 pending.append(ref_name)
+        # The derived type it is declared with (its definition or import).
+        names |= type_names(getattr(symbol, "datatype", None))
     return names
 
 
@@ -104,7 +112,7 @@ def prune_symbols(routine):
             continue
         if symbol.name.lower() in keep:
             continue
-        if isinstance(symbol, DataSymbol) or symbol.is_import:
+        if isinstance(symbol, (DataSymbol, DataTypeSymbol)) or symbol.is_import:
             _drop(table, symbol)
     for container in list(table.containersymbols):
         if not container.wildcard_import and not table.symbols_imported_from(container):

@@ -25,6 +25,8 @@ from psyclone.psyir.symbols import (
     ArrayType, AutomaticInterface, DataSymbol, RoutineSymbol, ScalarType)
 
 from adfort import naming
+from adfort.derived import (
+    STRUCTURE_REFERENCES, is_derived_value, leaf_references, reference_rank, value_type)
 from adfort.exprs import INTEGER_TYPE, intrinsic_call
 from adfort.writer import Writer
 
@@ -105,6 +107,8 @@ def invariant(expr, written):
 
 def rank_of_reference(ref):
     """Rank of the value `ref` denotes (0 for scalars and elements)."""
+    if type(ref) in STRUCTURE_REFERENCES:
+        return reference_rank(ref)
     if isinstance(ref, ArrayReference):
         return sum(1 for index in ref.indices if isinstance(index, Range))
     dtype = getattr(ref.symbol, "datatype", None)
@@ -232,12 +236,14 @@ class Tape:
         size = self.size_of(reference)
         written = self.frames[-1].get("written")
         if (getattr(reference.symbol.datatype, "is_allocatable", False)
+                or type(reference) in STRUCTURE_REFERENCES
                 or (written is not None and not invariant(size, written))):
-            # Its size is known only once allocated, or reads variables the
-            # frame sets (x(1:n) after n = ...), so it cannot be reserved
-            # at the frame's start: make room right here, for it and for
-            # what the enclosing frame still has to push (filled in when
-            # the frame closes).
+            # Its size is known only once allocated (also a component's,
+            # which may be allocatable), or reads variables the frame sets
+            # (x(1:n) after n = ...), so it cannot be reserved at the
+            # frame's start: make room right here, for it and for what the
+            # enclosing frame still has to push (filled in when the frame
+            # closes).
             self.frames[-1]["inline"] = True
 
             def need():
@@ -395,7 +401,7 @@ class TapeSet:
 
     def for_value(self, reference):
         """The value tape for the datatype of `reference`'s variable."""
-        dtype = reference.symbol.datatype
+        dtype = value_type(reference)
         if isinstance(dtype, ArrayType):
             dtype = dtype.elemental_type
         key = (dtype.intrinsic, str(dtype.precision))
@@ -412,7 +418,19 @@ class TapeSet:
         return self._control
 
     def save(self, reference):
-        """(record, restore) statements for the value of `reference`."""
+        """(record, restore) statements for the value of `reference`.
+
+        A derived-type value is saved component by component: its reals on
+        the value tapes, its integers on the control tape.
+        """
+        if is_derived_value(reference):
+            rec, ret = [], []
+            for leaf, _ in leaf_references(reference, value_type(reference),
+                                           ("real", "integer")):
+                save, restore = self.save(leaf)
+                rec.extend(save)
+                ret = restore + ret
+            return rec, ret
         return self.for_value(reference).save(reference)
 
     @property

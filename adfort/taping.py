@@ -32,12 +32,20 @@ class TapingPlan:
         self.finals = []
 
 
-def _kills(assign):
-    """Whether `assign` overwrites the whole of its target variable."""
-    return type(assign.lhs) is Reference
+def _kills(assign, alias=None):
+    """Whether `assign` overwrites the whole of its target variable (not
+    through a pointer, which may select part of it)."""
+    name = assign.lhs.symbol.name.lower()
+    return type(assign.lhs) is Reference and name not in (alias or {}) \
+        and name not in (alias or {}).values()
 
 
-def plan_taping(statements, reads, locals_written, call_writes=None):
+def _target(assign, alias):
+    from adfort.pointers import canonical
+    return canonical(assign.lhs.symbol.name.lower(), alias)
+
+
+def plan_taping(statements, reads, locals_written, call_writes=None, alias=None):
     """Plan the taping of a routine's statements.
 
     :param statements: the routine's top-level statements.
@@ -46,10 +54,13 @@ def plan_taping(statements, reads, locals_written, call_writes=None):
     :param locals_written: names of local variables the routine writes.
     :param call_writes: dict id(call statement) -> names the call may
         overwrite (its arguments for non-``intent(in)`` formals).
+    :param alias: {pointer name: name of its target}: a write through a
+        pointer overwrites (part of) its target.
     :rtype: :class:`TapingPlan`
     """
     plan = TapingPlan()
     plan.call_writes = call_writes or {}
+    plan.alias = alias or {}
     used = _walk(statements, reads, {}, plan)
     plan.finals = sorted(n for n, flag in used.items() if flag and n in locals_written)
     return plan
@@ -74,18 +85,21 @@ def _walk(statements, reads, used, plan):
             for name in plan.call_writes[id(stmt)]:
                 if used.get(name):
                     plan.taped_calls.add((id(stmt), name))
-            if isinstance(stmt, Assignment) and _kills(stmt):
-                target = stmt.lhs.symbol.name.lower()
+            if isinstance(stmt, Assignment) and _kills(stmt, plan.alias):
+                target = _target(stmt, plan.alias)
                 if used.get(target):
                     plan.taped.add(id(stmt))
                 used[target] = False
+        elif isinstance(stmt, Assignment) and stmt.is_pointer:
+            for name in reads.get(id(stmt), ()):
+                used[name] = True  # its subscripts, to re-associate it
         elif isinstance(stmt, Assignment):
             for name in reads.get(id(stmt), ()):
                 used[name] = True
-            target = stmt.lhs.symbol.name.lower()
+            target = _target(stmt, plan.alias)
             if used.get(target):
                 plan.taped.add(id(stmt))
-            if _kills(stmt):
+            if _kills(stmt, plan.alias):
                 used[target] = False
         elif is_allocation(stmt):
             for symbol in allocated_symbols(stmt):

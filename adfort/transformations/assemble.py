@@ -5,10 +5,11 @@ blocks, and the ``use`` statements every generated routine needs."""
 from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.nodes import Call, Container, FileContainer, Literal, Reference, Routine
 from psyclone.psyir.symbols import (
-    ArrayType, ContainerSymbol, DataSymbol, ImportInterface, RoutineSymbol, ScalarType,
-    StaticInterface, Symbol, SymbolTable)
+    ArrayType, ContainerSymbol, DataSymbol, DataTypeSymbol, ImportInterface, RoutineSymbol,
+    ScalarType, StaticInterface, Symbol, SymbolTable, UnresolvedType)
 
 from adfort import naming
+from adfort.derived import component_names, type_names
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE
 from adfort.frontend import enclosing_module
@@ -97,6 +98,10 @@ def assemble(hosts, build):
     for module, symbols in module_adjoint_hosts.items():
         if module not in hosts:
             hosts[module] = Host(module, build)
+    adjoint_types = build.types.adjoint_types()
+    for module in adjoint_types:
+        if module not in hosts:
+            hosts[module] = Host(module, build)
     for host in hosts.values():
         routines = [r for m in host.motions for r in m.routines]
         dynamic = any(m.dynamic for m in host.motions)
@@ -121,6 +126,8 @@ def assemble(hosts, build):
             out_module.addchild(routine)
         if dynamic and tapes:
             _host_tapes(out_module, tapes, host.units[0].original if host.units else build.root)
+        for symbol in adjoint_types.get(host.module, []):
+            out_module.symbol_table.add(symbol)
         for symbol in module_adjoint_hosts.get(host.module, []):
             out_module.symbol_table.add(symbol)
         module = build.program.modules().get(host.module)
@@ -146,14 +153,15 @@ def _use_module_variables(routine, build, hosts):
     COMMON members (by their canonical names) it uses without declaring."""
     table = routine.symbol_table
     for name in _outer_names(routine):
-        origin = _module_adjoint_host(hosts, name) or _common_layout(build.program, name)
+        origin = _module_adjoint_host(hosts, name) or _common_layout(build.program, name) \
+            or _adjoint_type_host(hosts, name)
         if origin is None:
             continue
         container = table.lookup(origin, otherwise=None)
         if container is None:
             container = ContainerSymbol(origin)
             table.add(container)
-        table.add(Symbol(name, interface=ImportInterface(container)))
+        table.add(_imported(name, container, _derived_type_names(routine)))
 
 
 def _used_first(children):
@@ -279,6 +287,37 @@ def _module_adjoint_host(hosts, name):
     return None
 
 
+def _derived_type_names(node):
+    """Lower-case names of the derived types the variables declared in
+    `node` and its routines have, and the components of types it defines."""
+    names = set()
+    for scope in [node] + node.walk(Routine):
+        for symbol in scope.symbol_table.symbols:
+            if isinstance(symbol, DataTypeSymbol) and hasattr(symbol.datatype, "components"):
+                for component in symbol.datatype.components.values():
+                    names |= type_names(component.datatype)
+            names |= type_names(getattr(symbol, "datatype", None))
+    return names
+
+
+def _imported(name, container, types):
+    """The symbol importing `name` from `container`: a type symbol for a
+    derived type (variables of that type are linked to it by name)."""
+    if name.lower() in types:
+        return DataTypeSymbol(name, UnresolvedType(), interface=ImportInterface(container))
+    return Symbol(name, interface=ImportInterface(container))
+
+
+def _adjoint_type_host(hosts, name):
+    """The generated module defining the adjoint type `name`, or None."""
+    for host in (hosts or {}).values():
+        build = host.build
+        if name in build.types.adjoint_modules:
+            return build.module_output_name(build.types.adjoint_modules[name])
+        return None
+    return None
+
+
 def _stem(filename, fallback):
     import os
     return os.path.splitext(os.path.basename(filename))[0] + "_ad" if filename \
@@ -330,7 +369,12 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
         wanted.update(_outer_names(generated))
     for symbol in table.datasymbols:  # module-level tapes: their kinds
         wanted.update(ref.symbol.name.lower() for ref in _datatype_references(symbol))
+        wanted.update(type_names(symbol.datatype))
+    for symbol in table.symbols:  # adjoint types: their components'
+        if isinstance(symbol, DataTypeSymbol):
+            wanted.update(component_names(symbol))
     wanted -= {s.name.lower() for s in table.symbols} | copied
+    types = _derived_type_names(out_module)
     sources = {}
     own = table.node
     pending = sorted(wanted)
@@ -351,7 +395,7 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
         if library is not None:
             sources.setdefault(library, []).append(name)
             continue
-        adjoint_host = _module_adjoint_host(hosts, name)
+        adjoint_host = _module_adjoint_host(hosts, name) or _adjoint_type_host(hosts, name)
         if adjoint_host is not None:
             if adjoint_host.lower() != own.name.lower():
                 sources.setdefault(adjoint_host, []).append(name)
@@ -364,7 +408,7 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
         if (symbol is None or symbol.is_unresolved) and program is not None:
             # Seen through a wildcard use: import it from where it is declared.
             found = resolve_module_variable(program, module, name,
-                                            (DataSymbol, RoutineSymbol))
+                                            (DataSymbol, RoutineSymbol, DataTypeSymbol))
             if found is not None:
                 sources.setdefault(found[0], []).append(found[1].name)
             continue
@@ -394,7 +438,7 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
         container = ContainerSymbol(origin)
         table.add(container)
         for name in sources[origin]:
-            table.add(Symbol(name, interface=ImportInterface(container)))
+            table.add(_imported(name, container, types))
     if module.name not in sources:
         # Keep the documented `use m` even when nothing is taken from it.
         if module.name.lower() not in table:

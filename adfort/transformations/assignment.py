@@ -6,6 +6,9 @@ from psyclone.psyir.nodes import (
     UnaryOperation)
 
 from adfort.arrays import expr_rank
+from adfort.derived import (
+    STRUCTURE_REFERENCES, is_derived_value, is_real_value, leaf_references, may_overlap,
+    value_kind, value_type)
 from adfort.exprs import E, real_literal
 from adfort.simplify import simplify_statements
 from adfort.transformations.base import ADReverseTrans
@@ -31,9 +34,22 @@ def _trivial(expr):
 def adjoint_reference(reference, adjoint_symbol):
     """The adjoint of the value `reference` denotes: same indices, adjoint
     variable (``u(i-1)`` → ``u_adj(i-1)``)."""
-    if isinstance(reference, ArrayReference):
-        return ArrayReference.create(adjoint_symbol, [i.copy() for i in reference.indices])
-    return Reference(adjoint_symbol)
+    if type(reference) in STRUCTURE_REFERENCES:
+        adjoint = reference.copy()
+        adjoint.symbol = adjoint_symbol  # same components, adjoint type
+    elif isinstance(reference, ArrayReference):
+        adjoint = ArrayReference.create(adjoint_symbol,
+                                        [i.copy() for i in reference.indices])
+    else:
+        return Reference(adjoint_symbol)
+    # ``u(:, k)`` is held as u(LBOUND(u, 1):UBOUND(u, 1), k): the adjoint has
+    # the same bounds, so ``u_adj(:, k)`` reads better.
+    for call in adjoint.walk(IntrinsicCall):
+        first = call.arguments[0] if call.arguments else None
+        if call.intrinsic.name in ("LBOUND", "UBOUND") and isinstance(first, Reference) \
+                and first.symbol is reference.symbol:
+            first.symbol = adjoint_symbol
+    return adjoint
 
 
 def inline_single_use(statements, temporaries):
@@ -54,6 +70,15 @@ def inline_single_use(statements, temporaries):
                 use.replace_with(stmt.rhs.copy())
             result.remove(stmt)
     return result
+
+
+def _shape_inquiry(ref):
+    """Whether `ref` is the array of a bounds inquiry (``u(:)`` is held as
+    u(LBOUND(u, 1):UBOUND(u, 1))): it reads no value."""
+    parent = ref.parent
+    return (isinstance(parent, IntrinsicCall) and parent.arguments
+            and parent.arguments[0] is ref
+            and parent.intrinsic.name in ("LBOUND", "UBOUND", "SIZE", "SHAPE"))
 
 
 def _increment(target, increment):
@@ -79,14 +104,20 @@ def assignment_adjoint(assign, ctx):
     :param ctx: the :class:`adfort.context.ADContext`.
     """
     lhs_adj = ctx.adjoint_symbol(assign.lhs.symbol)
-    if lhs_adj is None:
-        return []
+    if assign.is_pointer:
+        return []  # re-associated where its lifetime is reversed (reverser)
+    if lhs_adj is None or not is_real_value(assign.lhs):
+        return []  # (an integer component of an active derived-type variable)
+    if is_derived_value(assign.lhs):
+        return derived_copy_adjoint(assign, ctx)
     ctx.start_statement()
     target = adjoint_reference(assign.lhs, lhs_adj)
-    kind = ctx.kind_of(lhs_adj)
+    kind = value_kind(assign.lhs) if type(assign.lhs) in STRUCTURE_REFERENCES \
+        else ctx.kind_of(lhs_adj)
     statements = []
     own_text = assign.lhs.debug_string().lower()
     aliased = any(ref.symbol is assign.lhs.symbol and ref.debug_string().lower() != own_text
+                  and may_overlap(ref, assign.lhs) and not _shape_inquiry(ref)
                   for ref in assign.rhs.walk(Reference))
     if aliased:
         held = ctx.scratch_operation_adjoint(kind, expr_rank(assign.lhs))
@@ -134,9 +165,33 @@ def assignment_adjoint(assign, ctx):
         isinstance(s, Assignment) and s.lhs.debug_string() == s.rhs.debug_string())]
 
 
+def derived_copy_adjoint(assign, ctx):
+    """Adjoint of ``a = b`` for derived-type values: component by component,
+    ``b_adj%c = b_adj%c + a_adj%c; a_adj%c = 0`` for every real ``c``
+    (the fence lets only a variable, or part of one, stand on the right)."""
+    rhs = assign.rhs
+    dtype = value_type(assign.lhs)
+    statements = []
+    rhs_adj = ctx.adjoint_symbol(rhs.symbol) if ctx.is_active(rhs) else None
+    lhs_leaves = leaf_references(adjoint_reference(assign.lhs, ctx.adjoint_symbol(
+        assign.lhs.symbol)), dtype)
+    rhs_leaves = leaf_references(adjoint_reference(rhs, rhs_adj), dtype) \
+        if rhs_adj is not None else [None] * len(lhs_leaves)
+    for (target, kind), source in zip(lhs_leaves, rhs_leaves):
+        if source is not None:
+            statements.append(Assignment.create(source[0].copy(), (
+                E(source[0].copy(), kind) + E(target.copy(), kind)).copy()))
+        statements.append(Assignment.create(target.copy(), real_literal(0, kind)))
+    return statements
+
+
 def reverse_assignment(stmt, reverser):
     """Return (recording, returning) statements for Assignment `stmt`."""
     rec, ret = [], []
+    if stmt.is_pointer:
+        # The returning motion re-associates it where the statements of its
+        # lifetime start being reversed (Reverser.block).
+        return [stmt.detach() if stmt.parent is not None else stmt], []
     if id(stmt) in reverser.plan.taped:
         save, restore = reverser.tapes.save(stmt.lhs)
         rec.extend(save)

@@ -18,6 +18,8 @@ from psyclone.psyir.symbols import ArgumentInterface, ArrayType, RoutineSymbol, 
 from adfort import naming
 from adfort.errors import AdfortError, where
 from adfort.arrays import expr_rank
+from adfort.derived import (
+    is_derived_value, is_variable, value_type, zero_reference, zero_statements)
 from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
 from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
@@ -66,13 +68,22 @@ def _adjoint_actual(actual, reverser, prologue, epilogue):
     """The adjoint to pass for `actual`: its own, or a zeroed scratch
     variable (of the actual's shape) when the actual is passive here."""
     ctx = reverser.ctx
-    if type(actual) in (Reference, ArrayReference):
+    if is_variable(actual):
         adj = ctx.adjoint_symbol(actual.symbol)
         if adj is not None:
             return adjoint_reference(actual, adj)
-        symbol = actual.symbol
         rank = expr_rank(actual)
-        element = _scalar_type(symbol.datatype)
+        if is_derived_value(actual):
+            if rank > 0:
+                raise AdfortError(
+                    f"the array of derived-type values '{actual.debug_string()}' is "
+                    "passive here but passed where the callee differentiates its "
+                    "argument: adfort cannot give it an adjoint", where(actual, ctx.filename))
+            scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH,
+                                ctx.types.adjoint_datatype(value_type(actual)), ctx.taken)
+            prologue.extend(zero_statements(scratch, ctx.table, ctx.taken))
+            return Reference(scratch)
+        element = _scalar_type(value_type(actual))
         if rank == 0:
             scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH, element, ctx.taken)
         else:
@@ -125,7 +136,10 @@ def reverse_call(call, reverser, target=None):
     for actual in reverser.clears.get(id(stmt), []):
         actual = at_call.get(id(actual), actual)
         adj = adjoint_reference(actual, reverser.ctx.adjoint_symbol(actual.symbol))
-        clears.append(Assignment.create(adj, real_literal(0, real_kind(adj.symbol))))
+        if is_derived_value(actual):
+            clears.extend(zero_reference(adj, value_type(actual)))
+        else:
+            clears.append(Assignment.create(adj, real_literal(0, real_kind(adj.symbol))))
     if info is None:  # a passive call: it runs, nothing to reverse
         rec.extend(keep_rec)
         rec.append(stmt.detach())
@@ -158,7 +172,7 @@ def reverse_call(call, reverser, target=None):
             if formal is info.unit.result:
                 continue
             if (formal.interface.access not in (_OUT, ArgumentInterface.Access.READ)
-                    and type(actual) in (Reference, ArrayReference)
+                    and is_variable(actual)
                     and actual.symbol.name.lower() in written
                     and actual.symbol.name.lower() not in loop_indices):
                 inputs.append(reverser.tapes.save(actual))

@@ -11,6 +11,8 @@ from adfort.activity import is_real
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.commons import common_statements, parse_common
 from adfort.context import checked_options
+from adfort.derived import TypeRegistry, is_derived, is_variable
+from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
 from adfort.fence import check_arguments, check_routine
 from adfort.frontend import enclosing_module, find_routine, read_file
@@ -109,7 +111,8 @@ class ADReverseContainerTrans(ADReverseTrans):
         arg_indeps = [i for i in independents if not _is_global(i)]
         check_arguments(root, arg_deps, arg_indeps, filename,
                         allow_empty=len(arg_deps) < len(dependents)
-                        or len(arg_indeps) < len(independents))
+                        or len(arg_indeps) < len(independents),
+                        types=TypeRegistry(program))
         build = _ProgramBuild(program, root, dependents, independents,
                               reversal_schedule, options, filename,
                               _user_adjoints(self.adjoint_libraries))
@@ -179,6 +182,7 @@ class _ProgramBuild:
         self.opaque = []
         self.module_adjoint_symbols = {}  # (module, name) -> adjoint DataSymbol
         self.program = program
+        self.types = TypeRegistry(program)
         self.root = root
         self.dependents = dependents
         self.independents = independents
@@ -224,6 +228,8 @@ class _ProgramBuild:
         self.independents = [self._common_name(n) for n in self.independents]
         for unit in self.order:
             _flatten_scopes(unit.work)
+            self.types.resolve_routine(unit.work, unit.original)
+            unit.attributes = lower_declarations(unit.work)
             _resolve_module_references(unit)
             taken = self._taken(unit)
             normalise_jumps(unit.work, taken)
@@ -355,7 +361,7 @@ class _ProgramBuild:
                                                                              filename))
             try:
                 check_routine(unit.original, [], [], filename, active=active,
-                              callee=unit is not self.top,
+                              callee=unit is not self.top, types=self.types,
                               resolve=lambda name, u=unit: (u.module_variable(name)
                                                             or (None, None))[1])
             except AdfortError as err:
@@ -431,6 +437,11 @@ class _ProgramBuild:
         key = (module, name)
         if key not in self.module_adjoint_symbols:
             symbol = self.program.module(module).symbol_table.lookup(name)
+            if is_derived(symbol.datatype):
+                raise AdfortError(
+                    f"the module variable '{module}::{name}' is of a derived type and "
+                    "carries derivatives: not supported yet; pass it as an argument",
+                    where(self.program.module(module), self.filename))
             self.module_adjoint_symbols[key] = DataSymbol(naming.adjoint(symbol.name),
                                                           symbol.datatype.copy())
         return self.module_adjoint_symbols[key]
@@ -520,7 +531,8 @@ class _ProgramBuild:
                 module_dependents=self._module_names(self.dependents),
                 module_independents=self._module_names(
                     self.independents + self.dependents),
-                module_variable=unit.module_variable,
+                module_variable=unit.module_variable, types=self.types,
+                attributes=unit.attributes,
                 jacobian_dependents=[_local_name(n) for n in self.dependents],
                 jacobian_independents=[_local_name(n) for n in self.independents])
             motions = reverse_work(unit.work, spec, self.options, names,
@@ -546,7 +558,7 @@ class _ProgramBuild:
         found = []
         formals = [f for f in callee.formals if f is not callee.result]
         for actual, formal in zip(call.arguments, formals):
-            if (type(actual) in (Reference, ArrayReference)
+            if (is_variable(actual)
                     and formal.interface.access == ArgumentInterface.Access.WRITE
                     and formal.name.lower() not in active
                     and self.activity.is_active(unit, actual.symbol)):
@@ -570,7 +582,7 @@ class _ProgramBuild:
         for actual, formal in zip(call.arguments, routine.symbol_table.argument_list):
             written = (formal.interface.access == ArgumentInterface.Access.WRITE
                        or formal.name.lower() in assigned)
-            if (type(actual) in (Reference, ArrayReference) and written
+            if (is_variable(actual) and written
                     and self.activity.is_active(unit, actual.symbol)):
                 found.append(actual)
         return found
@@ -590,7 +602,7 @@ class _ProgramBuild:
         writes = set()
         formals = [f for f in callee.formals if f is not callee.result] if callee else []
         for position, actual in enumerate(call.arguments):
-            if type(actual) not in (Reference, ArrayReference):
+            if not is_variable(actual):
                 continue
             if callee is None or position >= len(formals) or \
                     callee.writes_formal(formals[position]):

@@ -8,6 +8,7 @@ from adfort import rules
 from adfort.activity import (
     argument_names, differentiable_args, operands, operation_name)
 from adfort.arrays import expr_rank
+from adfort.derived import is_variable
 from adfort.exprs import E, asum
 from adfort.transformations.base import ADReverseTrans
 
@@ -18,7 +19,7 @@ def carries_derivative(node, ctx):
     """Whether a derivative can flow from `node` to an active variable."""
     if isinstance(node, Literal):
         return False
-    if type(node) in (Reference, ArrayReference):
+    if is_variable(node):
         return ctx.is_active(node)
     if isinstance(node, _OPERATIONS):
         args = operands(node)
@@ -48,7 +49,7 @@ def _propagate(node, adjoint, ctx, temporaries, contributions, root):
         # A scalar broadcast into an array expression: its adjoint is the
         # sum of the elementwise adjoints.
         adjoint = asum(adjoint)
-    if type(node) in (Reference, ArrayReference):
+    if is_variable(node):
         if ctx.is_active(node):
             contributions.append((node, adjoint))
         return

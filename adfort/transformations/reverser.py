@@ -12,7 +12,9 @@ from psyclone.psyir.nodes import (
 
 from psyclone.psyir.symbols import DataSymbol
 
+from adfort.derived import is_variable
 from adfort.errors import AdfortError, where
+from adfort.pointers import lifetime_end
 from adfort.writer import Writer
 
 
@@ -56,12 +58,32 @@ class Reverser:
     def block(self, statements):
         """Return (recording statements, returning statements) of a block."""
         rec, ret_blocks = [], []
-        for stmt in list(statements):
+        statements = list(statements)
+        associations = []
+        for position, stmt in enumerate(statements):
+            if isinstance(stmt, Assignment) and stmt.is_pointer:
+                associations.append((lifetime_end(statements, position),
+                                     self.reassociation(stmt)))
             stmt_rec, stmt_ret = self.statement(stmt)
             rec.extend(stmt_rec)
             ret_blocks.append(stmt_ret)
+        for end, again in associations:
+            # Before the reversed statements of the association's lifetime.
+            ret_blocks[end] = again + ret_blocks[end]
         ret = [s for blk in reversed(ret_blocks) for s in blk]
         return rec, ret
+
+    def reassociation(self, assign):
+        """``p => a(:, k)`` and ``p_adj => a_adj(:, k)`` for the returning motion."""
+        from adfort.transformations.assignment import adjoint_reference
+        again = [assign.copy()]
+        lhs_adj = self.ctx.adjoint_symbol(assign.lhs.symbol)
+        rhs_adj = self.ctx.adjoint_symbol(assign.rhs.symbol)
+        if lhs_adj is not None and rhs_adj is not None:
+            again.append(Assignment.create(Reference(lhs_adj),
+                                           adjoint_reference(assign.rhs, rhs_adj),
+                                           is_pointer=True))
+        return again
 
     def statement(self, stmt):
         """Dispatch `stmt` to the transformation of its construct."""
@@ -98,14 +120,13 @@ class Reverser:
         call = stmt.rhs if isinstance(stmt, Assignment) else stmt
         pairs, seen = [], set()
         for actual in call.arguments:
-            if type(actual) in (Reference, ArrayReference) and \
-                    actual.symbol.name.lower() in names:
+            if is_variable(actual) and actual.symbol.name.lower() in names:
                 text = actual.debug_string().lower()
                 if text not in seen:
                     seen.add(text)
                     pairs.append(self.tapes.save(actual.copy()))
         for name in sorted(names - {a.symbol.name.lower() for a in call.arguments
-                                    if type(a) in (Reference, ArrayReference)}):
+                                    if is_variable(a)}):
             # A module variable the callee writes.
             symbol = self.ctx.table.lookup(name, otherwise=None)
             if not isinstance(symbol, DataSymbol) or symbol.is_unresolved:

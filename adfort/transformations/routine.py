@@ -23,6 +23,8 @@ from adfort import naming
 from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
+from adfort.pointers import aliases, canonical, restore_attributes, target_reads
+from adfort.derived import add_statements, is_derived, zero_statements
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, intrinsic_call, real_kind, real_literal
 from adfort.simplify import simplify, simplify_statements
@@ -91,7 +93,7 @@ def _argument_symbols(table):
     return list(table.argument_list)
 
 
-def _make_routine(work, name, body, arguments, intents, origin=None):
+def _make_routine(work, name, body, arguments, intents, origin=None, attributes=None):
     """Return a new Routine: `work` with `body`, `arguments` and `intents`.
 
     The routine is a copy of the working routine, so it keeps its
@@ -104,6 +106,7 @@ def _make_routine(work, name, body, arguments, intents, origin=None):
     :param intents: argument name (lower case) -> access.
     :param origin: ``origin(name)`` gives (module, DataSymbol) of a module
         variable the body refers to.
+    :param attributes: {lower-case name: "POINTER"/"TARGET"} to declare.
     """
     work.pop_all_children()
     for stmt in body:
@@ -131,8 +134,7 @@ def _make_routine(work, name, body, arguments, intents, origin=None):
         if sym not in new_args and _assumed_shape(sym):
             # A local cannot take its shape from an actual argument: it is
             # allocated (or assigned) instead.
-            sym.datatype = ArrayType(ScalarType(sym.datatype.intrinsic, sym.datatype.precision),
-                                     [ArrayType.Extent.DEFERRED] * len(sym.datatype.shape))
+            sym.datatype = _deferred(sym.datatype)
     for sym in new_args:
         sym.interface = ArgumentInterface(intents[sym.name.lower()])
     table.specify_argument_list(new_args)
@@ -140,6 +142,7 @@ def _make_routine(work, name, body, arguments, intents, origin=None):
     _declare_arguments_first(table)
     _standard_kinds(table)
     _restore_assumed_size(table)
+    restore_attributes(table, attributes or {})
     _name_outer_symbols(routine, origin)
     return routine
 
@@ -276,13 +279,17 @@ class UnitSpec:
         arguments and module variables (default: the dependents).
     :param jacobian_independents: its columns in order (default: the
         independents).
+    :param types: the :class:`adfort.derived.TypeRegistry` of derived types.
+    :param attributes: {lower-case name: "POINTER"/"TARGET"} of its
+        variables declared so (see :mod:`adfort.pointers`).
     """
 
     def __init__(self, dependents, independents, active=None, module_adjoints=None,
                  calls=None, call_io=None, call_clears=None, tapes=None, schedule=None,
                  callee=False,
                  module_dependents=(), module_independents=(), module_variable=None,
-                 jacobian_dependents=(), jacobian_independents=()):
+                 jacobian_dependents=(), jacobian_independents=(), types=None,
+                 attributes=None):
         self.dependents = [d.lower() for d in dependents]
         self.independents = [i.lower() for i in independents]
         self.active = active
@@ -299,6 +306,8 @@ class UnitSpec:
         self.jacobian_dependents = [n.lower() for n in jacobian_dependents]
         self.jacobian_independents = [n.lower() for n in jacobian_independents]
         self.module_variable = module_variable or (lambda name: None)
+        self.types = types
+        self.attributes = attributes or {}
 
 
 def prepare(routine, taken=()):
@@ -341,21 +350,34 @@ def reverse_work(work, spec, options, names, filename=None):
     arg_names = [a.name.lower() for a in arguments]
     dep, indep = spec.dependents, spec.independents
     active = spec.active if spec.active is not None else active_variables(work, dep, indep)
-    ctx = ADContext(table, active, options, taken, filename)
+    ctx = ADContext(table, active, options, taken, filename, spec.types)
     ctx.adjoints.update(spec.module_adjoints)
     ctx.module_adjoints = set(spec.module_adjoints)
     ctx.module_variable = spec.module_variable
+    # The adjoint of a target is a target, of a pointer a pointer.
+    ctx.attributes = dict(spec.attributes)
+    ctx.attributes.update({ctx.adjoints[n].name.lower(): a for n, a in spec.attributes.items()
+                           if n in ctx.adjoints})
 
     assignments = work.walk(Assignment)
     adjoints = {id(a): assignment_adjoint(a, ctx) for a in assignments
                 if id(a.rhs) not in spec.calls}
     reads = {id(a): adjoint_reads(a, adjoints[id(a)], ctx) for a in assignments
              if id(a) in adjoints}
+    for a in assignments:
+        if a.is_pointer:  # re-associated from its subscripts while returning
+            reads[id(a)] = target_reads(a) - enclosing_loop_indices(a)
     call_writes = {}
     for key, (read, wrote) in spec.call_io.items():
         reads[key] = set(read)
         call_writes[key] = set(wrote)
-    written = {a.lhs.symbol.name.lower() for a in assignments} | \
+    # Values read or written through a pointer are its target's.
+    alias = aliases(work)
+    reads = {key: {canonical(n, alias) for n in names} for key, names in reads.items()}
+    call_writes = {key: {canonical(n, alias) for n in names}
+                   for key, names in call_writes.items()}
+    written = {canonical(a.lhs.symbol.name.lower(), alias) for a in assignments
+               if not a.is_pointer} | \
         {loop.variable.name.lower() for loop in work.walk(Loop)}
     for wrote in call_writes.values():
         written |= wrote
@@ -368,7 +390,7 @@ def reverse_work(work, spec, options, names, filename=None):
            if not sym.is_import and not sym.is_unresolved
            and not isinstance(sym.interface, CommonBlockInterface)}
     plan = plan_taping(work.children, reads,
-                       (written & own) - set(arg_names) - allocatables, call_writes)
+                       (written & own) - set(arg_names) - allocatables, call_writes, alias)
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
     dynamic = (spec.tapes is not None or bool(work.walk((Loop, WhileLoop))) or taped_arrays
@@ -407,14 +429,14 @@ def reverse_work(work, spec, options, names, filename=None):
         internal_module = (name in ctx.module_adjoints and not spec.callee
                            and name not in spec.module_roles)
         if (name not in active_args and (name not in ctx.module_adjoints or internal_module)
-                and not getattr(adj.datatype, "is_allocatable", False)):
+                and not getattr(adj.datatype, "is_allocatable", False)
+                and spec.attributes.get(name) != "POINTER"):
             if _assumed_shape(adj):
                 # The adjoint of an assumed-shape argument that is neither
                 # dependent nor independent: a local of the argument's shape.
                 ret_body.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
                     Reference(adj), ("mold", Reference(table.lookup(name)))]))
-            ret_body.append(Assignment.create(
-                Reference(adj), real_literal(0, real_kind(adj))))
+            ret_body.extend(zero_statements(adj, table, taken))
     ret_body.extend(body_ret)
 
     restored = {a.lhs.symbol.name.lower() for a in assignments if id(a) in plan.taped}
@@ -456,7 +478,7 @@ def reverse_work(work, spec, options, names, filename=None):
     rec_intents = dict(primal_intents)
     rec_intents.update({t.name.lower(): _OUT for t in tape_args})
     recording = _make_routine(work, names["rec"], rec_body,
-                              arguments + tape_args, rec_intents, ctx.module_variable)
+                              arguments + tape_args, rec_intents, ctx.module_variable, ctx.attributes)
 
     ret_intents = {a: (_INOUT if a in restored else _IN) for a in arg_names}
     ret_intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
@@ -464,7 +486,7 @@ def reverse_work(work, spec, options, names, filename=None):
     _allocate_at_first_use(ret_body, [t for pool in ctx._op_adjoints.values() for t in pool
                                       if symbol_rank(t) > 0])
     returning = _make_routine(work, names["ret"], ret_body,
-                              adj_args + tape_args, ret_intents, ctx.module_variable)
+                              adj_args + tape_args, ret_intents, ctx.module_variable, ctx.attributes)
 
     increments = [a for a in active_args if a in indep and a not in dep]
     cleared = [a for a in active_args if a in dep and primal_intents.get(a) == _OUT]
@@ -499,8 +521,7 @@ def _local_copy(table, symbol, name, taken, filename=None, primal=None):
             filename)
     dtype = symbol.datatype.copy()
     if _assumed_shape(symbol):
-        dtype = ArrayType(ScalarType(dtype.intrinsic, dtype.precision),
-                          [ArrayType.Extent.DEFERRED] * len(dtype.shape))
+        dtype = _deferred(dtype)
     return new_local(table, name, dtype, taken)
 
 
@@ -537,6 +558,14 @@ def _copy(keep, value):
     return Assignment.create(Reference(keep), Reference(value))
 
 
+def _deferred(dtype):
+    """An allocatable array type of `dtype`'s element type and rank."""
+    element = dtype.elemental_type
+    if not is_derived(dtype):
+        element = ScalarType(dtype.intrinsic, dtype.precision)
+    return ArrayType(element, [ArrayType.Extent.DEFERRED] * len(dtype.shape))
+
+
 def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared,
                restored, written, primal_intents=None):
     """Build ``r_rev``: record, then return, keeping the calling convention.
@@ -562,12 +591,10 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         keep = _local_copy(table, adj, naming.input_copy(adj.name), taken, ctx.filename,
                            primal=primal)
         body.append(_copy(keep, adj))
-        body.append(Assignment.create(Reference(adj), real_literal(0, real_kind(adj))))
-        epilogue.append(Assignment.create(
-            Reference(adj), _add(Reference(adj), Reference(keep))))
+        body.extend(zero_statements(adj, table, taken))
+        epilogue.extend(add_statements(adj, keep, table, taken))
     for name in cleared:
-        adj = ctx.adjoints[name]
-        epilogue.append(Assignment.create(Reference(adj), real_literal(0, real_kind(adj))))
+        epilogue.extend(zero_statements(ctx.adjoints[name], table, taken))
     body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes]))
     saved = []
     for a in arguments:
@@ -590,7 +617,7 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
     intents = dict(primal_intents) if primal_intents else \
         {a.name.lower(): a.interface.access for a in arguments}
     intents.update({s.name.lower(): _INOUT for s in adj_args if s not in arguments})
-    return _make_routine(work, names["rev"], body, adj_args, intents, ctx.module_variable)
+    return _make_routine(work, names["rev"], body, adj_args, intents, ctx.module_variable, ctx.attributes)
 
 
 def _module_variables(work, names, arguments, ctx):
@@ -656,6 +683,11 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
     deps = [variable(d) for d in dep]
     indeps = [variable(i) for i in indep]
     for symbol in deps + indeps:
+        if is_derived(symbol.datatype):
+            raise AdfortError(
+                f"--jacobian with the derived-type variable '{symbol.name}' as dependent "
+                "or independent is not supported: use the reversing routine (r_rev), or "
+                "name real variables", where(work, ctx.filename))
         if _assumed_size(symbol):
             raise AdfortError(
                 f"the Jacobian needs the size of '{symbol.name}', an assumed-size "
@@ -742,7 +774,7 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
     simplify_statements(body)
     intents[jac_name.lower()] = _OUT
     return _make_routine(work, names["jacobian"], body, arguments + [jac], intents,
-                         ctx.module_variable)
+                         ctx.module_variable, ctx.attributes)
 
 
 def _element_of(symbol, index):
