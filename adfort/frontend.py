@@ -12,7 +12,7 @@ from psyclone.psyir.symbols import (
     ArrayType, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
     UnresolvedInterface, UnsupportedFortranType)
 
-from adfort import naming, preprocess
+from adfort import implicit, naming, preprocess
 
 from adfort.errors import AdfortError
 
@@ -61,6 +61,7 @@ def read_file(path, preprocessing=None):
     source = split_assumed_size_declarations(source, fixed)
     externals = external_names(source, fixed)
     source = drop_external_statements(source, fixed)
+    source, origin = implicit.declare_implicit(source, fixed, origin, path)
     reader = FortranReader(free_form=not fixed)
     try:
         tree = reader.psyir_from_source(source)

@@ -372,6 +372,24 @@ def _reader_for(path: Path):
     return FortranReader(free_form=free)
 
 
+_NEEDS_FRONTEND = re.compile(
+    r"^\s*include\s*['\"]|^\s*implicit\s+(?!none)\w|^#", re.IGNORECASE | re.MULTILINE)
+
+
+def read_psyir(path: Path, include_dirs: Sequence[str] = (),
+               defines: Sequence[str] = ()):
+    """PSyIR of a fixture source.  Preprocessed sources (.F90…), INCLUDE
+    lines and IMPLICIT typing go through adfort's front end (which declares
+    implicitly typed names), so the argument types are a compiler's; other
+    sources are read by PSyclone as they are."""
+    path = Path(path)
+    from adfort.preprocess import Preprocessing, is_preprocessed
+    if is_preprocessed(str(path)) or _NEEDS_FRONTEND.search(path.read_text()):
+        from adfort.frontend import read_file
+        return read_file(str(path), Preprocessing(defines, (), include_dirs))
+    return _reader_for(path).psyir_from_file(str(path))
+
+
 _TYPE_RE = re.compile(r"^\s*(double\s*precision|real|integer|logical|"
                       r"character|complex)", re.IGNORECASE)
 
@@ -412,7 +430,9 @@ def _unsupported_decl(decl: str, name: str):
     return type_spec, intent, dims
 
 
-def parse_signature(path: Path, routine: Optional[str] = None) -> Signature:
+def parse_signature(path: Path, routine: Optional[str] = None,
+                    include_dirs: Sequence[str] = (),
+                    defines: Sequence[str] = ()) -> Signature:
     """Parse ``path`` with PSyclone and describe ``routine``'s arguments."""
     from psyclone.psyir.backend.fortran import FortranWriter
     from psyclone.psyir.nodes import Container, FileContainer, Routine
@@ -420,7 +440,7 @@ def parse_signature(path: Path, routine: Optional[str] = None) -> Signature:
                                         ScalarType, UnsupportedFortranType)
 
     path = Path(path)
-    psyir = _reader_for(path).psyir_from_file(str(path))
+    psyir = read_psyir(path, include_dirs, defines)
     routines = psyir.walk(Routine)
     if routine is None:
         if len(routines) != 1:
