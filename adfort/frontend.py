@@ -12,7 +12,7 @@ from psyclone.psyir.symbols import (
     ArrayType, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
     UnresolvedInterface, UnsupportedFortranType)
 
-from adfort import implicit, naming, preprocess
+from adfort import implicit, internal, naming, preprocess
 
 from adfort.errors import AdfortError
 
@@ -62,6 +62,7 @@ def read_file(path, preprocessing=None):
     externals = external_names(source, fixed)
     source = drop_external_statements(source, fixed)
     source, origin = implicit.declare_implicit(source, fixed, origin, path)
+    source, origin, hoisted = internal.hoist_internal_procedures(source, fixed, origin, path)
     reader = FortranReader(free_form=not fixed)
     try:
         tree = reader.psyir_from_source(source)
@@ -70,6 +71,9 @@ def read_file(path, preprocessing=None):
     tree.adfort_filename = path
     tree.adfort_origin = origin
     tree.adfort_passive = passive
+    # Routines made from internal procedures: in adfort's working copy only,
+    # so the output carries the copies its plain calls need.
+    tree.adfort_hoisted = hoisted
     _report_unreadable_units(tree, path)
     _recognise_intrinsics(tree)
     _recognise_function_references(tree, externals)

@@ -345,7 +345,8 @@ def _used_names(nodes):
         if isinstance(node, (list, tuple)):
             stack.extend(node)
             continue
-        if node is None or isinstance(node, str) or isinstance(node, _SKIPPED):
+        if node is None or isinstance(node, str) or isinstance(node, _SKIPPED) \
+                or type(node).__name__.startswith("End_"):
             continue
         if isinstance(node, F.Name):
             note(node, "use")
@@ -366,6 +367,9 @@ def _used_names(nodes):
             children = children[:1]  # bounds: on the declaration
         elif isinstance(node, F.Entity_Decl):
             children = children[1:]
+        elif isinstance(node, F.Structure_Constructor) and node.items[1] is None:
+            note(node.items[0], "call")  # f(): how fparser reads it
+            children = []
         elif isinstance(node, (F.Part_Ref, F.Function_Reference)) and \
                 isinstance(node.items[0], F.Name):
             note(node.items[0], "call")

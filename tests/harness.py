@@ -387,7 +387,14 @@ def read_psyir(path: Path, include_dirs: Sequence[str] = (),
     if is_preprocessed(str(path)) or _NEEDS_FRONTEND.search(path.read_text()):
         from adfort.frontend import read_file
         return read_file(str(path), Preprocessing(defines, (), include_dirs))
-    return _reader_for(path).psyir_from_file(str(path))
+    tree = _reader_for(path).psyir_from_file(str(path))
+    from psyclone.psyir.nodes import CodeBlock, Container
+    if any(isinstance(b.parent, Container) for b in tree.walk(CodeBlock)):
+        # A unit PSyclone cannot represent as written (internal
+        # procedures…): read it as adfort does.
+        from adfort.frontend import read_file
+        return read_file(str(path), Preprocessing(defines, (), include_dirs))
+    return tree
 
 
 _TYPE_RE = re.compile(r"^\s*(double\s*precision|real|integer|logical|"

@@ -115,9 +115,12 @@ def assemble(hosts, build):
                 _use_generated(routine.symbol_table, routine, generated_in, host, hosts)
                 _use_module_variables(routine, build, hosts)
             children.extend(routines)
+            children.extend(_hoisted_copies(routines, build.program))
             continue
         out_module = Container.create(host.name, SymbolTable(), [])
         for routine in routines:
+            out_module.addchild(routine)
+        for routine in _hoisted_copies(routines, build.program):
             out_module.addchild(routine)
         if dynamic and tapes:
             _host_tapes(out_module, tapes, host.units[0].original if host.units else build.root)
@@ -129,6 +132,28 @@ def assemble(hosts, build):
         children.append(out_module)
     layouts = [module.copy() for module in build.program.commons.layout_modules()]
     return FileContainer.create(stem, SymbolTable(), _used_first(layouts + children))
+
+
+def _hoisted_copies(routines, program):
+    """Copies of the routines adfort made from internal procedures that
+    `routines` call as they are (joint schedules, passive calls): the
+    user's compiled sources do not have them."""
+    made = {}
+    for tree in program.trees:
+        for routine in tree.walk(Routine):
+            if routine.name.lower() in getattr(tree, "adfort_hoisted", ()):
+                made[routine.name.lower()] = routine
+    if not made:
+        return []
+    copies, todo = {}, list(routines)
+    while todo:
+        routine = todo.pop()
+        for call in routine.walk(Call):
+            name = call.routine.name.lower()
+            if name in made and name not in copies:
+                copies[name] = made[name].copy()
+                todo.append(copies[name])
+    return [copies[name] for name in sorted(copies)]
 
 
 def _common_layout(program, name):
