@@ -264,7 +264,9 @@ def test_implicit_none_and_host_association_are_respected(tmp_path):
     assert "scale" not in table._symbols, "a module variable was redeclared"
     assert "g" not in table._symbols, "an internal function was declared in its host"
     assert type_of(tree, "s", "x") == ("REAL", "DOUBLE")
-    assert type_of(tree, "g", "y0") == ("REAL", "DOUBLE")
+    # g became s_g (internal procedures are hoisted); y0 is its own local
+    assert type_of(tree, "s_g", "y0") == ("REAL", "DOUBLE")
+    assert "scale" not in routine(tree, "s_g").symbol_table._symbols
     strict = write(tmp_path / "n.f90", """\
         subroutine n(x, y)
           implicit none
@@ -296,3 +298,98 @@ def test_declarations_of_typed_names_in_dimension_statements(tmp_path):
     assert type_of(tree, "k", "x") == ("REAL", "DOUBLE")
     assert type_of(tree, "k", "z") == ("REAL", "UNDEFINED")
     assert table.lookup("z").is_array
+
+
+# ---- external routines with assumed-shape arguments -----------------------
+
+SMOOTH_F90 = """\
+    ! A routine outside any module with assumed-shape arguments: callers,
+    ! and the generated routines calling each other, need interfaces.
+    subroutine smooth_cost(u, w, cost)
+      implicit none
+      real(kind=8), intent(in) :: u(:)
+      real(kind=8), intent(in) :: w(:)
+      real(kind=8), intent(out) :: cost
+      integer :: i
+      cost = 0.0d0
+      do i = 2, size(u)
+        cost = cost + w(i) * (u(i) - u(i-1))**2 + sin(u(i)) * w(i)
+      end do
+    end subroutine smooth_cost
+    """
+
+# The caller's side, as the README shows it.
+SMOOTH_DRIVER = """\
+    program check_smooth
+      implicit none
+      interface
+        subroutine smooth_cost(u, w, cost)
+          real(kind=8), intent(in) :: u(:), w(:)
+          real(kind=8), intent(out) :: cost
+        end subroutine smooth_cost
+        subroutine smooth_cost_rev(u, u_adj, w, w_adj, cost, cost_adj)
+          real(kind=8), intent(in) :: u(:), w(:)
+          real(kind=8), intent(inout) :: u_adj(:), w_adj(:)
+          real(kind=8), intent(out) :: cost
+          real(kind=8), intent(inout) :: cost_adj
+        end subroutine smooth_cost_rev
+      end interface
+      integer, parameter :: n = 7
+      real(kind=8) :: u(n), w(n), du(n), dw(n), u_adj(n), w_adj(n)
+      real(kind=8) :: cost, cost_adj, cp, cm, h, lhs, rhs
+      integer :: i
+      h = 1.0d-6
+      do i = 1, n
+        u(i) = 0.3d0 * i + 0.1d0 * sin(1.0d0 * i)
+        w(i) = 1.0d0 + 0.05d0 * i
+        du(i) = cos(2.0d0 * i)
+        dw(i) = sin(3.0d0 * i)
+      end do
+      u_adj = 0.0d0
+      w_adj = 0.0d0
+      cost_adj = 1.5d0
+      call smooth_cost_rev(u, u_adj, w, w_adj, cost, cost_adj)
+      lhs = sum(u_adj * du) + sum(w_adj * dw)
+      call smooth_cost(u + h * du, w + h * dw, cp)
+      call smooth_cost(u - h * du, w - h * dw, cm)
+      rhs = 1.5d0 * (cp - cm) / (2.0d0 * h)
+      print *, lhs, rhs
+      if (abs(lhs - rhs) > 1.0d-6 * max(abs(lhs), abs(rhs))) stop 1
+    end program check_smooth
+    """
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_external_routine_with_assumed_shape_arguments(tmp_path, schedule):
+    import shutil
+    write(tmp_path / "smooth.f90", SMOOTH_F90)
+    write(tmp_path / "driver.f90", SMOOTH_DRIVER)
+    done = run(["diff", "smooth.f90", "--dep", "cost", "--indep", "u,w", "--schedule",
+                schedule, "-o", "smooth_ad.f90"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    generated = (tmp_path / "smooth_ad.f90").read_text()
+    assert "interface" in generated
+    compiler = shutil.which("gfortran")
+    build = subprocess.run([compiler, "-std=f2008", "-Wall", "-fcheck=all", "smooth.f90",
+                            "smooth_ad.f90", "driver.f90", "-o", "check"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr + generated
+    check = subprocess.run(["./check"], cwd=tmp_path, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_internal_procedure_of_an_external_host_using_an_assumed_shape_array(tmp_path):
+    write(tmp_path / "host.f90", """\
+        subroutine host(u, cost)
+          real(kind=8), intent(in) :: u(:)
+          real(kind=8), intent(out) :: cost
+          cost = total()
+        contains
+          real(kind=8) function total()
+            total = sum(u**2)
+          end function total
+        end subroutine host
+        """)
+    done = run(["diff", "host.f90", "--dep", "cost", "--indep", "u"], tmp_path)
+    assert_clean_failure(done, tmp_path, "host.f90:6:", "internal procedure 'total'",
+                         "put 'host' in a module")

@@ -352,15 +352,6 @@ class _ProgramBuild:
             active = self.activity.active_locals(unit) | {
                 name for _, name in self.activity.active_modules()}
             filename = source_name(unit.original) or self.filename
-            if unit.module is None:
-                for formal in unit.formals:
-                    shape = getattr(formal.datatype, "shape", [])
-                    if any(extent == ArrayType.Extent.ATTRIBUTE for extent in shape):
-                        raise AdfortError(
-                            f"'{unit.name}' is outside any module and has the assumed-shape "
-                            f"argument '{formal.name}': its generated routines would need "
-                            "explicit interfaces; put it in a module", where(unit.original,
-                                                                             filename))
             try:
                 check_routine(unit.original, [], [], filename, active=active,
                               callee=unit is not self.top,
