@@ -533,13 +533,17 @@ def generate(fix: Fixture, schedule: Schedule, out: Path,
     return out
 
 
+def cpp_flags(fix: Fixture) -> List[str]:
+    """-D and -I flags compiling the fixture's (preprocessed) sources."""
+    return [f"-D{d}" for d in fix.defines] + [f"-I{d}" for d in _includes(fix)]
+
+
 def compile_and_link(fix: Fixture, generated: Path, driver: Path,
                      exe: Path, fflags: Sequence[str]) -> None:
     fc = harness.gfortran()
     sources = [fix.file(r) for r in fix.compile] + \
         [fix.file(r) for r in fix.adjoint_lib] + [generated, driver]
-    cpp = [f"-D{d}" for d in fix.defines] + [f"-I{d}" for d in _includes(fix)]
-    run([fc, *fflags, *fix.fflags, *cpp, *sources, "-o", exe], exe.parent,
+    run([fc, *fflags, *fix.fflags, *cpp_flags(fix), *sources, "-o", exe], exe.parent,
         "compiling originals + generated + driver", show=[generated, driver])
 
 

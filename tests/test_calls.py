@@ -240,7 +240,7 @@ def test_generated_code_compiles_strictly(fix, sched, workdir):
     fixtures."""
     generated = ch.generate(fix, sched, workdir / f"{fix.name}_ad.f90")
     fc = ch.harness.gfortran()
-    ch.run([fc, "-c", *fix.fflags] + [fix.file(r) for r in fix.compile]
+    ch.run([fc, "-c", *fix.fflags, *ch.cpp_flags(fix)] + [fix.file(r) for r in fix.compile]
            + [fix.file(r) for r in fix.adjoint_lib], workdir,
            "compiling the original sources")
     ch.run([fc, "-c", "-Wall", "-Werror=unused-variable", "-std=f2008",

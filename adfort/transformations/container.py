@@ -633,7 +633,7 @@ def _user_adjoints(paths, preprocessing=None):
     """
     found = {}
     for path in paths:
-        tree = read_file(path, self.preprocessing)
+        tree = read_file(path, preprocessing)
         for rev in tree.walk(Routine):
             if not rev.name.lower().endswith(naming.REVERSING_SUFFIX):
                 continue
