@@ -54,7 +54,7 @@ def choose_routine(tree, variables, path):
 
 def differentiate_file(path, dependents, independents, schedule, routine=None,
                        options=None, search_path=(), extra_files=(), adjoint_libraries=(),
-                       passive_routines=()):
+                       passive_routines=(), defines=(), undefines=(), cpp=False):
     """Return (Fortran text of the adjoint, routine name, tape sizes).
 
     :param str path: the Fortran source file.
@@ -69,13 +69,18 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
     :param adjoint_libraries: files of hand-written ``<name>_rev`` adjoints.
     :param passive_routines: routines declared passive (no derivative
         flows through them).
+    :param defines: ``NAME[=VALUE]`` macros for the C preprocessor, which
+        runs on ``.F``/``.F90``… sources (``-D``); `search_path` is also
+        where ``#include`` and INCLUDE files are looked for (``-I``).
+    :param undefines: macro names to undefine (``-U``).
+    :param cpp: preprocess every source whatever its suffix (``--cpp``).
     :raises AdfortError: for anything adfort cannot handle.
     """
-    tree = read_file(path)
+    trans = ADReverseContainerTrans(search_path, extra_files, adjoint_libraries,
+                                    passive_routines, defines, undefines, cpp)
+    tree = read_file(path, trans.preprocessing)
     if routine is None:
         routine = choose_routine(tree, list(dependents) + list(independents), path)
-    trans = ADReverseContainerTrans(search_path, extra_files, adjoint_libraries,
-                                    passive_routines)
     result = trans.apply(tree, routine, list(dependents), list(independents),
                          schedule, options)
     text = header(path, routine, dependents, independents, schedule) + \

@@ -116,8 +116,15 @@ followed by its adjoint <name>_adj.""")
                    "differentiated (as a '!$adfort passive' directive). Repeatable.")
 @click.option("-I", "search_path", multiple=True, metavar="DIR",
               type=click.Path(file_okay=False),
-              help="Directory where modules named in USE statements are looked for. "
-                   "Repeatable.")
+              help="Directory where modules named in USE statements, #include and "
+                   "INCLUDE files are looked for. Repeatable.")
+@click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]",
+              help="Define a macro for the C preprocessor (run on .F, .F90, .FPP… "
+                   "sources, as compilers do). Repeatable.")
+@click.option("-U", "undefines", multiple=True, metavar="NAME",
+              help="Undefine a macro for the C preprocessor. Repeatable.")
+@click.option("--cpp", is_flag=True,
+              help="Run the C preprocessor on every source, whatever its suffix.")
 @click.option("--jacobian", is_flag=True, help="Also generate r_jacobian.")
 @click.option("--verbose", is_flag=True,
               help="Comment each adjoint block with the statement it reverses.")
@@ -127,7 +134,7 @@ followed by its adjoint <name>_adj.""")
 @click.option("--no-inline-operation-adjoints", is_flag=True,
               help="Keep every op_adj temporary instead of substituting single-use ones.")
 def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjoint_libs,
-         passive, search_path, jacobian, verbose, no_simplify, simplify_n_times,
+         passive, search_path, defines, undefines, cpp, jacobian, verbose, no_simplify, simplify_n_times,
          no_inline_operation_adjoints):
     """Differentiate FILE in reverse mode and write the adjoint Fortran.
 
@@ -161,7 +168,8 @@ def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjo
                                         _schedule(schedule, links), routine, options,
                                         search_path=search_path, extra_files=extra_files,
                                         adjoint_libraries=adjoint_libs,
-                                        passive_routines=_names(passive))
+                                        passive_routines=_names(passive),
+                                        defines=defines, undefines=undefines, cpp=cpp)
         if output == "-":
             click.echo(text, nl=False)
         else:

@@ -12,7 +12,7 @@ from psyclone.psyir.symbols import (
     ArrayType, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
     UnresolvedInterface, UnsupportedFortranType)
 
-from adfort import naming
+from adfort import implicit, internal, naming, preprocess
 
 from adfort.declarations import rewrite_specifications
 from adfort.errors import AdfortError
@@ -26,11 +26,14 @@ def is_fixed_form(path):
     return os.path.splitext(path)[1].lower() in FIXED_FORM_SUFFIXES
 
 
-def read_file(path):
+def read_file(path, preprocessing=None):
     """Parse a Fortran file into a PSyIR FileContainer.
 
     The returned tree records the file name (``adfort_filename``) so that
     messages can name ``file:line``.
+
+    :param preprocessing: a :class:`adfort.preprocess.Preprocessing`
+        (``-D``/``-U``/``-I``) for preprocessed sources and INCLUDE lines.
 
     :raises AdfortError: if the file is missing, unreadable or not valid
         Fortran.
@@ -47,13 +50,10 @@ def read_file(path):
             source = handle.read()
     except OSError as err:
         raise AdfortError(f"cannot read '{path}': {err.strerror}") from None
-    for number, line in enumerate(source.splitlines(), start=1):
-        if line.startswith("#"):
-            raise AdfortError(
-                "preprocessor directive: run the C preprocessor first "
-                "(e.g. 'gfortran -E -cpp -P file.F90 > file.f90') and "
-                "differentiate its output", f"{path}:{number}")
     fixed = is_fixed_form(path)
+    # One (file, line) of the user's sources per line of the text parsed
+    # (None: lines unchanged); rewrites that add or move lines extend it.
+    source, origin = preprocess.load_source(path, source, fixed, preprocessing)
     passive = passive_directives(source, path)
     if fixed:
         source = fixed_form_columns(source)
@@ -63,9 +63,8 @@ def read_file(path):
     source = split_assumed_size_declarations(source, fixed)
     externals = external_names(source, fixed)
     source = drop_external_statements(source, fixed)
-    # Rewrites that add or move lines extend this: one (file, line) of the
-    # user's sources per line of the text parsed (None: lines unchanged).
-    origin = None
+    source, origin = implicit.declare_implicit(source, fixed, origin, path)
+    source, origin, hoisted = internal.hoist_internal_procedures(source, fixed, origin, path)
     reader = FortranReader(free_form=not fixed)
     try:
         tree = reader.psyir_from_source(source)
@@ -74,6 +73,9 @@ def read_file(path):
     tree.adfort_filename = path
     tree.adfort_origin = origin
     tree.adfort_passive = passive
+    # Routines made from internal procedures: in adfort's working copy only,
+    # so the output carries the copies its plain calls need.
+    tree.adfort_hoisted = hoisted
     _report_unreadable_units(tree, path)
     _recognise_intrinsics(tree)
     _recognise_function_references(tree, externals)

@@ -143,3 +143,9 @@ def unique(symbol_table, name, taken=()):
             return candidate
         count += 1
         candidate = f"{name}_{count}"
+
+
+def hoisted(host, internal):
+    """Name of internal procedure `internal` of routine `host` once adfort
+    makes it a procedure of its own (host variables passed as arguments)."""
+    return f"{host}_{internal}"

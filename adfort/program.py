@@ -20,10 +20,13 @@ class Program:
     :param trees: FileContainers already read (the main file first).
     :param search_path: directories where modules named by ``use`` are looked
         for, in order.
+    :param preprocessing: how files read are preprocessed
+        (:class:`adfort.preprocess.Preprocessing`).
     """
 
-    def __init__(self, trees, search_path=(), passive=()):
+    def __init__(self, trees, search_path=(), passive=(), preprocessing=None):
         self.trees = list(trees)
+        self.preprocessing = preprocessing
         self.search_path = list(search_path)
         self._searched = set()
         self._passive = {name.lower() for name in passive}
@@ -40,7 +43,7 @@ class Program:
         """Read one more file into the program."""
         if any(getattr(t, "adfort_filename", None) == path for t in self.trees):
             return
-        self.trees.append(read_file(path))
+        self.trees.append(read_file(path, self.preprocessing))
 
     def modules(self):
         """{lower-case name: Container} of every module read."""

@@ -29,6 +29,8 @@ whose ``fixture.toml`` says::
     driver_use = ["use foo, only: bar"]      # optional driver lines
     driver_reset = ["call init_grid()"]      # run at every reset
     fflags = []
+    defines = ["USE_X", "N=4"]               # -D macros for preprocessed
+                                             # sources (adfort and gfortran)
 
     [init]          # integers: value; reals: value or [lo, hi] (per element)
     n = 20          # module variables too: "box_ocean::kdiff" = [0.2, 0.4]
@@ -173,6 +175,7 @@ class Fixture:
     driver_use: List[str]
     driver_reset: List[str]
     fflags: List[str]
+    defines: List[str]
 
     def file(self, rel: str) -> Path:
         return (self.path / rel).resolve()
@@ -214,7 +217,7 @@ def _as_list(value, what) -> List[str]:
 _KNOWN_KEYS = {"description", "features", "main", "extra", "search",
                "routine", "dep", "indep", "compile", "adjoint_lib", "state",
                "init", "mixed", "bench", "driver_use", "driver_reset",
-               "fflags"}
+               "fflags", "defines"}
 
 
 def load_fixture(path: Path) -> Fixture:
@@ -266,6 +269,7 @@ def load_fixture(path: Path) -> Fixture:
         driver_use=_as_list(cfg.get("driver_use"), "driver_use"),
         driver_reset=_as_list(cfg.get("driver_reset"), "driver_reset"),
         fflags=_as_list(cfg.get("fflags"), "fflags"),
+        defines=_as_list(cfg.get("defines"), "defines"),
     )
     for rel in [fix.main] + fix.extra + fix.compile + fix.adjoint_lib:
         if not fix.file(rel).is_file():
@@ -310,7 +314,7 @@ def module_variable(fix: Fixture, qualified: str, index: int) -> ModVar:
         if not re.search(rf"^\s*module\s+{re.escape(module)}\b",
                          src.read_text(), re.IGNORECASE | re.MULTILINE):
             continue
-        tree = harness._reader_for(src).psyir_from_file(str(src))
+        tree = harness.read_psyir(src, _includes(fix), fix.defines)
         for cont in tree.walk(Container):
             if isinstance(cont, FileContainer) or \
                     cont.name.lower() != module:
@@ -345,10 +349,11 @@ def _common_member(fix: Fixture, block: str, name: str):
     """The DataSymbol of member ``name`` of COMMON /block/ in the sources."""
     from psyclone.psyir.nodes import Routine
     for src in _all_sources(fix):
-        if not re.search(rf"common\s*/\s*{re.escape(block)}\s*/", src.read_text(),
-                         re.IGNORECASE):
-            continue
-        tree = harness._reader_for(src).psyir_from_file(str(src))
+        text = src.read_text()
+        if not re.search(rf"common\s*/\s*{re.escape(block)}\s*/|^\s*include\s*['\"]",
+                         text, re.IGNORECASE | re.MULTILINE):
+            continue  # (the block may be in an INCLUDE file)
+        tree = harness.read_psyir(src, _includes(fix), fix.defines)
         for routine in tree.walk(Routine):
             symbol = routine.symbol_table.lookup(name, otherwise=None)
             if symbol is not None and type(symbol.interface).__name__ == \
@@ -372,12 +377,12 @@ class Problem:
         return "::" in name
 
 
-def _modules_seen(path: Path, routine: str) -> List[str]:
+def _modules_seen(path: Path, routine: str, include_dirs=(), defines=()) -> List[str]:
     """The routine's module (if any) and the modules named in USE
     statements of the routine and of its enclosing module."""
     from psyclone.psyir.nodes import Container, FileContainer, Routine
     from psyclone.psyir.symbols import ContainerSymbol
-    tree = harness._reader_for(path).psyir_from_file(str(path))
+    tree = harness.read_psyir(path, include_dirs, defines)
     for node in tree.walk(Routine):
         if node.name.lower() != routine:
             continue
@@ -399,8 +404,13 @@ def _modules_seen(path: Path, routine: str) -> List[str]:
                        "kept it as a code block)")
 
 
+def _includes(fix: Fixture) -> List[str]:
+    return [str(fix.file(rel)) for rel in fix.search]
+
+
 def resolve(fix: Fixture) -> Problem:
-    sig = harness.parse_signature(fix.file(fix.main), fix.routine)
+    sig = harness.parse_signature(fix.file(fix.main), fix.routine,
+                                  _includes(fix), fix.defines)
     modvars = {}
     for i, q in enumerate(fix.module_names(), start=1):
         modvars[q] = module_variable(fix, q, i)
@@ -437,7 +447,8 @@ def resolve(fix: Fixture) -> Problem:
                            harness.eval_int(hi, env, what))
                           for lo, hi in arg.dims]
     return Problem(fix, sig, modvars, env,
-                   _modules_seen(fix.file(fix.main), fix.routine))
+                   _modules_seen(fix.file(fix.main), fix.routine, _includes(fix),
+                                 fix.defines))
 
 
 # --------------------------------------------------------------------------
@@ -481,6 +492,7 @@ def adfort_command(fix: Fixture, schedule: Schedule, out: Path,
             "--routine", fix.routine]
     for rel in fix.search:
         cmd += ["-I", str(fix.file(rel))]
+    cmd += [f"-D{d}" for d in fix.defines]
     if with_adjoint_lib:
         for rel in fix.adjoint_lib:
             cmd += ["--adjoint-lib", str(fix.file(rel))]
@@ -521,12 +533,17 @@ def generate(fix: Fixture, schedule: Schedule, out: Path,
     return out
 
 
+def cpp_flags(fix: Fixture) -> List[str]:
+    """-D and -I flags compiling the fixture's (preprocessed) sources."""
+    return [f"-D{d}" for d in fix.defines] + [f"-I{d}" for d in _includes(fix)]
+
+
 def compile_and_link(fix: Fixture, generated: Path, driver: Path,
                      exe: Path, fflags: Sequence[str]) -> None:
     fc = harness.gfortran()
     sources = [fix.file(r) for r in fix.compile] + \
         [fix.file(r) for r in fix.adjoint_lib] + [generated, driver]
-    run([fc, *fflags, *fix.fflags, *sources, "-o", exe], exe.parent,
+    run([fc, *fflags, *fix.fflags, *cpp_flags(fix), *sources, "-o", exe], exe.parent,
         "compiling originals + generated + driver", show=[generated, driver])
 
 
@@ -535,7 +552,7 @@ def compile_strict(fix: Fixture, generated: Path, workdir: Path) -> str:
     file alone with -std=f2008 -Wall -Werror=unused-variable (see
     harness.generated_fflags); return the compiler's warnings."""
     fc = harness.gfortran()
-    run([fc, "-c", *fix.fflags] + [fix.file(r) for r in fix.compile]
+    run([fc, "-c", *fix.fflags, *cpp_flags(fix)] + [fix.file(r) for r in fix.compile]
         + [fix.file(r) for r in fix.adjoint_lib], workdir,
         "compiling the original sources")
     proc = run([fc, "-c", *harness.generated_fflags(fix.fflags), generated],

@@ -410,14 +410,29 @@ def _reader_for(path: Path):
     return FortranReader(free_form=free)
 
 
-def _read_source(path: Path):
-    """PSyIR of `path` as adfort's front end reads it (its source rewrites
-    of legacy idioms included), or as PSyclone alone reads it."""
-    try:
+_NEEDS_FRONTEND = re.compile(
+    r"^\s*include\s*['\"]|^\s*implicit\s+(?!none)\w|^#", re.IGNORECASE | re.MULTILINE)
+
+
+def read_psyir(path: Path, include_dirs: Sequence[str] = (),
+               defines: Sequence[str] = ()):
+    """PSyIR of a fixture source.  Preprocessed sources (.F90…), INCLUDE
+    lines and IMPLICIT typing go through adfort's front end (which declares
+    implicitly typed names), so the argument types are a compiler's; other
+    sources are read by PSyclone as they are."""
+    path = Path(path)
+    from adfort.preprocess import Preprocessing, is_preprocessed
+    if is_preprocessed(str(path)) or _NEEDS_FRONTEND.search(path.read_text()):
         from adfort.frontend import read_file
-        return read_file(str(path))
-    except Exception:  # pylint: disable=broad-except
-        return _reader_for(path).psyir_from_file(str(path))
+        return read_file(str(path), Preprocessing(defines, (), include_dirs))
+    tree = _reader_for(path).psyir_from_file(str(path))
+    from psyclone.psyir.nodes import CodeBlock, Container
+    if any(isinstance(b.parent, Container) for b in tree.walk(CodeBlock)):
+        # A unit PSyclone cannot represent as written (internal
+        # procedures…): read it as adfort does.
+        from adfort.frontend import read_file
+        return read_file(str(path), Preprocessing(defines, (), include_dirs))
+    return tree
 
 
 _TYPE_RE = re.compile(r"^\s*(double\s*precision|real|integer|logical|"
@@ -460,7 +475,9 @@ def _unsupported_decl(decl: str, name: str):
     return type_spec, intent, dims
 
 
-def parse_signature(path: Path, routine: Optional[str] = None) -> Signature:
+def parse_signature(path: Path, routine: Optional[str] = None,
+                    include_dirs: Sequence[str] = (),
+                    defines: Sequence[str] = ()) -> Signature:
     """Parse ``path`` with PSyclone and describe ``routine``'s arguments."""
     from psyclone.psyir.backend.fortran import FortranWriter
     from psyclone.psyir.nodes import Container, FileContainer, Routine
@@ -468,7 +485,7 @@ def parse_signature(path: Path, routine: Optional[str] = None) -> Signature:
                                         ScalarType, UnsupportedFortranType)
 
     path = Path(path)
-    psyir = _read_source(path)
+    psyir = read_psyir(path, include_dirs, defines)
     routines = psyir.walk(Routine)
     if routine is None:
         if len(routines) != 1:

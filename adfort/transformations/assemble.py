@@ -2,11 +2,13 @@
 external routines with their tape module), the layout modules of COMMON
 blocks, and the ``use`` statements every generated routine needs."""
 
+import re
+
 from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.nodes import Call, Container, FileContainer, Literal, Reference, Routine
 from psyclone.psyir.symbols import (
     ArrayType, ContainerSymbol, DataSymbol, DataTypeSymbol, ImportInterface, RoutineSymbol,
-    ScalarType, StaticInterface, Symbol, SymbolTable, UnresolvedType)
+    ScalarType, StaticInterface, Symbol, SymbolTable, UnresolvedType, UnsupportedFortranType)
 
 from adfort import naming
 from adfort.derived import component_names, type_names
@@ -120,9 +122,12 @@ def assemble(hosts, build):
                 _use_generated(routine.symbol_table, routine, generated_in, host, hosts)
                 _use_module_variables(routine, build, hosts)
             children.extend(routines)
+            children.extend(_hoisted_copies(routines, build.program))
             continue
         out_module = Container.create(host.name, SymbolTable(), [])
         for routine in routines:
+            out_module.addchild(routine)
+        for routine in _hoisted_copies(routines, build.program):
             out_module.addchild(routine)
         if dynamic and tapes:
             _host_tapes(out_module, tapes, host.units[0].original if host.units else build.root)
@@ -134,8 +139,105 @@ def assemble(hosts, build):
         _import_outer_symbols(out_module, module, build.filename, generated_in, hosts,
                               build.program)
         children.append(out_module)
+    _explicit_interfaces(children, build.program)
     layouts = [module.copy() for module in build.program.commons.layout_modules()]
     return FileContainer.create(stem, SymbolTable(), _used_first(layouts + children))
+
+
+def _hoisted_copies(routines, program):
+    """Copies of the routines adfort made from internal procedures that
+    `routines` call as they are (joint schedules, passive calls): the
+    user's compiled sources do not have them."""
+    made = {}
+    for tree in program.trees:
+        for routine in tree.walk(Routine):
+            if routine.name.lower() in getattr(tree, "adfort_hoisted", ()):
+                made[routine.name.lower()] = routine
+    if not made:
+        return []
+    copies, todo = {}, list(routines)
+    while todo:
+        routine = todo.pop()
+        for call in routine.walk(Call):
+            name = call.routine.name.lower()
+            if name in made and name not in copies:
+                copies[name] = made[name].copy()
+                todo.append(copies[name])
+    return [copies[name] for name in sorted(copies)]
+
+
+def needs_interface(routine):
+    """Whether calling `routine` needs an explicit interface: a dummy
+    argument of assumed shape, allocatable, pointer, optional, VALUE…"""
+    for argument in routine.symbol_table.argument_list:
+        dtype = argument.datatype
+        if isinstance(dtype, UnsupportedFortranType):
+            head = dtype.declaration.split("::")[0]
+            if re.search(r"\b(allocatable|pointer|optional|value|target)\b|\(\s*:",
+                         head + dtype.declaration, re.IGNORECASE):
+                return True
+        elif any(extent in (ArrayType.Extent.ATTRIBUTE, ArrayType.Extent.DEFERRED)
+                 for extent in getattr(dtype, "shape", ())):
+            return True
+    return False
+
+
+def _explicit_interfaces(children, program):
+    """Give every generated routine an INTERFACE block for each routine
+    outside any module it calls that needs one (generated motions of a
+    routine with assumed-shape arguments, or the original routine itself
+    under a joint schedule)."""
+    externals = {name: routine for name, routine in program.externals().items()}
+    for node in children:
+        if isinstance(node, Routine):
+            externals[node.name.lower()] = node
+    wanted = {name: routine for name, routine in externals.items() if needs_interface(routine)}
+    if not wanted:
+        return
+    texts = {}
+    for node in children:
+        for routine in ([node] if isinstance(node, Routine) else node.walk(Routine)):
+            table = routine.symbol_table
+            for name in sorted({c.routine.name.lower() for c in routine.walk(Call)}):
+                if name not in wanted or name == routine.name.lower():
+                    continue
+                if name not in texts:
+                    texts[name] = _interface_text(wanted[name])
+                symbol = table.lookup(name, otherwise=None)
+                if symbol is not None and symbol.find_symbol_table(routine) is table:
+                    symbol.datatype = UnsupportedFortranType(texts[name])
+                elif symbol is None:
+                    table.add(RoutineSymbol(name, UnsupportedFortranType(texts[name])))
+
+
+def _interface_text(routine):
+    """``interface … end interface`` declaring `routine`: its header and
+    the declarations of its arguments (and of the kinds they use)."""
+    stub = routine.copy()
+    stub.pop_all_children()
+    table = stub.symbol_table
+    arguments = {a.name.lower() for a in table.argument_list}
+    for symbol in list(table.symbols):
+        if symbol.name.lower() in arguments or isinstance(symbol, ContainerSymbol) \
+                or symbol.is_import or (isinstance(symbol, DataSymbol) and symbol.is_constant):
+            continue
+        if stub.return_symbol is not None and symbol is stub.return_symbol:
+            continue
+        try:
+            table.remove(symbol)
+        except Exception:  # still referenced (a bound): keep it declared
+            continue
+    for container in [s for s in table.symbols if isinstance(s, ContainerSymbol)]:
+        if container.wildcard_import and not any(
+                s.is_import and s.interface.container_symbol is container
+                for s in table.symbols):
+            try:
+                table.remove(container)  # the tapes: not needed by arguments
+            except Exception:
+                continue
+    lines = [line for line in Writer()(stub).splitlines() if line.strip()]
+    # The first line takes the indentation of the declarations it joins.
+    return "\n".join(["interface"] + ["    " + line for line in lines] + ["  end interface"])
 
 
 def _common_layout(program, name):

@@ -16,6 +16,7 @@ from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
 from adfort.fence import check_arguments, check_routine
 from adfort.frontend import enclosing_module, find_routine, read_file
+from adfort.preprocess import Preprocessing
 from adfort.interprocedural import Activity, Unit, unknown_call_node
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
@@ -45,13 +46,19 @@ class ADReverseContainerTrans(ADReverseTrans):
     :param passive_routines: names of routines through which the user
         states no derivative flows (as ``!$adfort passive``): they are
         called as they are and never differentiated.
+    :param defines: ``NAME[=VALUE]`` macros for preprocessed extra files and
+        modules (``-D``); the search path is also the ``#include`` and
+        INCLUDE path (``-I``).
+    :param undefines: macro names (``-U``).
+    :param cpp: preprocess every file read, whatever its suffix (``--cpp``).
     """
 
     node_type = Container
 
     def __init__(self, search_path=(), extra_files=(), adjoint_libraries=(),
-                 passive_routines=()):
+                 passive_routines=(), defines=(), undefines=(), cpp=False):
         self.search_path = list(search_path)
+        self.preprocessing = Preprocessing(defines, undefines, self.search_path, cpp)
         self.extra_files = list(extra_files)
         self.adjoint_libraries = list(adjoint_libraries)
         self.passive_routines = list(passive_routines)
@@ -101,7 +108,8 @@ class ADReverseContainerTrans(ADReverseTrans):
                       reversal_schedule, options)
         options = checked_options(options)
         filename = source_name(container)
-        program = Program([container], self.search_path, self.passive_routines)
+        program = Program([container], self.search_path, self.passive_routines,
+                          self.preprocessing)
         for path in self.extra_files:
             program.add_file(path)
         root = find_routine(container, routine_name)
@@ -115,7 +123,8 @@ class ADReverseContainerTrans(ADReverseTrans):
                         types=TypeRegistry(program))
         build = _ProgramBuild(program, root, dependents, independents,
                               reversal_schedule, options, filename,
-                              _user_adjoints(self.adjoint_libraries))
+                              _user_adjoints(self.adjoint_libraries,
+                                             self.preprocessing))
         result = build.run()
         self.tape_sizes = build.tape_sizes
         return result
@@ -350,15 +359,6 @@ class _ProgramBuild:
             active = self.activity.active_locals(unit) | {
                 name for _, name in self.activity.active_modules()}
             filename = source_name(unit.original) or self.filename
-            if unit.module is None:
-                for formal in unit.formals:
-                    shape = getattr(formal.datatype, "shape", [])
-                    if any(extent == ArrayType.Extent.ATTRIBUTE for extent in shape):
-                        raise AdfortError(
-                            f"'{unit.name}' is outside any module and has the assumed-shape "
-                            f"argument '{formal.name}': its generated routines would need "
-                            "explicit interfaces; put it in a module", where(unit.original,
-                                                                             filename))
             try:
                 check_routine(unit.original, [], [], filename, active=active,
                               callee=unit is not self.top, types=self.types,
@@ -662,7 +662,7 @@ def _check_private_variables(unit, filename):
             f"(public :: {symbol.name})", where(statement, filename))
 
 
-def _user_adjoints(paths):
+def _user_adjoints(paths, preprocessing=None):
     """{routine name: (adjoint Routine, stand-in Routine, active formals)}
     from files of hand-written ``<name>_rev`` adjoints.
 
@@ -672,7 +672,7 @@ def _user_adjoints(paths):
     """
     found = {}
     for path in paths:
-        tree = read_file(path)
+        tree = read_file(path, preprocessing)
         for rev in tree.walk(Routine):
             if not rev.name.lower().endswith(naming.REVERSING_SUFFIX):
                 continue

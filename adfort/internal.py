@@ -1,0 +1,326 @@
+"""Internal procedures (CONTAINS inside a subroutine or function) made
+procedures of their own, before PSyclone reads the source.
+
+PSyclone cannot represent a routine with internal procedures.  Each
+internal procedure ``g`` of host ``s`` becomes ``s_g`` (see
+:func:`adfort.naming.hoisted`), placed right after its host (in the same
+module, or outside any module like its host); the host variables it uses
+through host association (and those it needs for their bounds, and those
+the internal procedures it calls use) become its leading dummy arguments,
+declared as in the host, so that derivatives flow through them as through
+any argument.  Host named constants are copied, host USE statements
+repeated.  Every reference to ``g`` (calls, function references) becomes
+``s_g(<host variables>, <arguments>)``.  Lines keep their origin.
+"""
+
+import re
+
+from fparser.two import Fortran2003 as F
+from fparser.two.utils import StmtBase
+
+from adfort import implicit, naming
+from adfort.errors import AdfortError
+
+_SUBPROGRAMS = (F.Subroutine_Subprogram, F.Function_Subprogram)
+_DROPPED_ATTRIBUTES = re.compile(r"^\s*(intent\s*\(.*\)|save|value)\s*$", re.IGNORECASE)
+
+
+def hoist_internal_procedures(source, fixed_form, origin, path):
+    """Rewrite internal procedures of `source` as procedures of their own.
+
+    :param origin: (file, line) of each line of `source`, or None when the
+        lines are those of `path`.
+    :returns: (source, origin, names of the procedures made), source and
+        origin unchanged when there are none.
+    :raises AdfortError: for an internal procedure an external host cannot
+        pass its host variables to (assumed shape, allocatable, pointer).
+    """
+    if not re.search(r"^\s*contains\b", source, re.IGNORECASE | re.MULTILINE):
+        return source, origin, set()
+    from psyclone.psyir.frontend.fparser2 import Fparser2Reader
+    try:
+        tree = Fparser2Reader(free_form=not fixed_form, ignore_comments=True) \
+            .generate_parse_tree_from_source(source)
+    except Exception:  # a syntax error: PSyclone reports it on the real parse
+        return source, origin, set()
+    hosts = [u for u in implicit._walk(tree) if isinstance(u, _SUBPROGRAMS)
+             and any(isinstance(p, F.Internal_Subprogram_Part) for p in implicit._children(u))]
+    if not hosts:
+        return source, origin, set()
+    lines = source.splitlines()
+    if origin is None:
+        origin = [(path, n) for n in range(1, len(lines) + 1)]
+    taken = {implicit._unit_name(u) for u in implicit._walk(tree)
+             if isinstance(u, _SUBPROGRAMS)}
+    rewritten = {}   # line (1-based) -> (last line, [statement texts])
+    moves = []       # (after line, [(text or line number)...])
+    removed, made = set(), set()
+    for host in hosts:
+        made |= _hoist(host, lines, origin, fixed_form, taken, rewritten, moves, removed)
+    return _assemble(lines, origin, fixed_form, rewritten, moves, removed) + (made,)
+
+
+def _hoist(host, lines, origin, fixed_form, taken, rewritten, moves, removed):
+    parts = implicit._children(host)
+    host_name = implicit._unit_name(host)
+    spec = next((p for p in parts if isinstance(p, F.Specification_Part)), None)
+    statements = list(implicit._statements(spec)) if spec is not None else []
+    part = next(p for p in parts if isinstance(p, F.Internal_Subprogram_Part))
+    inners = [u for u in implicit._children(part) if isinstance(u, _SUBPROGRAMS)]
+    host_decls = _declared_entities(statements)
+    external = _is_external(host)
+
+    names = {}
+    for inner in inners:
+        name = naming.hoisted(host_name, implicit._unit_name(inner))
+        while name.lower() in taken:
+            name += "_"
+        taken.add(name.lower())
+        names[implicit._unit_name(inner)] = name
+
+    # Host variables each internal procedure uses, then the closure over
+    # the internal procedures it calls.
+    own_uses, calls = {}, {}
+    for inner in inners:
+        inner_name = implicit._unit_name(inner)
+        inner_parts = implicit._children(inner)
+        inner_spec = next((p for p in inner_parts if isinstance(p, F.Specification_Part)), None)
+        inner_statements = list(implicit._statements(inner_spec)) if inner_spec else []
+        body = [p for p in inner_parts[1:] if not isinstance(p, F.Specification_Part)]
+        declared, _ = implicit._declarations(inner_statements)
+        args, result = implicit._interface(inner_parts[0], declared)
+        local = set(declared) | set(args) | {inner_name} | ({result} if result else set())
+        used = implicit._used_names(inner_statements + body)
+        calls[inner_name] = [n for n in used if n in names and n != inner_name]
+        own_uses[inner_name] = [n for n in used if n not in local and n in host_decls
+                                and not _is_constant(host_decls[n][0])]
+    order = list(host_decls)
+    passed = {}
+    for inner_name in names:
+        wanted, todo, seen = set(), [inner_name], set()
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            wanted |= set(own_uses[current])
+            todo += calls[current]
+        wanted |= _bound_names(wanted, host_decls)
+        passed[inner_name] = [n for n in order if n in wanted]
+    constants = [s for s in statements if isinstance(s, F.Type_Declaration_Stmt)
+                 and _is_constant(s)] + \
+        [s for s in statements if isinstance(s, F.Parameter_Stmt)]
+    uses = [s for s in statements if isinstance(s, F.Use_Stmt)]
+
+    # References to the internal procedures, in the host and in each other.
+    scopes = [([p for p in parts if not isinstance(p, F.Internal_Subprogram_Part)], set(names))]
+    scopes += [(implicit._children(inner), set(names) - {implicit._unit_name(inner)})
+               for inner in inners]
+    for nodes, visible in scopes:
+        for statement in _statements_referencing(nodes, visible):
+            _rename_references(statement, {n: names[n] for n in visible}, passed)
+            span = implicit._span(statement)
+            rewritten[span[0]] = (span[1], [_statement_text(statement)])
+
+    # The internal part leaves the host; each procedure follows the host.
+    first, _ = implicit._span(_first_statement(part))
+    last = max(implicit._span(s)[1] for s in _all_statements(part))
+    removed.update(range(first, last + 1))
+    after = implicit._span(parts[-1])[1]
+    for inner in inners:
+        inner_name = implicit._unit_name(inner)
+        extra = passed[inner_name]
+        if external:
+            for variable in extra:
+                statement, _ = host_decls[variable]
+                if re.search(r"\b(allocatable|pointer)\b|\(\s*:", str(statement), re.IGNORECASE):
+                    where_ = "%s:%s" % origin[implicit._span(inner.content[0])[0] - 1]
+                    raise AdfortError(
+                        f"internal procedure '{inner_name}' uses '{variable}' of its host "
+                        f"'{host_name}', an assumed-shape, allocatable or pointer array: "
+                        f"put '{host_name}' in a module (its internal procedures then need "
+                        "no explicit interface)", where_)
+        moves.append((after, _moved(inner, names[inner_name], extra, host_decls, constants,
+                                    uses)))
+    return {name.lower() for name in names.values()}
+
+
+def _is_external(unit):
+    parent = getattr(unit, "parent", None)
+    while parent is not None:
+        if isinstance(parent, F.Module):
+            return False
+        parent = getattr(parent, "parent", None)
+    return True
+
+
+def _is_constant(statement):
+    return isinstance(statement, F.Parameter_Stmt) or (
+        isinstance(statement, F.Type_Declaration_Stmt) and statement.items[1] is not None
+        and "parameter" in str(statement.items[1]).lower())
+
+
+def _declared_entities(statements):
+    """{name: (declaration statement, entity)} of a unit's type declarations."""
+    found = {}
+    for statement in statements:
+        if isinstance(statement, F.Type_Declaration_Stmt):
+            for entity in implicit._walk(statement.items[2]):
+                if isinstance(entity, F.Entity_Decl):
+                    found[str(entity.items[0]).lower()] = (statement, entity)
+    return found
+
+
+def _bound_names(names, host_decls):
+    """Host variables named in the bounds or kinds of `names`' declarations."""
+    found, todo = set(), list(names)
+    while todo:
+        statement, entity = host_decls[todo.pop()]
+        for node in implicit._walk([statement.items[0], statement.items[1], entity.items[1:]]):
+            if isinstance(node, F.Name):
+                name = str(node).lower()
+                if name in host_decls and name not in found and name not in names \
+                        and not _is_constant(host_decls[name][0]):
+                    found.add(name)
+                    todo.append(name)
+    return found
+
+
+def _all_statements(node):
+    for child in implicit._walk(node):
+        if isinstance(child, StmtBase) and implicit._span(child):
+            yield child
+
+
+def _first_statement(node):
+    return min(_all_statements(node), key=lambda s: implicit._span(s)[0])
+
+
+def _statements_referencing(nodes, names):
+    """The outermost statements under `nodes` that reference one of
+    `names` as a procedure."""
+    found, stack = [], list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, StmtBase) and implicit._span(node):
+            if not isinstance(node, (F.Subroutine_Stmt, F.Function_Stmt)) and \
+                    any(_reference_name(n) in names for n in implicit._walk(node)):
+                found.append(node)
+            continue
+        if not isinstance(node, _SUBPROGRAMS + (F.Internal_Subprogram_Part,)) or \
+                node in nodes:
+            stack.extend(implicit._children(node))
+    return found
+
+
+def _reference_name(node):
+    if isinstance(node, F.Call_Stmt) and isinstance(node.items[0], F.Name):
+        return str(node.items[0]).lower()
+    if isinstance(node, (F.Part_Ref, F.Function_Reference)) and isinstance(node.items[0], F.Name):
+        return str(node.items[0]).lower()
+    if isinstance(node, F.Structure_Constructor):  # f(): fparser's reading
+        return str(node.items[0]).lower()
+    return None
+
+
+def _rename_references(statement, names, passed):
+    for node in list(implicit._walk(statement)):
+        name = _reference_name(node)
+        if name not in names:
+            continue
+        extra = ", ".join(passed[name])
+        args = node.items[1]
+        text = f"{extra}, {args}" if extra and args is not None else (extra or str(args or ""))
+        if isinstance(node, F.Call_Stmt):
+            node.items = (F.Name(names[name]), F.Actual_Arg_Spec_List(text) if text else None)
+        else:
+            node.items = (F.Name(names[name]), F.Section_Subscript_List(text) if text
+                          else node.items[1])
+
+
+def _statement_text(statement):
+    label = getattr(getattr(statement, "item", None), "label", None)
+    text = str(statement)
+    if label and not text.lstrip().startswith(str(label)):
+        text = f"{label} {text}"
+    return text
+
+
+def _moved(inner, new_name, extra, host_decls, constants, uses):
+    """The pieces of the hoisted procedure: texts (new lines) and line
+    numbers (the internal procedure's own lines, moved)."""
+    parts = implicit._children(inner)
+    header, end = parts[0], parts[-1]
+    kind = "function" if isinstance(inner, F.Function_Subprogram) else "subroutine"
+    prefix = f"{header.items[0]} " if header.items[0] is not None else ""
+    args = [str(a) for a in implicit._children(header.items[2])] if header.items[2] else []
+    suffix = ""
+    if kind == "function":
+        names = [n for n in implicit._walk(header.items[3]) if isinstance(n, F.Name)] \
+            if header.items[3] is not None else []
+        result = str(names[0]) if names else str(header.items[1])
+        suffix = f" result({result})"
+    pieces = [("at", implicit._span(header)[0]),
+              f"{prefix}{kind} {new_name}({', '.join(extra + args)}){suffix}"]
+    pieces += [str(u) for u in uses]
+    first_spec = implicit._span(header)[1] + 1
+    spec = next((p for p in parts if isinstance(p, F.Specification_Part)), None)
+    anchor = implicit._span(header)[1]
+    if spec is not None:
+        heads = [s for s in implicit._statements(spec)
+                 if isinstance(s, (F.Use_Stmt, F.Import_Stmt, F.Implicit_Stmt))]
+        if heads:
+            anchor = implicit._span(heads[-1])[1]
+    declarations = [_dummy_declaration(*host_decls[v]) for v in extra]
+    declarations += [str(c) for c in constants]
+    body = list(range(first_spec, anchor + 1)) + declarations + \
+        list(range(anchor + 1, implicit._span(end)[0]))
+    return pieces + body + [f"end {kind} {new_name}"]
+
+
+def _dummy_declaration(statement, entity):
+    attributes = []
+    if statement.items[1] is not None:
+        attributes = [str(a) for a in implicit._children(statement.items[1])
+                      if not _DROPPED_ATTRIBUTES.match(str(a))]
+    head = ", ".join([str(statement.items[0])] + attributes)
+    text = str(entity)
+    return f"{head} :: {text}"
+
+
+def _assemble(lines, origin, fixed_form, rewritten, moves, removed):
+    """The new text: rewritten statements in place, internal parts taken out
+    and their procedures placed after their hosts."""
+    def emit(number, out, out_origin):
+        where_ = origin[number - 1]
+        if number in rewritten:
+            new = implicit._layout(rewritten[number][1][0], fixed_form)
+            out += new
+            out_origin += [where_] * len(new)
+        elif any(start < number <= last for start, (last, _) in rewritten.items()):
+            out.append("")
+            out_origin.append(where_)
+        else:
+            out.append(lines[number - 1])
+            out_origin.append(where_)
+
+    placed = {}
+    for after, pieces in moves:
+        placed.setdefault(after, []).append(pieces)
+    out, out_origin = [], []
+    for number in range(1, len(lines) + 1):
+        if number not in removed:
+            emit(number, out, out_origin)
+        for pieces in placed.get(number, ()):
+            anchor = origin[number - 1]
+            for piece in pieces:
+                if isinstance(piece, tuple):
+                    anchor = origin[piece[1] - 1]
+                elif isinstance(piece, int):
+                    anchor = origin[piece - 1]
+                    emit(piece, out, out_origin)
+                else:
+                    new = implicit._layout(piece, fixed_form)
+                    out += new
+                    out_origin += [anchor] * len(new)
+    return "".join(line + "\n" for line in out), out_origin

@@ -1,0 +1,395 @@
+"""How real sources reach adfort: the C preprocessor (.F/.F90… with -D, -U,
+-I), INCLUDE files, implicit typing made explicit.  The derivative checks
+are the fixtures calls/ocean_column_f77 and calls/eos_preprocessed; here are
+the front end's unit tests and every clear error (exit 1, file:line, no
+output file)."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from psyclone.psyir.nodes import Routine
+
+from adfort.errors import AdfortError, where
+from adfort.frontend import read_file
+from adfort.preprocess import Preprocessing
+
+
+def run(args, cwd):
+    return subprocess.run([sys.executable, "-m", "adfort"] + args, cwd=cwd,
+                          capture_output=True, text=True)
+
+
+def assert_clean_failure(result, cwd, *fragments):
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("adfort: error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr
+    assert not list(cwd.glob("*_ad.f90")), "an output file was written"
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Fixed-form texts are written as they stand (columns matter).
+    path.write_text(textwrap.dedent(text) if path.suffix.lower() == ".f90" else text)
+    return path
+
+
+def routine(tree, name):
+    return next(r for r in tree.walk(Routine) if r.name.lower() == name)
+
+
+def type_of(tree, unit, name):
+    dtype = routine(tree, unit).symbol_table.lookup(name).datatype
+    return dtype.intrinsic.name, str(getattr(dtype.precision, "name", dtype.precision))
+
+
+SCALE_F90 = """\
+    subroutine scale(x, y)
+      real(kind=8), intent(in) :: x
+      real(kind=8), intent(out) :: y
+    #ifdef DOUBLE_IT
+      y = FACTOR * x
+    #else
+      y = x
+    #endif
+    end subroutine scale
+    """
+
+
+# ---- the C preprocessor -------------------------------------------------
+
+def test_capital_suffix_is_preprocessed_with_defines(tmp_path):
+    src = write(tmp_path / "scale.F90", SCALE_F90)
+    tree = read_file(str(src), Preprocessing(defines=["DOUBLE_IT", "FACTOR=3.0d0"]))
+    assert "y = 3.0d0 * x" in routine(tree, "scale").debug_string()
+    plain = read_file(str(src))
+    assert "y = x" in plain.walk(Routine)[0].debug_string()
+    undefined = read_file(str(src), Preprocessing(defines=["DOUBLE_IT", "FACTOR=2.0d0"],
+                                                  undefines=["DOUBLE_IT"]))
+    assert "y = x" in undefined.walk(Routine)[0].debug_string()
+
+
+def test_lines_map_back_through_include_and_removed_lines(tmp_path):
+    write(tmp_path / "inc" / "consts.h", "real(kind=8), parameter :: c = 2.0d0\n")
+    src = write(tmp_path / "m.F90", """\
+        module m
+          implicit none
+        #include "consts.h"
+        contains
+        #ifdef NEVER
+          ! lines that vanish
+        #endif
+          subroutine s(x, y)
+            real(kind=8), intent(in) :: x
+            real(kind=8), intent(out) :: y
+            y = c * x
+          end subroutine s
+        end module m
+        """)
+    tree = read_file(str(src), Preprocessing(include_dirs=[str(tmp_path / "inc")]))
+    assignment = routine(tree, "s").children[0]
+    assert where(assignment).endswith("m.F90:11")
+    assert [line for name, line in tree.adfort_origin if name.endswith("consts.h")] == [1]
+
+
+def test_cli_defines_undefines_and_include_dirs(tmp_path):
+    write(tmp_path / "include" / "kinds.h", "integer, parameter :: wp = kind(1.0d0)\n")
+    write(tmp_path / "eos.F90", """\
+        module eos
+          implicit none
+        #include "kinds.h"
+        contains
+          subroutine rho(t, r)
+            real(wp), intent(in) :: t
+            real(wp), intent(out) :: r
+        #ifdef NONLINEAR
+            r = 1000.0_wp * (1.0_wp - COEF * t * t)
+        #else
+            r = 1000.0_wp * (1.0_wp - 2.0e-4_wp * t)
+        #endif
+          end subroutine rho
+        end module eos
+        """)
+    done = run(["diff", "eos.F90", "--dep", "r", "--indep", "t", "-D", "NONLINEAR",
+                "-DCOEF=5.0e-6_wp", "-I", "include", "-o", "-"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "5.0e-6_wp" in done.stdout
+    done = run(["diff", "eos.F90", "--dep", "r", "--indep", "t", "-DNONLINEAR", "-U",
+                "NONLINEAR", "-Iinclude", "-o", "-"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "2.0e-4_wp" in done.stdout and "COEF" not in done.stdout
+
+
+def test_cpp_flag_preprocesses_any_suffix(tmp_path):
+    write(tmp_path / "scale.f90", SCALE_F90)
+    done = run(["diff", "scale.f90", "--dep", "y", "--indep", "x", "--cpp", "-DDOUBLE_IT",
+                "-DFACTOR=4.0d0", "-o", "-"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "4.0d0" in done.stdout
+
+
+def test_directives_in_a_file_not_preprocessed(tmp_path):
+    write(tmp_path / "scale.f90", SCALE_F90)
+    done = run(["diff", "scale.f90", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "scale.f90:4:", "rename it 'scale.F90'", "--cpp")
+
+
+def test_error_directive(tmp_path):
+    write(tmp_path / "cfg.F90", """\
+        subroutine cfg(x, y)
+          real(kind=8) :: x, y
+        #ifndef NLEV
+        #error "define NLEV with -DNLEV=..."
+        #endif
+          y = x
+        end subroutine cfg
+        """)
+    done = run(["diff", "cfg.F90", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "cfg.F90:4:", "#error", "define NLEV")
+    done = run(["diff", "cfg.F90", "--dep", "y", "--indep", "x", "-DNLEV=3"], tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+def test_missing_hash_include(tmp_path):
+    write(tmp_path / "m.F90", """\
+        module m
+          implicit none
+        #include "kinds.h"
+        end module m
+        """)
+    done = run(["diff", "m.F90", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "m.F90:3:", "'kinds.h' not found", "-I DIR")
+
+
+def test_bad_define_is_a_user_error(tmp_path):
+    write(tmp_path / "scale.F90", SCALE_F90)
+    done = run(["diff", "scale.F90", "--dep", "y", "--indep", "x", "-D", "1BAD"], tmp_path)
+    assert_clean_failure(done, tmp_path, "-D '1BAD'")
+
+
+# ---- INCLUDE ----------------------------------------------------------------
+
+BOX_F = """\
+      SUBROUTINE BOX(X, Y)
+      IMPLICIT DOUBLE PRECISION (A-H,O-Z)
+      INCLUDE 'box.h'
+      Y = A*X + B
+      END
+"""
+
+
+def test_include_in_fixed_form_nested_and_from_search_path(tmp_path):
+    write(tmp_path / "box.f", BOX_F)
+    write(tmp_path / "h" / "box.h", "      COMMON /COEF/ A\n      include \"more.h\"\n")
+    write(tmp_path / "h" / "more.h", "      PARAMETER (B = 2.5D0)\n")
+    tree = read_file(str(tmp_path / "box.f"), Preprocessing(include_dirs=[str(tmp_path / "h")]))
+    assert type_of(tree, "box", "a")[0] == "REAL"
+    assert routine(tree, "box").symbol_table.lookup("b").is_constant
+    assignment = routine(tree, "box").children[0]
+    assert where(assignment).endswith("box.f:4")
+
+
+def test_missing_include_names_the_include_line(tmp_path):
+    write(tmp_path / "box.f", BOX_F)
+    done = run(["diff", "box.f", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "box.f:3:", "INCLUDE file 'box.h' not found")
+
+
+def test_error_inside_an_included_file_names_it(tmp_path):
+    write(tmp_path / "box.f", BOX_F)
+    write(tmp_path / "box.h", "      COMMON /COEF/ A\n      PARAMETER (B = 2.5D0\n")
+    done = run(["diff", "box.f", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "box.h:2:")
+
+
+# ---- implicit typing --------------------------------------------------------
+
+def test_default_implicit_rules(tmp_path):
+    src = write(tmp_path / "k.f", """\
+      FUNCTION HEAT(N, T, C)
+      DIMENSION T(N)
+      HEAT = 0.0
+      DO 10 I = 1, N
+         HEAT = HEAT + C*T(I)
+   10 CONTINUE
+      END
+""")
+    tree = read_file(str(src))
+    assert type_of(tree, "heat", "n")[0] == "INTEGER"
+    assert type_of(tree, "heat", "i")[0] == "INTEGER"
+    assert type_of(tree, "heat", "c") == ("REAL", "UNDEFINED")
+    assert type_of(tree, "heat", "heat")[0] == "REAL"
+    t = routine(tree, "heat").symbol_table.lookup("t")
+    assert t.is_array and t.is_argument
+
+
+@pytest.mark.parametrize("statement, precision", [
+    ("IMPLICIT DOUBLE PRECISION (A-H,O-Z)", "DOUBLE"),
+    ("IMPLICIT REAL*8 (A-H, O-Z)", "8"),
+])
+def test_implicit_real_kinds(tmp_path, statement, precision):
+    src = write(tmp_path / "k.f", f"""\
+      SUBROUTINE K(X, Y, N)
+      {statement}
+      IMPLICIT INTEGER (I-N)
+      Y = X*DBLE(N)
+      END
+""")
+    tree = read_file(str(src))
+    assert type_of(tree, "k", "x") == ("REAL", precision)
+    assert type_of(tree, "k", "y") == ("REAL", precision)
+    assert type_of(tree, "k", "n")[0] == "INTEGER"
+
+
+def test_implicit_none_and_host_association_are_respected(tmp_path):
+    src = write(tmp_path / "m.f90", """\
+        module m
+          implicit double precision (a-h, o-z)
+          double precision :: scale = 2.0d0
+        contains
+          subroutine s(x, y)
+            y = scale * g(x)
+          contains
+            function g(z)
+              g = z * scale + y0
+            end function g
+          end subroutine s
+        end module m
+        """)
+    tree = read_file(str(src))
+    table = routine(tree, "s").symbol_table
+    assert "scale" not in table._symbols, "a module variable was redeclared"
+    assert "g" not in table._symbols, "an internal function was declared in its host"
+    assert type_of(tree, "s", "x") == ("REAL", "DOUBLE")
+    # g became s_g (internal procedures are hoisted); y0 is its own local
+    assert type_of(tree, "s_g", "y0") == ("REAL", "DOUBLE")
+    assert "scale" not in routine(tree, "s_g").symbol_table._symbols
+    strict = write(tmp_path / "n.f90", """\
+        subroutine n(x, y)
+          implicit none
+          real :: x, y
+          y = x + z
+        end subroutine n
+        """)
+    with pytest.raises(AdfortError):
+        # z has no type: the usual message, nothing declared behind the back
+        from adfort.api import differentiate_file
+        from adfort.schedules import SplitReversalSchedule
+        differentiate_file(str(strict), ["y"], ["x"], SplitReversalSchedule())
+
+
+def test_declarations_of_typed_names_in_dimension_statements(tmp_path):
+    src = write(tmp_path / "k.f", """\
+      SUBROUTINE K(N, X, Y)
+      INTEGER N
+      DOUBLE PRECISION X, Y, W
+      PARAMETER (M = 4)
+      DIMENSION X(N), W(M)
+      COMMON /WORK/ Z(M)
+      Y = X(1)*W(1)*Z(2)
+      END
+""")
+    tree = read_file(str(src))
+    table = routine(tree, "k").symbol_table
+    assert table.lookup("x").is_array and table.lookup("w").is_array
+    assert type_of(tree, "k", "x") == ("REAL", "DOUBLE")
+    assert type_of(tree, "k", "z") == ("REAL", "UNDEFINED")
+    assert table.lookup("z").is_array
+
+
+# ---- external routines with assumed-shape arguments -----------------------
+
+SMOOTH_F90 = """\
+    ! A routine outside any module with assumed-shape arguments: callers,
+    ! and the generated routines calling each other, need interfaces.
+    subroutine smooth_cost(u, w, cost)
+      implicit none
+      real(kind=8), intent(in) :: u(:)
+      real(kind=8), intent(in) :: w(:)
+      real(kind=8), intent(out) :: cost
+      integer :: i
+      cost = 0.0d0
+      do i = 2, size(u)
+        cost = cost + w(i) * (u(i) - u(i-1))**2 + sin(u(i)) * w(i)
+      end do
+    end subroutine smooth_cost
+    """
+
+# The caller's side, as the README shows it.
+SMOOTH_DRIVER = """\
+    program check_smooth
+      implicit none
+      interface
+        subroutine smooth_cost(u, w, cost)
+          real(kind=8), intent(in) :: u(:), w(:)
+          real(kind=8), intent(out) :: cost
+        end subroutine smooth_cost
+        subroutine smooth_cost_rev(u, u_adj, w, w_adj, cost, cost_adj)
+          real(kind=8), intent(in) :: u(:), w(:)
+          real(kind=8), intent(inout) :: u_adj(:), w_adj(:)
+          real(kind=8), intent(out) :: cost
+          real(kind=8), intent(inout) :: cost_adj
+        end subroutine smooth_cost_rev
+      end interface
+      integer, parameter :: n = 7
+      real(kind=8) :: u(n), w(n), du(n), dw(n), u_adj(n), w_adj(n)
+      real(kind=8) :: cost, cost_adj, cp, cm, h, lhs, rhs
+      integer :: i
+      h = 1.0d-6
+      do i = 1, n
+        u(i) = 0.3d0 * i + 0.1d0 * sin(1.0d0 * i)
+        w(i) = 1.0d0 + 0.05d0 * i
+        du(i) = cos(2.0d0 * i)
+        dw(i) = sin(3.0d0 * i)
+      end do
+      u_adj = 0.0d0
+      w_adj = 0.0d0
+      cost_adj = 1.5d0
+      call smooth_cost_rev(u, u_adj, w, w_adj, cost, cost_adj)
+      lhs = sum(u_adj * du) + sum(w_adj * dw)
+      call smooth_cost(u + h * du, w + h * dw, cp)
+      call smooth_cost(u - h * du, w - h * dw, cm)
+      rhs = 1.5d0 * (cp - cm) / (2.0d0 * h)
+      print *, lhs, rhs
+      if (abs(lhs - rhs) > 1.0d-6 * max(abs(lhs), abs(rhs))) stop 1
+    end program check_smooth
+    """
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_external_routine_with_assumed_shape_arguments(tmp_path, schedule):
+    import shutil
+    write(tmp_path / "smooth.f90", SMOOTH_F90)
+    write(tmp_path / "driver.f90", SMOOTH_DRIVER)
+    done = run(["diff", "smooth.f90", "--dep", "cost", "--indep", "u,w", "--schedule",
+                schedule, "-o", "smooth_ad.f90"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    generated = (tmp_path / "smooth_ad.f90").read_text()
+    assert "interface" in generated
+    compiler = shutil.which("gfortran")
+    build = subprocess.run([compiler, "-std=f2008", "-Wall", "-fcheck=all", "smooth.f90",
+                            "smooth_ad.f90", "driver.f90", "-o", "check"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr + generated
+    check = subprocess.run(["./check"], cwd=tmp_path, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_internal_procedure_of_an_external_host_using_an_assumed_shape_array(tmp_path):
+    write(tmp_path / "host.f90", """\
+        subroutine host(u, cost)
+          real(kind=8), intent(in) :: u(:)
+          real(kind=8), intent(out) :: cost
+          cost = total()
+        contains
+          real(kind=8) function total()
+            total = sum(u**2)
+          end function total
+        end subroutine host
+        """)
+    done = run(["diff", "host.f90", "--dep", "cost", "--indep", "u"], tmp_path)
+    assert_clean_failure(done, tmp_path, "host.f90:6:", "internal procedure 'total'",
+                         "put 'host' in a module")
