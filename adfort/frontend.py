@@ -15,6 +15,7 @@ from psyclone.psyir.symbols import (
 from adfort import naming
 
 from adfort.errors import AdfortError
+from adfort.restructure import restructure
 
 FIXED_FORM_SUFFIXES = {".f", ".for", ".f77", ".ftn", ".fpp"}
 FREE_FORM_SUFFIXES = {".f90", ".f95", ".f03", ".f08"}
@@ -56,14 +57,15 @@ def read_file(path):
     passive = passive_directives(source, path)
     if fixed:
         source = fixed_form_columns(source)
+    # GO TO, RETURN, statement functions…: the units using them are
+    # rewritten, and `origin` maps the lines of the text parsed to the
+    # user's (None: lines unchanged).
+    source, origin = restructure(source, fixed, path)
     source = generic_intrinsic_names(source, fixed)
     source = unlabel_do_loops(source, fixed)
     source = split_assumed_size_declarations(source, fixed)
     externals = external_names(source, fixed)
     source = drop_external_statements(source, fixed)
-    # Rewrites that add or move lines extend this: one (file, line) of the
-    # user's sources per line of the text parsed (None: lines unchanged).
-    origin = None
     reader = FortranReader(free_form=not fixed)
     try:
         tree = reader.psyir_from_source(source)
