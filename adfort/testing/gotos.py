@@ -38,8 +38,12 @@ class _Gen:
             r = self.rng.random()
             if depth < 3 and r < 0.16:
                 out.append(self.do_loop(depth, loops))
-            elif depth < 3 and r < 0.28:
+            elif depth < 3 and r < 0.26:
                 out.append(self.if_block(depth, loops))
+            elif depth < 3 and r < 0.30:
+                out.append(self.select(depth, loops))
+            elif loops and r < 0.36:
+                out.append(("jump", self.rng.choice(["exit", "cycle"]), None))
             elif r < 0.55:
                 out.append(("jump", self.rng.choice(
                     ["goto", "ifgoto", "ifgoto", "back", "computed", "arith", "return",
@@ -55,6 +59,7 @@ class _Gen:
         return out
 
     def simple(self, loops):
+        loops = [v if isinstance(v, str) else v[0] for v in loops]
         idx = self.rng.choice(["1", "2", "MOD(K, N) + 1", "N"] + [f"MOD({v}, N) + 1" for v in loops])
         return self.rng.choice([
             f"Y = Y + 0.25D0*X({idx})",
@@ -67,6 +72,7 @@ class _Gen:
         ])
 
     def cond(self, loops):
+        loops = [v if isinstance(v, str) else v[0] for v in loops]
         var = self.rng.choice(["K"] + loops)
         return self.rng.choice([
             "Y .GT. 0.3D0", f"MOD({var} + NB, 3) .EQ. 0", f"X(MOD({var}, N) + 1) .LT. 0.1D0",
@@ -74,11 +80,16 @@ class _Gen:
 
     def do_loop(self, depth, loops):
         var = ["I", "J", "L"][depth]
-        style = self.rng.choice(["label", "label", "enddo", "labelled_enddo"])
+        style = self.rng.choice(["label", "label", "enddo", "labelled_enddo", "while", "named"])
         term = self.label()
         body = self.block(depth + 1, loops + [var], self.rng.randint(1, 4))
         upper = self.rng.choice(["N", "3", "K"])
         return ("do", f"{var} = 1, {upper}", body, term, style)
+
+    def select(self, depth, loops):
+        arms = [self.block(depth + 1, loops, self.rng.randint(1, 2)) for _ in range(3)]
+        end = self.label() if self.rng.random() < 0.5 else None
+        return ("select", "MOD(K, 3)", arms, end)
 
     def if_block(self, depth, loops):
         then = self.block(depth + 1, loops, self.rng.randint(1, 3))
@@ -102,11 +113,30 @@ class _Gen:
             elif kind == "jump":
                 out.append({"label": node[2], "jump": node[1], "visible": own,
                             "loops": loops})
+            elif kind == "select":
+                _, expr, arms, end = node
+                inner = own + ([end] if end else [])
+                out.append({"label": None, "text": f"SELECT CASE ({expr})"})
+                for index, arm in enumerate(arms):
+                    out.append({"label": None, "text": "CASE DEFAULT" if index == 2
+                                else f"CASE ({index})"})
+                    self.flatten(arm, inner, loops, out)
+                out.append({"label": end, "text": "END SELECT"})
             elif kind == "do":
                 _, header, body, term, style = node
                 var = header.split()[0]
                 inner_visible = own + [term]
-                if style == "label":
+                if style == "while":
+                    out.append({"label": None, "text": f"{var} = 0"})
+                    out.append({"label": None, "text": f"DO WHILE ({var} .LT. 3)"})
+                    out.append({"label": None, "text": f"{var} = {var} + 1"})
+                    self.flatten(body, own, loops + [var], out)
+                    out.append({"label": None, "text": "END DO"})
+                elif style == "named":
+                    out.append({"label": None, "text": f"LP{term}: DO {header}"})
+                    self.flatten(body, own, loops + [(var, f"LP{term}")], out)
+                    out.append({"label": None, "text": f"END DO LP{term}"})
+                elif style == "label":
                     out.append({"label": None, "text": f"DO {term} {header}"})
                     self.flatten(body, inner_visible, loops + [var], out)
                     out.append({"label": term, "text": "CONTINUE"})
@@ -142,6 +172,11 @@ class _Gen:
             backward = [l for l in visible if position[l] <= index]
             loops = item["loops"]
             label = item["label"]
+            if kind in ("exit", "cycle"):
+                names = [v[1] for v in loops if not isinstance(v, str)]
+                name = " " + self.rng.choice(names) if names and self.rng.random() < 0.7 else ""
+                lines.append((label, f"IF ({self.cond(loops)}) {kind.upper()}{name}"))
+                continue
             if kind in ("return", "ifreturn") or not (forward or backward):
                 if kind == "return" and self.rng.random() < 0.5:
                     lines.append((label, "RETURN"))
