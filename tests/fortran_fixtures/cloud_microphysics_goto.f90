@@ -36,12 +36,17 @@ subroutine warm_cloud(nlev, nsub, rmax, p, t, qv, qc, rain)
     gamma = lv/cp
     dt = gamma*(qv(k) - qs)/(1.0d0 + gamma*dqs)
     ! evaporation is limited by the cloud water there is
-    if (-dt/gamma > qc(k)) dt = -qc(k)*gamma
+    if (-dt/gamma >= qc(k)) go to 40
     t(k) = t(k) + dt
     qv(k) = qv(k) - dt/gamma
     qc(k) = qc(k) + dt/gamma
     iter = iter + 1
     if (iter < 3) go to 30
+    go to 100
+    ! all the cloud water evaporates
+40  t(k) = t(k) - qc(k)*gamma
+    qv(k) = qv(k) + qc(k)
+    qc(k) = 0.0d0
 100 continue
 
   ! autoconversion in substeps; dry levels are skipped

@@ -1,5 +1,5 @@
 C adfort: routine=qkrule dep=result,abserr indep=p,b
-C adfort: init n=12 irule=2 a=0 b=2:2.5 p=0.5:1.5
+C adfort: init n=3 irule=2 a=0 b=2:2.5 p=0.5:1.5
 C adfort: bench n=200000
 C
 C     Composite quadrature of a damped profile
