@@ -216,7 +216,7 @@ def _rewrite_unit(statements, unit, spec, exe, functions, control, fixed_form, p
     texts = {i: statements[i].text for i in spec + exe}
     if functions:
         texts = stmtfunctions.inline(statements, unit, spec, exe, functions, texts, path)
-    base = 0 if fixed_form else len(_indent(statements, unit)) // 2 + 1
+    base = 0 if fixed_form else 1
     if unit.header >= 0:
         emitter.statement(statements[unit.header], statements[unit.header].text, base - 1)
     spec_kept = [i for i in spec if texts.get(i) is not None]
@@ -251,11 +251,6 @@ def _rewrite_unit(statements, unit, spec, exe, functions, control, fixed_form, p
     if unit.end >= 0:
         emitter.statement(statements[unit.end], statements[unit.end].text, base - 1)
     return emitter.lines
-
-
-def _indent(statements, unit):
-    """Leading blanks of the unit's first line in the (free-form) source."""
-    return ""
 
 
 class _Emitter:

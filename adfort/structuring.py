@@ -188,9 +188,53 @@ def structure(graph, analysis, names):
     :returns: (statements, names of the flags used).
     """
     writer = _Writer(graph, analysis, names)
-    body = writer.tree(graph.entry, [])
+    body = tidy(writer.tree(graph.entry, []))
     flags = list(graph.flag_names) + writer.skip_names
-    return tidy(body), flags
+    tested = _tested_names(body)
+    unused = {f for f in flags if f.lower() not in tested}
+    if unused:
+        body = tidy(_without_assignments(body, unused))
+    return body, [f for f in flags if f not in unused]
+
+
+def _tested_names(body):
+    """Lower-case names read by the conditions, headers and selectors of `body`."""
+    found = set()
+    for stmt in body:
+        texts = []
+        if isinstance(stmt, If):
+            texts, inner = [stmt.cond], [stmt.then, stmt.other]
+        elif isinstance(stmt, Select):
+            texts, inner = [stmt.expr], [b for _, b in stmt.arms] + [stmt.default or []]
+        elif isinstance(stmt, Loop):
+            texts, inner = [stmt.header or ""], [stmt.body]
+        else:
+            inner = []
+        for text in texts:
+            found |= {w.lower() for w in re.findall(r"[a-z_]\w*", code_outside_strings(text),
+                                                   re.I)}
+        for block in inner:
+            found |= _tested_names(block)
+    return found
+
+
+def _without_assignments(body, flags):
+    """`body` without the assignments to `flags` (set but never tested)."""
+    out = []
+    for stmt in body:
+        if isinstance(stmt, Simple) and stmt.text.split("=")[0].strip() in flags:
+            continue
+        if isinstance(stmt, If):
+            stmt = If(stmt.cond, _without_assignments(stmt.then, flags),
+                      _without_assignments(stmt.other, flags), stmt.line)
+        elif isinstance(stmt, Select):
+            stmt = Select(stmt.expr, [(s, _without_assignments(b, flags)) for s, b in stmt.arms],
+                          _without_assignments(stmt.default, flags)
+                          if stmt.default is not None else None, stmt.line)
+        elif isinstance(stmt, Loop):
+            stmt = Loop(stmt.header, _without_assignments(stmt.body, flags), stmt.line)
+        out.append(stmt)
+    return out
 
 
 # --- tidying -------------------------------------------------------------
