@@ -803,12 +803,14 @@ def _dispatch(graph, analysis, head, names):
         dispatch.after = head
         final = primary
     others = [t for t in targets if t is not primary]
+    nested = any(head in body for h, body in analysis.regions.items() if h is not head)
     node = dispatch
     for index, target in enumerate(others):
         flag = _flag(graph, target, names)
         taken = Edge(target, head.line)
         taken.known = (flag, True)
-        if target is not graph.exit:
+        # Reset for the next time through, if the loop can run again.
+        if target is not graph.exit and nested:
             taken.set_flag(flag, False)
         if index == len(others) - 1:
             following = Edge(final, head.line)
