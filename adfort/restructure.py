@@ -10,9 +10,9 @@ the original, so :func:`restructure` also returns the origin of every line.
 
 import dataclasses
 import re
-from typing import List, Optional
+from typing import List
 
-from adfort import controlflow, stmtfunctions, structuring
+from adfort import controlflow, flowanalysis, stmtfunctions, structuring
 from adfort.statements import code_outside_strings, split_statements
 
 _PREFIX = r"(?:(?:recursive|pure|elemental|impure|module)\s+|" \
@@ -227,7 +227,7 @@ def _rewrite_unit(statements, unit, spec, exe, functions, control, fixed_form, p
                  if texts.get(i) is not None]
         graph = controlflow.build_graph(stmts, path)
         names = _names(statements, unit)
-        analysis = controlflow.single_exits(graph, names)
+        analysis = flowanalysis.single_exits(graph, names)
         body, flags = structuring.structure(graph, analysis, names)
     for index in spec_kept:
         emitter.statement(statements[index], texts[index], base)

@@ -14,7 +14,7 @@ from typing import List, Optional
 
 from adfort import naming
 from adfort.errors import AdfortError
-from adfort.statements import code_outside_strings, split_top_level
+from adfort.statements import code_outside_strings
 
 
 @dataclasses.dataclass
@@ -336,7 +336,3 @@ def _top_level(masked):
 def _whole_parenthesised(text):
     from adfort.statements import matching_paren
     return text.startswith("(") and matching_paren(text, 0) == len(text) - 1
-
-
-__all__ = ["structure", "tidy", "negate", "If", "Select", "Loop", "Exit", "Cycle", "Simple",
-           "split_top_level"]
