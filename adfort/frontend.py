@@ -16,6 +16,7 @@ from adfort import implicit, internal, naming, preprocess
 
 from adfort.declarations import rewrite_specifications
 from adfort.errors import AdfortError
+from adfort.restructure import restructure
 
 FIXED_FORM_SUFFIXES = {".f", ".for", ".f77", ".ftn", ".fpp"}
 FREE_FORM_SUFFIXES = {".f90", ".f95", ".f03", ".f08"}
@@ -58,6 +59,13 @@ def read_file(path, preprocessing=None):
     if fixed:
         source = fixed_form_columns(source)
     source = rewrite_specifications(source, fixed)
+    # GO TO, RETURN, statement functions…: the units using them are
+    # rewritten, with an origin for the lines of the rewritten text.
+    try:
+        source, moved = restructure(source, fixed, path)
+    except AdfortError as err:
+        raise _relocated(err, origin) from None
+    origin = _compose(origin, moved)
     source = generic_intrinsic_names(source, fixed)
     source = unlabel_do_loops(source, fixed)
     source = split_assumed_size_declarations(source, fixed)
@@ -580,6 +588,27 @@ def unlabel_do_loops(source, fixed_form):
             text = statement.strip() + "; " + ends
         lines[number] = prefix + (indent if not fixed_form else "") + text + ending
     return "".join(lines)
+
+
+def _compose(origin, moved):
+    """The origin of the text after a rewrite that moved lines: `moved`
+    gives, per new line, the (file, line) in the rewrite's input, which
+    `origin` (None: the user's own lines) maps to the user's sources."""
+    if moved is None:
+        return origin
+    if origin is None:
+        return moved
+    return [origin[entry[1] - 1] if entry and 0 < entry[1] <= len(origin) else entry
+            for entry in moved]
+
+
+def _relocated(err, origin):
+    """`err` with its ``file:line`` mapped through `origin`."""
+    match = re.match(r"^(.*):(\d+)$", err.location or "")
+    if origin and match and 0 < int(match.group(2)) <= len(origin) and \
+            origin[int(match.group(2)) - 1]:
+        err.location = "%s:%s" % origin[int(match.group(2)) - 1]
+    return err
 
 
 def _syntax_location(path, err, origin=None):

@@ -24,6 +24,10 @@ ASSUMED_SIZE = "adfort_assumed_size"
 JACOBIAN_ELEMENT = "jacobian_element"
 JACOBIAN_SEED = "jacobian_seed"
 CYCLE_FLAG = "cycling"
+# Flags of the front end's restructuring of GO TO and RETURN.
+RETURN_FLAG = "returning"
+JUMP_FLAG_PREFIX = "goto_"
+SKIP_FLAG_PREFIX = "skip_to_"
 # The loop index of an elemental function applied to arrays, element by element.
 ELEMENT_INDEX = "element"
 INPUT_COPY_SUFFIX = "_in"
@@ -122,6 +126,26 @@ def input_copy(name):
 def output_copy(name):
     """Name of a copy of the output value of variable `name`."""
     return name + OUTPUT_COPY_SUFFIX
+
+
+def jump_flag(tag):
+    """Name of the flag set by a jump that leaves a loop for `tag` (a label)."""
+    return f"{JUMP_FLAG_PREFIX}{tag}"
+
+
+def skip_flag(tag):
+    """Name of the flag set by a jump over code to `tag` (a label)."""
+    return f"{SKIP_FLAG_PREFIX}{tag}"
+
+
+def unique_name(name, taken):
+    """Return `name`, or `name_1`, `name_2`… if it is in `taken` (lower case)."""
+    taken = {t.lower() for t in taken}
+    candidate, count = name, 0
+    while candidate.lower() in taken:
+        count += 1
+        candidate = f"{name}_{count}"
+    return candidate
 
 
 def unique(symbol_table, name, taken=()):

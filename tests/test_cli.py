@@ -152,10 +152,10 @@ def test_syntax_error_names_the_line(tmp_path):
 
 
 @pytest.mark.parametrize("body, fragments", [
-    ("if (x > 0) go to 10\n  y = x\n10 continue", ["k.f90:5:", "GOTO"]),
+    ("assign 10 to i\n  go to i\n10 y = x", ["k.f90:5:", "ASSIGN and assigned GO TO"]),
     ("y = x\n  write(*,*) y", ["k.f90:6:", "unsupported statement WRITE"]),
     ("y = x\n  call foo(y)", ["k.f90:6:", "'foo' has no source adfort can see"]),
-    ("y = x + w(2)\n  if (x > 1) return\n  y = 2 * y", ["k.f90:6:", "RETURN statement is not supported yet"]),
+    ("y = x + w(2)\n  if (x > 1) return 1\n  y = 2 * y", ["k.f90:6:", "alternate return"]),
     ("y = gamma(x)", ["k.f90:5:", "GAMMA of an active value", "digamma"]),
     ("y = transfer(x, 1.0d0)", ["k.f90:5:", "TRANSFER of an active value", "bit"]),
     ("y = sum(reshape(w(1:2) * x, [2, 1], order=[2, 1]))",
