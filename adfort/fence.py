@@ -17,6 +17,9 @@ from adfort.activity import (
 from adfort.arrays import expr_rank
 from adfort.errors import AdfortError, where
 from adfort.exprs import E
+from adfort.forward_only import (
+    check_character_expression, check_forward_only, is_character_expression,
+    is_forward_only)
 from adfort.normalise import jump_kind
 from adfort.transformations.allocation import is_allocation
 
@@ -116,20 +119,6 @@ def _type_text(symbol):
     return f"of type {str(dtype)}"
 
 
-_OUTPUT_STATEMENTS = ("Write_Stmt", "Print_Stmt")
-
-
-def is_passive_output(block, active):
-    """Whether a code block is a WRITE/PRINT of passive values only (it is
-    kept in the recording motion and has no adjoint)."""
-    if active is None or not isinstance(block, CodeBlock):
-        return False
-    kinds = {type(a).__name__ for a in block.parse_tree_nodes}
-    if not kinds or not kinds <= set(_OUTPUT_STATEMENTS):
-        return False
-    return not {n.lower() for n in block.get_symbol_names()} & set(active)
-
-
 def check_routine(routine, dependents, independents, filename, active=None,
                   callee=False, resolve=None):
     """Check that every construct of `routine` is supported.
@@ -145,10 +134,17 @@ def check_routine(routine, dependents, independents, filename, active=None,
             f"'{routine.name}' is a function: differentiating a function is "
             "not supported yet; call it from a subroutine and differentiate that",
             where(routine, filename))
+    if active is None:
+        active = active_variables(routine, dependents, independents)
     for block in routine.walk(CodeBlock):
         if jump_kind(block) and block.ancestor((Loop, WhileLoop)) is not None:
             continue  # EXIT/CYCLE: rewritten into structured code
-        if is_passive_output(block, active):
+        if is_forward_only(block):
+            # I/O and STOP: kept in the forward motions as they are.
+            check_forward_only(block, active, filename, routine.symbol_table)
+            continue
+        if is_character_expression(block):
+            check_character_expression(block, filename, routine.symbol_table)
             continue
         kinds = {type(a).__name__ for a in block.parse_tree_nodes}
         if "Intrinsic_Function_Reference" in kinds:
@@ -160,10 +156,8 @@ def check_routine(routine, dependents, independents, filename, active=None,
             f"unsupported statement {_describe_codeblock(block)}: adfort cannot "
             "differentiate it; remove it or move it out of the routine",
             where(block, filename))
-    if active is None:
-        active = active_variables(routine, dependents, independents)
     for stmt in routine.walk(Statement):
-        if jump_kind(stmt) or is_passive_output(stmt, active):
+        if jump_kind(stmt) or is_forward_only(stmt):
             continue
         if is_allocation(stmt) and isinstance(stmt.parent, Schedule):
             _check_allocation(stmt, filename)

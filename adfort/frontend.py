@@ -7,7 +7,7 @@ from psyclone.psyir.frontend.fortran import FortranReader
 from adfort.writer import Writer
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, Container, FileContainer, IntrinsicCall, Literal,
-    Reference, Routine)
+    Range, Reference, Routine)
 from psyclone.psyir.symbols import (
     ArrayType, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
     UnresolvedInterface, UnsupportedFortranType)
@@ -312,6 +312,8 @@ def _recognise_function_references(tree, externals=()):
             name = symbol.name.lower()
             if name in defined or not isinstance(symbol, DataSymbol):
                 continue
+            if any(isinstance(index, Range) for index in ref.indices):
+                continue  # a substring (task(1:5)): no function takes a range
             dtype = symbol.datatype
             declaration = getattr(dtype, "declaration", "") or ""
             if isinstance(dtype, UnsupportedFortranType):

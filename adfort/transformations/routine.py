@@ -24,6 +24,7 @@ from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
 from adfort.errors import AdfortError, where
+from adfort.forward_only import kept_statement_writes
 from adfort.exprs import INTEGER_TYPE, intrinsic_call, real_kind, real_literal
 from adfort.simplify import simplify, simplify_statements
 from adfort.symbols import new_local
@@ -348,9 +349,12 @@ def reverse_work(work, spec, options, names, filename=None):
     for key, (read, wrote) in spec.call_io.items():
         reads[key] = set(read)
         call_writes[key] = set(wrote)
+    # I/O statements (kept in the recording motion only) may overwrite
+    # variables too (READ, internal WRITE, IOSTAT=): taped like a call's.
+    kept_writes = kept_statement_writes(work)
     written = {a.lhs.symbol.name.lower() for a in assignments} | \
         {loop.variable.name.lower() for loop in work.walk(Loop)}
-    for wrote in call_writes.values():
+    for wrote in list(call_writes.values()) + list(kept_writes.values()):
         written |= wrote
     # Allocatable locals are handed over by their (explicit) deallocation.
     allocatables = {sym.name.lower() for sym in table.datasymbols
@@ -361,9 +365,16 @@ def reverse_work(work, spec, options, names, filename=None):
            if not sym.is_import and not sym.is_unresolved
            and not isinstance(sym.interface, CommonBlockInterface)}
     plan = plan_taping(work.children, reads,
-                       (written & own) - set(arg_names) - allocatables, call_writes)
+                       (written & own) - set(arg_names) - allocatables,
+                       {**call_writes, **kept_writes})
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
+    # Strings go on the tape character by character: their length may be
+    # known only at run time (len=*), so their room too.
+    taped_names = {a.lhs.symbol.name.lower() for a in assignments if id(a) in plan.taped}
+    taped_names |= {name for _, name in plan.taped_calls} | set(plan.finals)
+    taped_arrays = taped_arrays or any(
+        _is_character(table.lookup(name, otherwise=None)) for name in taped_names)
     dynamic = (spec.tapes is not None or bool(work.walk((Loop, WhileLoop))) or taped_arrays
                or plan.taped_arrays or plan.taped_calls or any(
                    symbol_rank(table.lookup(n)) > 0 for n in plan.finals))
@@ -693,6 +704,12 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
 
 def _element_of(symbol, index):
     return ArrayReference.create(symbol, [index])
+
+
+def _is_character(symbol):
+    dtype = getattr(symbol, "datatype", None)
+    element = getattr(dtype, "elemental_type", dtype)
+    return getattr(element, "intrinsic", None) == ScalarType.Intrinsic.CHARACTER
 
 
 def _assumed_size(symbol):
