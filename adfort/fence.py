@@ -195,10 +195,6 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 f"call to '{call.routine.name}', a routine passed as an argument: "
                 "adfort cannot know which routine runs; call it directly",
                 where(call, filename))
-        if any(call.argument_names):
-            raise AdfortError(
-                f"call to '{call.routine.name}' with keyword arguments: pass the "
-                "arguments in order", where(call, filename))
     _check_types(routine, filename, resolve)
     _check_statement_functions(routine, filename)
     if active is None:

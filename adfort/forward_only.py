@@ -214,3 +214,56 @@ def drop_reason_comment(block):
     while end < len(lines) and lines[end].startswith(" - "):
         end += 1
     block.preceding_comment = "\n".join(lines[:start] + lines[end:])
+
+
+def _run_twice(top, chosen, schedule, jacobian):
+    """ids of the differentiated units whose recording may run more than
+    once per call of the differentiated routine."""
+    if jacobian:
+        return {id(u) for u in chosen}   # r_jacobian reverses once per row
+    twice, seen = set(), set()
+    pending = [(top, False)]
+    while pending:
+        unit, again = pending.pop()
+        if (id(unit), again) in seen:
+            continue
+        seen.add((id(unit), again))
+        if again:
+            twice.add(id(unit))
+        for callee in unit.calls.values():
+            if callee in chosen and not getattr(callee, "opaque", False):
+                # A call reversed joint runs the callee forward twice.
+                joint = not schedule.is_split(unit.name, callee.name)
+                pending.append((callee, again or joint))
+    return twice
+
+
+def check_repeated_input(top, chosen, schedule, jacobian, filename):
+    """A READ from a file or the terminal must run once per call of the
+    differentiated routine: where the recording runs again it would read
+    other data, and the derivative would silently belong to other inputs.
+
+    :param top: the differentiated routine's unit; :param chosen: the units
+        whose motions are generated.
+    :raises AdfortError: at such a READ.
+    """
+    from adfort.errors import source_name
+    twice = _run_twice(top, chosen, schedule, jacobian)
+    for unit in chosen:
+        if id(unit) not in twice:
+            continue
+        table = unit.original.symbol_table
+        for block in unit.original.walk(CodeBlock):
+            if not (is_forward_only(block) and reads_external_input(block, table)):
+                continue
+            if jacobian:
+                how, fix = "--jacobian reverses the routine once per row", ""
+            else:
+                how = "a call reversed joint runs its routine forward twice"
+                fix = (f", or reverse the calls of '{unit.name}' split (--schedule split "
+                       f"or --link caller:{unit.name.lower()}=split)")
+            raise AdfortError(
+                f"this READ would run more than once per call ({how}) and read other "
+                "data the second time: read the data outside the differentiated "
+                f"routines and pass it in{fix}",
+                where(block, source_name(unit.original) or filename))

@@ -14,6 +14,7 @@ from psyclone.psyir.symbols import (
 
 from adfort import naming
 
+from adfort.optional import read_optional_arguments
 from adfort.errors import AdfortError
 
 FIXED_FORM_SUFFIXES = {".f", ".for", ".f77", ".ftn", ".fpp"}
@@ -77,6 +78,7 @@ def read_file(path):
     _recognise_function_references(tree, externals)
     for routine in tree.walk(Routine):
         _resolve_array_declarations(routine)
+    read_optional_arguments(tree)
     return tree
 
 

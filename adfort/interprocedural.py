@@ -16,11 +16,12 @@ that need not be, never the reverse.
 from collections import defaultdict
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop,
-    Reference, UnaryOperation)
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal,
+    Loop, Reference, UnaryOperation)
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol
 
 from adfort.activity import differentiable_args, is_real, operands
+from adfort.forward_only import is_forward_only, written_names
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
@@ -85,6 +86,11 @@ class Unit:
                 return True
         for loop in self.work.walk(Loop):
             if loop.variable.name.lower() == name:
+                return True
+        table = self.work.symbol_table
+        for block in self.work.walk(CodeBlock):
+            # READ into it, an internal WRITE, IOSTAT=…
+            if is_forward_only(block) and name in written_names(block, table):
                 return True
         for call in self.work.walk(Call):
             if isinstance(call, IntrinsicCall):

@@ -25,6 +25,7 @@ from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
 from adfort.errors import AdfortError, where
 from adfort.forward_only import kept_statement_writes
+from adfort.optional import declare_optional, guarded, optional_in, optional_names
 from adfort.exprs import INTEGER_TYPE, intrinsic_call, real_kind, real_literal
 from adfort.simplify import simplify, simplify_statements
 from adfort.symbols import new_local
@@ -139,6 +140,7 @@ def _make_routine(work, name, body, arguments, intents, origin=None):
     _standard_kinds(table)
     _restore_assumed_size(table)
     _name_outer_symbols(routine, origin)
+    declare_optional(table, optional_names(work))
     return routine
 
 
@@ -428,6 +430,11 @@ def reverse_work(work, spec, options, names, filename=None):
         # f_ret and f_rev write back into what the call overwrote.
         restored |= wrote
 
+    # The adjoint of an optional argument is optional too.
+    optional = optional_names(work)
+    work.adfort_optional = optional | {ctx.adjoints[name].name.lower() for name in optional
+                                       if name in ctx.adjoints}
+
     tape_list = tapes.finalise()
     tape_args = []
     if not dynamic:
@@ -510,6 +517,7 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
     """
     table = work.symbol_table
     taken = ctx.taken
+    optional = optional_names(work)
     body, epilogue = [], []
     for name in increments:
         if name not in written:
@@ -518,19 +526,26 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         primal = table.lookup(name, otherwise=None) or ctx.module_variable(name)[1]
         keep = _local_copy(table, adj, naming.input_copy(adj.name), taken, ctx.filename,
                            primal=primal)
-        body.append(Assignment.create(Reference(keep), Reference(adj)))
-        body.append(Assignment.create(Reference(adj), real_literal(0, real_kind(adj))))
-        epilogue.append(Assignment.create(
-            Reference(adj), _add(Reference(adj), Reference(keep))))
+        # An absent optional argument has no adjoint to keep.
+        body.extend(guarded([
+            Assignment.create(Reference(keep), Reference(adj)),
+            Assignment.create(Reference(adj), real_literal(0, real_kind(adj)))],
+            optional_in([primal], optional)))
+        epilogue.extend(guarded([Assignment.create(
+            Reference(adj), _add(Reference(adj), Reference(keep)))],
+            optional_in([primal], optional)))
     for name in cleared:
         adj = ctx.adjoints[name]
-        epilogue.append(Assignment.create(Reference(adj), real_literal(0, real_kind(adj))))
+        epilogue.extend(guarded([
+            Assignment.create(Reference(adj), real_literal(0, real_kind(adj)))],
+            optional_in([table.lookup(name, otherwise=None)], optional)))
     body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes]))
     saved = []
     for a in arguments:
         if a.name.lower() in restored:
             keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename)
-            body.append(Assignment.create(Reference(keep), Reference(a)))
+            body.extend(guarded([Assignment.create(Reference(keep), Reference(a))],
+                                optional_in([a], optional)))
             saved.append((a, keep))
     for module_var in _module_variables(work, restored, arguments, ctx):
         # Module variables the returning motion put back: r_rev leaves them
@@ -541,7 +556,8 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         saved.append((module_var, keep))
     body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
     for a, keep in saved:
-        body.append(Assignment.create(Reference(a), Reference(keep)))
+        body.extend(guarded([Assignment.create(Reference(a), Reference(keep))],
+                            optional_in([a], optional)))
     body.extend(epilogue)
 
     intents = dict(primal_intents) if primal_intents else \
@@ -628,10 +644,18 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
     table.add(jac)
     intents = {a.name.lower(): a.interface.access for a in arguments}
     body, kept = [], []
+    optional = optional_names(work)
+    for name in dep + indep:
+        if name in optional:
+            raise AdfortError(
+                f"--jacobian with the optional argument '{name}' as a dependent or "
+                "independent: r_jacobian needs it; make it a plain argument",
+                where(work, ctx.filename))
     for a in arguments:
         if a.name.lower() in written and intents[a.name.lower()] != _OUT:
             keep = _local_copy(table, a, naming.input_copy(a.name), taken, ctx.filename)
-            body.append(Assignment.create(Reference(keep), Reference(a)))
+            body.extend(guarded([Assignment.create(Reference(keep), Reference(a))],
+                                optional_in([a], optional)))
             kept.append((a, keep))
     for module_var in _module_variables(work, written, arguments, ctx):
         # Every row starts from the state the routine was called in.
@@ -650,7 +674,8 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
     for position, d in enumerate(deps):
         d_adj = ctx.adjoints[d.name.lower()]
         row0 = _offset(deps[:position])
-        one_row = [Assignment.create(Reference(a), Reference(k)) for a, k in kept]
+        one_row = [s for a, k in kept for s in guarded(
+            [Assignment.create(Reference(a), Reference(k))], optional_in([a], optional))]
         for a in active:
             adj = ctx.adjoints[a.name.lower()]
             one_row.append(Assignment.create(Reference(adj), real_literal(0, kind)))
