@@ -6,9 +6,9 @@ unsupported reaches the transformations, so they never fail half-way.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
-    IntrinsicCall, Loop, Reference, Routine, Schedule, Statement, UnaryOperation, WhileLoop)
+    IntrinsicCall, Loop, Reference, Schedule, Statement, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, DataSymbol, ScalarType, StaticInterface)
+    ArgumentInterface, DataSymbol, ScalarType)
 
 from adfort import rules
 from adfort.activity import (
@@ -200,7 +200,6 @@ def check_routine(routine, dependents, independents, filename, active=None,
     if active is None:
         active = active_variables(routine, dependents, independents)
     for assign in routine.walk(Assignment):
-        _check_lhs(assign, active, filename)
         _check_expression(assign.rhs, active, filename)
     for call in routine.walk(Call):
         if isinstance(call, IntrinsicCall):
@@ -315,22 +314,6 @@ def _check_statement_functions(routine, filename):
                 f"statement function '{assign.debug_string().strip()}': adfort does "
                 "not differentiate statement functions; write the expression in "
                 "place or make it a contained function", where(assign, filename))
-
-
-def _check_lhs(assign, active, filename):
-    symbol = assign.lhs.symbol
-    routine = assign.ancestor(Routine)
-    local = routine.symbol_table.lookup(symbol.name, otherwise=None,
-                                        scope_limit=routine) if routine else None
-    # Module variables are static too, but shared: only a routine's own
-    # saved locals would diverge between the original and its copies.
-    if local is symbol and isinstance(symbol.interface, StaticInterface) \
-            and not symbol.is_constant:
-        raise AdfortError(
-            f"'{symbol.name}' is a saved (static) variable written by the "
-            "routine: its value would persist between calls of the generated "
-            "routines differently; make it an argument or remove its initial value",
-            where(assign, filename))
 
 
 _ARITHMETIC = ("ADD", "SUB", "MUL", "DIV", "POW", "MINUS", "PLUS")

@@ -216,7 +216,7 @@ def drop_reason_comment(block):
     block.preceding_comment = "\n".join(lines[:start] + lines[end:])
 
 
-def _run_twice(top, chosen, schedule, jacobian):
+def run_twice(top, chosen, schedule, jacobian):
     """ids of the differentiated units whose recording may run more than
     once per call of the differentiated routine."""
     if jacobian:
@@ -248,7 +248,7 @@ def check_repeated_input(top, chosen, schedule, jacobian, filename):
     :raises AdfortError: at such a READ.
     """
     from adfort.errors import source_name
-    twice = _run_twice(top, chosen, schedule, jacobian)
+    twice = run_twice(top, chosen, schedule, jacobian)
     for unit in chosen:
         if id(unit) not in twice:
             continue

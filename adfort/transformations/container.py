@@ -12,7 +12,9 @@ from adfort.commons import common_statements, parse_common
 from adfort.context import checked_options
 from adfort.errors import AdfortError, source_name, where
 from adfort.fence import check_arguments, check_routine
-from adfort.forward_only import check_repeated_input, is_forward_only, written_names
+from adfort.forward_only import (
+    check_repeated_input, is_forward_only, run_twice, written_names)
+from adfort.saved import check_saved_state
 from adfort.frontend import enclosing_module, find_routine, read_file
 from adfort.optional import positional_arguments
 from adfort.interprocedural import Activity, Unit, unknown_call_node
@@ -379,6 +381,9 @@ class _ProgramBuild:
                                 "elements explicitly", where(call, filename))
         check_repeated_input(self.top, self.chosen, self.schedule,
                              self.options.get("jacobian"), self.filename)
+        check_saved_state(self.chosen, run_twice(self.top, self.chosen, self.schedule,
+                                                 self.options.get("jacobian")),
+                          self.filename, self.options.get("jacobian"))
         for unit in self.order:
             filename = source_name(unit.original) or self.filename
             for call in user_calls(unit.work):
