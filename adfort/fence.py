@@ -12,7 +12,7 @@ from psyclone.psyir.symbols import (
 
 from adfort import rules
 from adfort.activity import (
-    active_variables, argument_names, differentiable_args, is_real, operands,
+    active_variables, argument_names, differentiable_args, is_complex, is_real, operands,
     operation_name)
 from adfort.arrays import expr_rank
 from adfort.errors import AdfortError, where
@@ -39,6 +39,9 @@ _CONSTRUCTS = {
     "Arithmetic_If_Stmt": "arithmetic IF",
     "Return_Stmt": "RETURN",
     "Stop_Stmt": "STOP",
+    "Forall_Stmt": "FORALL (write it as DO loops: adfort differentiates those)",
+    "Forall_Construct": "FORALL (write it as DO loops: adfort differentiates those)",
+    "Nullify_Stmt": "NULLIFY (pointers are not supported)",
 }
 
 
@@ -102,15 +105,8 @@ def check_arguments(routine, dependents, independents, filename, allow_empty=Fal
                     location)
 
 
-def _is_complex(symbol):
-    """Whether `symbol` is declared COMPLEX (PSyIR keeps such declarations
-    as unsupported text)."""
-    declaration = getattr(getattr(symbol, "datatype", None), "declaration", None) or ""
-    return " ".join(declaration.upper().split()).startswith(("COMPLEX", "DOUBLE COMPLEX"))
-
-
 def _type_text(symbol):
-    if _is_complex(symbol):
+    if is_complex(symbol):
         return "complex: complex active values are not supported"
     dtype = symbol.datatype
     intrinsic = getattr(dtype, "intrinsic", None)
@@ -195,7 +191,7 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 f"call to '{call.routine.name}', a routine passed as an argument: "
                 "adfort cannot know which routine runs; call it directly",
                 where(call, filename))
-    _check_types(routine, filename, resolve)
+    _check_types(routine, filename, resolve, active)
     _check_statement_functions(routine, filename)
     if active is None:
         active = active_variables(routine, dependents, independents)
@@ -262,7 +258,7 @@ def _construct_name(stmt):
     return names.get(type(stmt).__name__, type(stmt).__name__)
 
 
-def _check_types(routine, filename, resolve=None):
+def _check_types(routine, filename, resolve=None, active=None):
     """Reject references whose type adfort cannot see (implicit typing…).
 
     :param resolve: ``resolve(name)`` gives the DataSymbol of a module
@@ -276,11 +272,14 @@ def _check_types(routine, filename, resolve=None):
             symbol = resolve(symbol.name) or symbol
         dtype = getattr(symbol, "datatype", None)
         declaration = getattr(dtype, "declaration", None)
-        if _is_complex(symbol):
+        if is_complex(symbol) and active is not None and \
+                symbol.name.lower() not in active:
+            continue  # passive complex values are kept as they are
+        if is_complex(symbol):
             raise AdfortError(
-                f"'{symbol.name}' is complex ('{declaration.strip()}'): complex active "
-                "values are not supported, and a differentiated routine cannot hold "
-                "complex variables yet; hold real and imaginary parts in real variables",
+                f"'{symbol.name}' is complex ('{declaration.strip()}') and carries a "
+                "derivative here: complex active values are not supported; hold real and "
+                "imaginary parts in real variables",
                 where(ref, filename))
         if declaration:
             raise AdfortError(

@@ -232,6 +232,11 @@ def _report_unreadable_units(tree, path):
         elif _passes_routine(text, full):
             why = ("a routine passed as an argument (EXTERNAL, PROCEDURE or INTERFACE "
                    "dummy) is not supported; call the routine directly")
+        elif re.search(r"^\s*equivalence\b", full, re.IGNORECASE | re.MULTILINE):
+            why = ("EQUIVALENCE is not supported (PSyclone cannot represent it, and "
+                   "storage shared between variables would hide derivatives): give "
+                   "each variable its own storage, or move the equivalenced work "
+                   "arrays to a routine that is not differentiated")
         elif re.search(r"^\s*external\b", full, re.IGNORECASE | re.MULTILINE):
             why = ("PSyclone cannot represent its EXTERNAL statement: remove it (an "
                    "external routine needs no declaration to be called)")

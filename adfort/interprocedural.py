@@ -20,7 +20,7 @@ from psyclone.psyir.nodes import (
     Loop, Reference, UnaryOperation)
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol
 
-from adfort.activity import differentiable_args, is_real, operands
+from adfort.activity import carries_derivative, differentiable_args, operands
 from adfort.forward_only import is_forward_only, written_names
 
 _IN = ArgumentInterface.Access.READ
@@ -243,14 +243,14 @@ class Activity:
 
     def _note_types(self, unit):
         for symbol in unit.work.symbol_table.datasymbols:
-            if is_real(symbol):
+            if carries_derivative(symbol):
                 self.real.add(unit.key(symbol))
-        if unit.result is not None and is_real(unit.result):
+        if unit.result is not None and carries_derivative(unit.result):
             self.real.add(("result", id(unit)))
         for ref in unit.work.walk(Reference):
             if not unit.owns(ref.symbol):
                 resolved = unit.module_variable(ref.symbol.name)
-                if resolved is not None and is_real(resolved[1]):
+                if resolved is not None and carries_derivative(resolved[1]):
                     self.real.add(unit.key(ref.symbol))
 
     def _source(self, unit, leaf, link):

@@ -122,8 +122,11 @@ def check_saved_state(units, twice, filename, jacobian):
         fix = "" if jacobian else (
             f", or reverse the calls of '{unit.name}' split (--schedule split or "
             f"--link caller:{unit.name.lower()}=split)")
+        first = [a for a in unit.original.walk(Assignment)
+                 if a.lhs.symbol.name.lower() == names[0]]
         raise AdfortError(
             f"'{names[0]}' is a SAVE'd variable of '{unit.name}' that it changes and "
             f"that changes what it computes: {how}, which would advance that state "
             f"more than once per call; make it an argument or a module variable{fix}",
-            where(unit.original, source_name(unit.original) or filename))
+            where(first[0] if first else unit.original,
+                  source_name(unit.original) or filename))

@@ -374,6 +374,13 @@ class TapeSet:
         dtype = reference.symbol.datatype
         if isinstance(dtype, ArrayType):
             dtype = dtype.elemental_type
+        if not isinstance(dtype, ScalarType):   # complex: PSyIR cannot type it
+            from adfort.errors import AdfortError
+            raise AdfortError(
+                f"the returning motion needs the value of '{reference.symbol.name}' "
+                f"('{getattr(dtype, 'declaration', dtype)}') after the routine overwrites "
+                "it, and adfort cannot save a value of this type; keep it in another "
+                "variable that is not overwritten")
         if dtype.intrinsic == ScalarType.Intrinsic.CHARACTER:
             # Every length on one tape of single characters.
             dtype = ScalarType(dtype.intrinsic, ScalarType.Precision.UNDEFINED, 1)

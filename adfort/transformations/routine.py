@@ -384,15 +384,20 @@ def reverse_work(work, spec, options, names, filename=None):
     tapes.frames[:] = [{}]
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
-    body_rec, body_ret = reverser.block(list(work.children))
+    location = where(work, filename)
+    try:
+        body_rec, body_ret = reverser.block(list(work.children))
 
-    # The returning motion has its own locals: those it reads after their
-    # last write are handed over through the tape.
-    final_rec, final_ret = [], []
-    for name in plan.finals:
-        save, restore = tapes.save(Reference(table.lookup(name)))
-        final_rec.extend(save)
-        final_ret = restore + final_ret
+        # The returning motion has its own locals: those it reads after their
+        # last write are handed over through the tape.
+        final_rec, final_ret = [], []
+        for name in plan.finals:
+            save, restore = tapes.save(Reference(table.lookup(name)))
+            final_rec.extend(save)
+            final_ret = restore + final_ret
+    except AdfortError as err:
+        err.location = err.location or location   # at least the routine
+        raise
     rec_body = body_rec + final_rec
     if dynamic:
         # Room for the pushes outside loops; also allocates on first use.
