@@ -29,7 +29,10 @@ _FILES = {"Open_Stmt", "Close_Stmt", "Inquire_Stmt", "Rewind_Stmt", "Backspace_S
           "Endfile_Stmt", "Flush_Stmt", "Wait_Stmt"}
 _STOPS = {"Stop_Stmt", "Error_Stop_Stmt"}
 _FORMATS = {"Format_Stmt"}
-_KEPT = _OUTPUT | _INPUT | _FILES | _STOPS | _FORMATS
+# A character assignment to a substring of an array element, names(1)(1:2)
+# = 'ab' (made a code block by :func:`keep_substring_assignments`).
+_SUBSTRING_ASSIGNMENTS = {"Assignment_Stmt"}
+_KEPT = _OUTPUT | _INPUT | _FILES | _STOPS | _FORMATS | _SUBSTRING_ASSIGNMENTS
 
 # Specifiers whose variables an I/O statement sets (INQUIRE sets all of
 # its specifiers but these).
@@ -38,8 +41,10 @@ _INQUIRE_INPUTS = {"UNIT", "FILE", "ID"}
 _SPECIFIER_CLASSES = ("Io_Control_Spec", "Connect_Spec", "Close_Spec", "Position_Spec",
                       "Flush_Spec", "Wait_Spec")
 
-# Expressions PSyclone keeps as code blocks that yield a character value.
-_CHARACTER_EXPRESSIONS = {"Level_3_Expr"}   # concatenation, a // b
+# Expressions PSyclone keeps as code blocks that yield a character value:
+# concatenation, a // b, and a substring of an array element, names(i)(1:2)
+# (or of an array section: PSyclone reads both as Array_Section).
+_CHARACTER_EXPRESSIONS = {"Level_3_Expr", "Array_Section"}
 
 
 def _kinds(block):
@@ -110,6 +115,9 @@ def written_names(block, table):
     for node in block.parse_tree_nodes:
         kind = type(node).__name__
         if kind in _STOPS or kind in _FORMATS or kind == "Print_Stmt":
+            continue
+        if kind == "Assignment_Stmt":
+            names.add(str(node.items[0]).split("(")[0].strip().lower())
             continue
         if kind == "Read_Stmt" and node.items[2] is not None:
             names |= _names(node.items[2])
@@ -267,3 +275,21 @@ def check_repeated_input(top, chosen, schedule, jacobian, filename):
                 "data the second time: read the data outside the differentiated "
                 f"routines and pass it in{fix}",
                 where(block, source_name(unit.original) or filename))
+
+
+def keep_substring_assignments(tree):
+    """Make each assignment to a substring of an array element (``names(1)
+    (1:2) = 'ab'``, which PSyclone reads with an opaque left-hand side) a
+    kept statement: a character value, passive, set in the forward motions
+    only (it may change the array: a may-write)."""
+    from fparser.two.Fortran2003 import Assignment_Stmt
+    from psyclone.psyir.nodes import Assignment, Fparser2CodeBlock
+    for assign in tree.walk(Assignment):
+        if not isinstance(assign.lhs, CodeBlock):
+            continue
+        statement = assign.ast   # the statement as written (with its line)
+        if not isinstance(statement, Assignment_Stmt):
+            statement = Assignment_Stmt(f"{assign.lhs.ast} = {assign.rhs.debug_string()}")
+        block = Fparser2CodeBlock([statement], CodeBlock.Structure.STATEMENT)
+        block.ast = statement
+        assign.replace_with(block)

@@ -15,6 +15,7 @@ from psyclone.psyir.symbols import (
 from adfort import naming
 
 from adfort.optional import read_optional_arguments
+from adfort.forward_only import keep_substring_assignments
 from adfort.errors import AdfortError
 
 FIXED_FORM_SUFFIXES = {".f", ".for", ".f77", ".ftn", ".fpp"}
@@ -79,6 +80,7 @@ def read_file(path):
     for routine in tree.walk(Routine):
         _resolve_array_declarations(routine)
     read_optional_arguments(tree)
+    keep_substring_assignments(tree)
     return tree
 
 

@@ -43,9 +43,12 @@ def written_saved_locals(routine):
 
 
 def _only_reports(statements, neutral):
-    """Whether `statements` only print, stop or update `neutral` state."""
+    """Whether `statements` only print, stop or update `neutral` state
+    (an I/O statement that sets a variable, an internal WRITE, may pass the
+    state on: it does not count)."""
     for stmt in statements:
-        if is_forward_only(stmt):
+        if is_forward_only(stmt) and not (
+                written_names(stmt, stmt.scope.symbol_table) - neutral):
             continue
         if isinstance(stmt, Assignment) and stmt.lhs.symbol.name.lower() in neutral:
             continue
@@ -92,6 +95,13 @@ def _read_only_for_reports(routine, name, neutral):
             if all(_only_reports(b.children, neutral) for b in bodies):
                 continue
         return False
+    # Printed (I/O text is not walked), or copied by an I/O statement into
+    # a variable: then it may reach what the routine computes.
+    table = routine.symbol_table
+    for block in routine.walk(CodeBlock):
+        if is_forward_only(block) and name in {n.lower() for n in block.get_symbol_names()} \
+                and written_names(block, table) - neutral:
+            return False
     return True
 
 

@@ -155,3 +155,37 @@ def test_saved_state_advances_once_per_reversal(tmp_path, schedule):
     assert build.returncode == 0, build.stderr
     out = subprocess.run(["./check"], cwd=tmp_path, capture_output=True, text=True)
     assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+
+
+SUBSTRINGS = textwrap.dedent("""\
+    subroutine k(task, x, y)
+      character(len=*), intent(inout) :: task
+      real(8), intent(in) :: x
+      real(8), intent(out) :: y
+      character(len=8) :: msg, names(3)
+      msg = task(3:)
+      names(2) = msg(:4)
+      names(1)(1:2) = 'ab'
+      if (names(2)(1:1) == 'F' .or. msg(2:) .eq. 'G') then
+        y = x**2
+      else
+        y = x
+      end if
+      task(1:2) = 'OK'
+    end subroutine k
+    """)
+
+
+@needs_gfortran
+def test_substrings_compile_strictly(tmp_path):
+    """Substrings of scalars and of array elements (PSyclone reads the
+    latter as opaque code) are kept as written."""
+    (tmp_path / "k.f90").write_text(SUBSTRINGS)
+    result = run(["diff", "k.f90", "--dep", "y", "--indep", "x", "-o", "k_ad.f90"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "k_ad.f90").read_text()
+    assert "names(1)(1 : 2) = 'ab'" in text and "PSyclone CodeBlock" not in text
+    build = subprocess.run(["gfortran", "-c", "-Wall", "-Werror=unused-variable",
+                            "-std=f2008", "k.f90", "k_ad.f90"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
