@@ -57,6 +57,8 @@ def is_forward_only(node):
     if not isinstance(node, CodeBlock) or node.structure != CodeBlock.Structure.STATEMENT:
         return False
     kinds = _kinds(node)
+    if kinds & _SUBSTRING_ASSIGNMENTS and not getattr(node, "adfort_substring", False):
+        return False   # an assignment PSyclone could not read: not ours to keep
     return bool(kinds) and kinds <= _KEPT
 
 
@@ -281,15 +283,18 @@ def keep_substring_assignments(tree):
     """Make each assignment to a substring of an array element (``names(1)
     (1:2) = 'ab'``, which PSyclone reads with an opaque left-hand side) a
     kept statement: a character value, passive, set in the forward motions
-    only (it may change the array: a may-write)."""
+    only (it may change the array: a may-write).  Only character substrings
+    take this form (``Array_Section``); anything else is left to the fence."""
     from fparser.two.Fortran2003 import Assignment_Stmt
     from psyclone.psyir.nodes import Assignment, Fparser2CodeBlock
     for assign in tree.walk(Assignment):
-        if not isinstance(assign.lhs, CodeBlock):
+        if not isinstance(assign.lhs, CodeBlock) or \
+                _kinds(assign.lhs) != {"Array_Section"}:
             continue
         statement = assign.ast   # the statement as written (with its line)
         if not isinstance(statement, Assignment_Stmt):
             statement = Assignment_Stmt(f"{assign.lhs.ast} = {assign.rhs.debug_string()}")
         block = Fparser2CodeBlock([statement], CodeBlock.Structure.STATEMENT)
         block.ast = statement
+        block.adfort_substring = True
         assign.replace_with(block)
