@@ -46,6 +46,20 @@ def is_real(symbol):
     return getattr(dtype, "intrinsic", None) == ScalarType.Intrinsic.REAL
 
 
+def is_complex(symbol):
+    """Whether `symbol` is declared COMPLEX (PSyIR keeps such declarations
+    as unsupported text)."""
+    declaration = getattr(getattr(symbol, "datatype", None), "declaration", None) or ""
+    return " ".join(declaration.upper().split()).startswith(("COMPLEX", "DOUBLE COMPLEX"))
+
+
+def carries_derivative(symbol):
+    """Whether a derivative can flow through `symbol`: a real variable, or a
+    complex one (adfort differentiates no complex value, but must see one
+    become active to say so)."""
+    return is_real(symbol) or is_complex(symbol)
+
+
 def argument_names(node):
     """The names an intrinsic call gives its arguments (None for
     positional ones); None for operators."""
@@ -78,7 +92,7 @@ def differentiable_references(expr):
     if isinstance(expr, Literal):
         return
     if is_variable(expr):
-        if is_real(expr.symbol) and is_real_value(expr):
+        if (is_real(expr.symbol) and is_real_value(expr)) or is_complex(expr.symbol):
             yield expr
         return
     if isinstance(expr, (BinaryOperation, UnaryOperation, IntrinsicCall)):
@@ -97,7 +111,8 @@ def active_variables(routine, dependents, independents):
     assignments = [a for a in routine.walk(Assignment)]
     edges = []  # (target name, source names)
     for assign in assignments:
-        if not is_real(assign.lhs.symbol) or not is_real_value(assign.lhs):
+        if not ((is_real(assign.lhs.symbol) and is_real_value(assign.lhs))
+                or is_complex(assign.lhs.symbol)):
             continue
         sources = {r.symbol.name.lower() for r in differentiable_references(assign.rhs)}
         edges.append((assign.lhs.symbol.name.lower(), sources))

@@ -8,7 +8,7 @@ expression) the contributions are summed.
 from psyclone.psyir.nodes import (
     ArrayConstructor, ArrayReference, BinaryOperation, IntrinsicCall, Literal, Range,
     Reference, UnaryOperation)
-from psyclone.psyir.symbols import ArrayType
+from psyclone.psyir.symbols import ArrayType, ScalarType
 
 from adfort.derived import STRUCTURE_REFERENCES, reference_rank
 
@@ -27,6 +27,16 @@ def symbol_rank(symbol):
     return len(dtype.shape) if isinstance(dtype, ArrayType) else 0
 
 
+def is_substring(reference):
+    """Whether `reference` ends with a substring range (PSyclone reads
+    ``task(1:5)`` of a character scalar as an array section)."""
+    dtype = getattr(reference.symbol, "datatype", None)
+    element = getattr(dtype, "elemental_type", dtype)
+    return (isinstance(reference, ArrayReference)
+            and getattr(element, "intrinsic", None) == ScalarType.Intrinsic.CHARACTER
+            and len(reference.indices) > symbol_rank(reference.symbol))
+
+
 def expr_rank(node):
     """Number of dimensions of the value of expression `node`."""
     if isinstance(node, Literal):
@@ -34,7 +44,10 @@ def expr_rank(node):
     if type(node) in STRUCTURE_REFERENCES:
         return reference_rank(node)
     if isinstance(node, ArrayReference):
-        return sum(1 for index in node.indices if isinstance(index, Range))
+        indices = node.indices
+        if is_substring(node):
+            indices = indices[:-1]   # task(1:5) is a substring, not a section
+        return sum(1 for index in indices if isinstance(index, Range))
     if type(node) is Reference:
         return symbol_rank(node.symbol)
     if isinstance(node, (BinaryOperation, UnaryOperation)):

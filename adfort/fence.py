@@ -6,19 +6,22 @@ unsupported reaches the transformations, so they never fail half-way.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
-    IntrinsicCall, Loop, Reference, Routine, Schedule, Statement, UnaryOperation, WhileLoop)
+    IntrinsicCall, Loop, Reference, Schedule, Statement, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, DataSymbol, ScalarType, StaticInterface)
 
 from adfort import naming, rules
 from adfort.activity import (
-    active_variables, argument_names, differentiable_args, is_real, operands,
+    active_variables, argument_names, differentiable_args, is_complex, is_real, operands,
     operation_name)
 from adfort.arrays import expr_rank
 from adfort.derived import check_derived, holds_reals, is_derived, is_variable, unsupported_declaration
 from adfort.errors import AdfortError, where
 from adfort.pointers import check_pointers, declared_attribute
 from adfort.exprs import E
+from adfort.forward_only import (
+    check_character_expression, check_forward_only, is_character_expression,
+    is_forward_only)
 from adfort.normalise import jump_kind
 from adfort.transformations.allocation import is_allocation
 
@@ -38,6 +41,9 @@ _CONSTRUCTS = {
     "Arithmetic_If_Stmt": "arithmetic IF",
     "Return_Stmt": "RETURN",
     "Stop_Stmt": "STOP",
+    "Forall_Stmt": "FORALL (write it as DO loops: adfort differentiates those)",
+    "Forall_Construct": "FORALL (write it as DO loops: adfort differentiates those)",
+    "Nullify_Stmt": "NULLIFY (pointers are not supported)",
 }
 
 
@@ -126,35 +132,14 @@ def check_arguments(routine, dependents, independents, filename, allow_empty=Fal
                     location)
 
 
-def _is_complex(symbol):
-    """Whether `symbol` is declared COMPLEX (PSyIR keeps such declarations
-    as unsupported text)."""
-    declaration = getattr(getattr(symbol, "datatype", None), "declaration", None) or ""
-    return " ".join(declaration.upper().split()).startswith(("COMPLEX", "DOUBLE COMPLEX"))
-
-
 def _type_text(symbol):
-    if _is_complex(symbol):
+    if is_complex(symbol):
         return "complex: complex active values are not supported"
     dtype = symbol.datatype
     intrinsic = getattr(dtype, "intrinsic", None)
     if intrinsic is not None:
         return f"of type {intrinsic.name.lower()}"
     return f"of type {str(dtype)}"
-
-
-_OUTPUT_STATEMENTS = ("Write_Stmt", "Print_Stmt")
-
-
-def is_passive_output(block, active):
-    """Whether a code block is a WRITE/PRINT of passive values only (it is
-    kept in the recording motion and has no adjoint)."""
-    if active is None or not isinstance(block, CodeBlock):
-        return False
-    kinds = {type(a).__name__ for a in block.parse_tree_nodes}
-    if not kinds or not kinds <= set(_OUTPUT_STATEMENTS):
-        return False
-    return not {n.lower() for n in block.get_symbol_names()} & set(active)
 
 
 def check_routine(routine, dependents, independents, filename, active=None,
@@ -169,10 +154,17 @@ def check_routine(routine, dependents, independents, filename, active=None,
         are rejected without it).
     :raises AdfortError: at the first unsupported construct.
     """
+    if active is None:
+        active = active_variables(routine, dependents, independents)
     for block in routine.walk(CodeBlock):
         if jump_kind(block) and block.ancestor((Loop, WhileLoop)) is not None:
             continue  # EXIT/CYCLE: rewritten into structured code
-        if is_passive_output(block, active):
+        if is_forward_only(block):
+            # I/O and STOP: kept in the forward motions as they are.
+            check_forward_only(block, active, filename, routine.symbol_table)
+            continue
+        if is_character_expression(block):
+            check_character_expression(block, filename, routine.symbol_table)
             continue
         kinds = {type(a).__name__ for a in block.parse_tree_nodes}
         if "Intrinsic_Function_Reference" in kinds:
@@ -184,10 +176,8 @@ def check_routine(routine, dependents, independents, filename, active=None,
             f"unsupported statement {_describe_codeblock(block)}: adfort cannot "
             "differentiate it; remove it or move it out of the routine",
             where(block, filename))
-    if active is None:
-        active = active_variables(routine, dependents, independents)
     for stmt in routine.walk(Statement):
-        if jump_kind(stmt) or is_passive_output(stmt, active):
+        if jump_kind(stmt) or is_forward_only(stmt):
             continue
         if is_allocation(stmt) and isinstance(stmt.parent, Schedule):
             _check_allocation(stmt, filename)
@@ -223,23 +213,18 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 f"call to '{call.routine.name}', a routine passed as an argument: "
                 "adfort cannot know which routine runs; call it directly",
                 where(call, filename))
-        if any(call.argument_names):
-            raise AdfortError(
-                f"call to '{call.routine.name}' with keyword arguments: pass the "
-                "arguments in order", where(call, filename))
     for ref in routine.walk(Reference):
         if not is_variable(ref):
             raise AdfortError(
                 f"'{ref.debug_string()}' ({type(ref).__name__}) is not supported: "
                 "only variables can be differentiated", where(ref, filename))
-    _check_types(routine, filename, resolve, types)
+    _check_types(routine, filename, resolve, types, active)
     if types is not None:
         check_derived(routine, active, filename, types)
     _check_statement_functions(routine, filename)
     if active is None:
         active = active_variables(routine, dependents, independents)
     for assign in routine.walk(Assignment):
-        _check_lhs(assign, active, filename)
         _check_expression(assign.rhs, active, filename)
     for call in routine.walk(Call):
         if isinstance(call, IntrinsicCall):
@@ -302,7 +287,7 @@ def _construct_name(stmt):
     return names.get(type(stmt).__name__, type(stmt).__name__)
 
 
-def _check_types(routine, filename, resolve=None, types=None):
+def _check_types(routine, filename, resolve=None, types=None, active=None):
     """Reject references whose type adfort cannot see (implicit typing…).
 
     :param resolve: ``resolve(name)`` gives the DataSymbol of a module
@@ -329,11 +314,14 @@ def _check_types(routine, filename, resolve=None, types=None):
                 f"'{symbol.name}' is {unsupported_declaration(symbol)} "
                 f"('{declaration.strip()}'): polymorphism is not supported; declare it "
                 "with TYPE(…)", where(ref, filename))
-        if _is_complex(symbol):
+        if is_complex(symbol) and active is not None and \
+                symbol.name.lower() not in active:
+            continue  # passive complex values are kept as they are
+        if is_complex(symbol):
             raise AdfortError(
-                f"'{symbol.name}' is complex ('{declaration.strip()}'): complex active "
-                "values are not supported, and a differentiated routine cannot hold "
-                "complex variables yet; hold real and imaginary parts in real variables",
+                f"'{symbol.name}' is complex ('{declaration.strip()}') and carries a "
+                "derivative here: complex active values are not supported; hold real and "
+                "imaginary parts in real variables",
                 where(ref, filename))
         if declared_attribute(symbol):
             dtype = dtype.partial_datatype
@@ -370,22 +358,6 @@ def _check_statement_functions(routine, filename):
                 f"statement function '{assign.debug_string().strip()}': adfort does "
                 "not differentiate statement functions; write the expression in "
                 "place or make it a contained function", where(assign, filename))
-
-
-def _check_lhs(assign, active, filename):
-    symbol = assign.lhs.symbol
-    routine = assign.ancestor(Routine)
-    local = routine.symbol_table.lookup(symbol.name, otherwise=None,
-                                        scope_limit=routine) if routine else None
-    # Module variables are static too, but shared: only a routine's own
-    # saved locals would diverge between the original and its copies.
-    if local is symbol and isinstance(symbol.interface, StaticInterface) \
-            and not symbol.is_constant:
-        raise AdfortError(
-            f"'{symbol.name}' is a saved (static) variable written by the "
-            "routine: its value would persist between calls of the generated "
-            "routines differently; make it an argument or remove its initial value",
-            where(assign, filename))
 
 
 _ARITHMETIC = ("ADD", "SUB", "MUL", "DIV", "POW", "MINUS", "PLUS")

@@ -7,7 +7,7 @@ from psyclone.psyir.frontend.fortran import FortranReader
 from adfort.writer import Writer
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, Container, FileContainer, IntrinsicCall, Literal,
-    Reference, Routine)
+    Range, Reference, Routine)
 from psyclone.psyir.symbols import (
     ArrayType, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
     UnresolvedInterface, UnsupportedFortranType)
@@ -15,6 +15,8 @@ from psyclone.psyir.symbols import (
 from adfort import implicit, internal, naming, preprocess
 
 from adfort.declarations import rewrite_specifications
+from adfort.optional import read_optional_arguments
+from adfort.forward_only import keep_substring_assignments
 from adfort.errors import AdfortError
 from adfort.restructure import restructure
 
@@ -89,6 +91,8 @@ def read_file(path, preprocessing=None):
     _recognise_function_references(tree, externals)
     for routine in tree.walk(Routine):
         _resolve_array_declarations(routine)
+    read_optional_arguments(tree)
+    keep_substring_assignments(tree)
     return tree
 
 
@@ -242,6 +246,11 @@ def _report_unreadable_units(tree, path):
         elif _passes_routine(text, full):
             why = ("a routine passed as an argument (EXTERNAL, PROCEDURE or INTERFACE "
                    "dummy) is not supported; call the routine directly")
+        elif re.search(r"^\s*equivalence\b", full, re.IGNORECASE | re.MULTILINE):
+            why = ("EQUIVALENCE is not supported (PSyclone cannot represent it, and "
+                   "storage shared between variables would hide derivatives): give "
+                   "each variable its own storage, or move the equivalenced work "
+                   "arrays to a routine that is not differentiated")
         elif re.search(r"^\s*external\b", full, re.IGNORECASE | re.MULTILINE):
             why = ("PSyclone cannot represent its EXTERNAL statement: remove it (an "
                    "external routine needs no declaration to be called)")
@@ -359,6 +368,8 @@ def _recognise_function_references(tree, externals=()):
             name = symbol.name.lower()
             if name in defined or not isinstance(symbol, DataSymbol):
                 continue
+            if any(isinstance(index, Range) for index in ref.indices):
+                continue  # a substring (task(1:5)): no function takes a range
             dtype = symbol.datatype
             declaration = getattr(dtype, "declaration", "") or ""
             if isinstance(dtype, UnsupportedFortranType):

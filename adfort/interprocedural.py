@@ -16,12 +16,13 @@ that need not be, never the reverse.
 from collections import defaultdict
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop,
-    Reference, UnaryOperation)
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal,
+    Loop, Reference, UnaryOperation)
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol
 
-from adfort.activity import differentiable_args, is_real, operands
+from adfort.activity import carries_derivative, differentiable_args, is_real, operands
 from adfort.derived import is_variable
+from adfort.forward_only import is_forward_only, written_names
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
@@ -86,6 +87,11 @@ class Unit:
                 return True
         for loop in self.work.walk(Loop):
             if loop.variable.name.lower() == name:
+                return True
+        table = self.work.symbol_table
+        for block in self.work.walk(CodeBlock):
+            # READ into it, an internal WRITE, IOSTAT=…
+            if is_forward_only(block) and name in written_names(block, table):
                 return True
         for call in self.work.walk(Call):
             if isinstance(call, IntrinsicCall):
@@ -248,14 +254,14 @@ class Activity:
 
     def _note_types(self, unit):
         for symbol in unit.work.symbol_table.datasymbols:
-            if is_real(symbol):
+            if carries_derivative(symbol):
                 self.real.add(unit.key(symbol))
-        if unit.result is not None and is_real(unit.result):
+        if unit.result is not None and carries_derivative(unit.result):
             self.real.add(("result", id(unit)))
         for ref in unit.work.walk(Reference):
             if not unit.owns(ref.symbol):
                 resolved = unit.module_variable(ref.symbol.name)
-                if resolved is not None and is_real(resolved[1]):
+                if resolved is not None and carries_derivative(resolved[1]):
                     self.real.add(unit.key(ref.symbol))
 
     def _source(self, unit, leaf, link):

@@ -322,10 +322,24 @@ def _type_rank(datatype):
 
 
 def _hoist_expression_arguments(call, table, taken, calls):
-    """Store the expression arguments of a call in locals."""
+    """Store the expression arguments of a call in locals, and the named
+    constants given where the callee may change its argument: its motions
+    would otherwise restore (assign) the constant."""
     statement = _statement_of(call)
-    for arg in list(call.arguments):
+    callee = calls.get(id(call))
+    formals = [f for f in callee.formals if f is not callee.result] \
+        if callee is not None and hasattr(callee, "writes_formal") else []
+    for position, arg in enumerate(list(call.arguments)):
         if is_variable(arg):
+            if not (_is_constant(arg) and position < len(formals)
+                    and callee.writes_formal(formals[position])):
+                continue
+            datatype = _constant_type(arg)
+            if datatype is None:
+                continue
+            temp = new_local(table, naming.call_argument(call.routine.name), datatype, taken)
+            arg.replace_with(Reference(temp))
+            _place_before(statement, Assignment.create(Reference(temp), arg), calls)
             continue
         datatype = _expression_type(arg)
         if datatype is None:
@@ -333,6 +347,29 @@ def _hoist_expression_arguments(call, table, taken, calls):
         temp = new_local(table, naming.call_argument(call.routine.name), datatype, taken)
         arg.replace_with(Reference(temp))
         _place_before(statement, Assignment.create(Reference(temp), arg), calls)
+
+
+def _is_constant(reference):
+    """Whether `reference` names a PARAMETER (or an element of one)."""
+    return bool(getattr(reference.symbol, "is_constant", False))
+
+
+def _constant_type(reference):
+    """The datatype of a local to hold the constant `reference` (a scalar,
+    an element of an array constant, or a whole one of explicit shape)."""
+    from psyclone.psyir.symbols import ArrayType
+    from adfort.arrays import expr_rank
+    dtype = reference.symbol.datatype
+    if not isinstance(dtype, (ScalarType, ArrayType)):
+        return None
+    if isinstance(dtype, ArrayType):
+        if type(reference) is Reference and all(
+                isinstance(e, ArrayType.ArrayBounds) for e in dtype.shape):
+            return dtype
+        if expr_rank(reference) > 0:
+            return None   # a section of a constant: rare, left as it is
+        return dtype.elemental_type
+    return dtype
 
 
 def _expression_type(expr):

@@ -7,7 +7,7 @@ ones a motion no longer needs.
 
 import re
 
-from psyclone.psyir.nodes import Loop, Reference
+from psyclone.psyir.nodes import CodeBlock, Loop, Reference
 from psyclone.psyir.symbols import (
     ArrayType, ContainerSymbol, DataSymbol, DataTypeSymbol, UnsupportedFortranType)
 
@@ -63,6 +63,10 @@ def used_names(routine):
     """Lower-case names a routine's body and kept declarations refer to."""
     table = routine.symbol_table
     names = {ref.symbol.name.lower() for ref in routine.walk(Reference)}
+    for block in routine.walk(CodeBlock):
+        # Kept I/O statements and character expressions name their
+        # variables only in their text.
+        names |= {name.lower() for name in block.get_symbol_names()}
     names |= {loop.variable.name.lower() for loop in routine.walk(Loop)}
     names |= {s.name.lower() for s in table.argument_list}
     pending = list(names)

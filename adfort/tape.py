@@ -217,8 +217,10 @@ class Tape:
         """Return (record, restore) statement lists for the value of `reference`.
 
         A whole array or a section is saved element by element in array
-        element order.
+        element order; a character value character by character.
         """
+        if self.datatype.intrinsic == ScalarType.Intrinsic.CHARACTER:
+            return self._save_characters(reference)
         if rank_of_reference(reference) == 0:
             rec, token = self.push([reference])
             ret, (value,) = self.pop(token)
@@ -227,6 +229,13 @@ class Tape:
 
     def size_of(self, reference):
         """Number of tape elements :meth:`save` uses for `reference`."""
+        if self.datatype.intrinsic == ScalarType.Intrinsic.CHARACTER:
+            # One element per character: LEN of each string, times SIZE.
+            size = IntrinsicCall.create(IntrinsicCall.Intrinsic.LEN, [reference.copy()])
+            if rank_of_reference(reference) > 0:
+                size = BinaryOperation.create(BinOp.MUL, size, IntrinsicCall.create(
+                    IntrinsicCall.Intrinsic.SIZE, [reference.copy()]))
+            return size
         if rank_of_reference(reference) == 0:
             return _int(1)
         return IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [reference.copy()])
@@ -268,6 +277,27 @@ class Tape:
         rec = room + [Assignment.create(section, flat), self._move_top(size.copy())]
         ret = [self._move_top_down(size.copy()),
                Assignment.create(reference.copy(), unflat)]
+        return rec, ret
+
+    def _save_characters(self, reference):
+        """Save a character value (a string of any length, ``len=*``
+        included, or an array of strings) on a tape of single characters:
+        TRANSFER spreads it over LEN (times SIZE) elements and gathers it
+        back, so strings of every length share one tape."""
+        assert self.dynamic, "characters are saved on dynamic tapes only"
+        size = self.size_of(reference)
+        self._note(size.copy())
+        section = ArrayReference.create(self.symbol, [Range.create(
+            _add(Reference(self.top), 1), _add(Reference(self.top), size.copy()))])
+        one = Literal(" ", self.datatype.copy())
+        spread = intrinsic_call("TRANSFER", [reference.copy(), one, size.copy()])
+        gathered = intrinsic_call("TRANSFER", [section.copy(), reference.copy()])
+        if rank_of_reference(reference) > 1:
+            gathered = intrinsic_call("RESHAPE", [gathered, IntrinsicCall.create(
+                IntrinsicCall.Intrinsic.SHAPE, [reference.copy()])])
+        rec = [Assignment.create(section, spread), self._move_top(size.copy())]
+        ret = [self._move_top_down(size.copy()),
+               Assignment.create(reference.copy(), gathered)]
         return rec, ret
 
     def _move_top_down(self, amount):
@@ -404,6 +434,16 @@ class TapeSet:
         dtype = value_type(reference)
         if isinstance(dtype, ArrayType):
             dtype = dtype.elemental_type
+        if not isinstance(dtype, ScalarType):   # complex: PSyIR cannot type it
+            from adfort.errors import AdfortError
+            raise AdfortError(
+                f"the returning motion needs the value of '{reference.symbol.name}' "
+                f"('{getattr(dtype, 'declaration', dtype)}') after the routine overwrites "
+                "it, and adfort cannot save a value of this type; keep it in another "
+                "variable that is not overwritten")
+        if dtype.intrinsic == ScalarType.Intrinsic.CHARACTER:
+            # Every length on one tape of single characters.
+            dtype = ScalarType(dtype.intrinsic, ScalarType.Precision.UNDEFINED, 1)
         key = (dtype.intrinsic, str(dtype.precision))
         if key not in self._values:
             tag = type_tag(dtype) if self._values else None

@@ -1,8 +1,8 @@
 """The entry point: differentiate a routine of a (File)Container."""
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, Container, IntrinsicCall, Reference, Routine,
-    ScopingNode, Statement)
+    ArrayReference, Assignment, Call, CodeBlock, Container, IntrinsicCall, Reference,
+    Routine, ScopingNode, Statement)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, Symbol)
 
@@ -15,8 +15,12 @@ from adfort.derived import TypeRegistry, is_derived, is_variable
 from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
 from adfort.fence import check_arguments, check_routine
+from adfort.forward_only import (
+    check_repeated_input, is_forward_only, run_twice, written_names)
+from adfort.saved import check_saved_state
 from adfort.frontend import enclosing_module, find_routine, read_file
 from adfort.preprocess import Preprocessing
+from adfort.optional import positional_arguments
 from adfort.interprocedural import Activity, Unit, unknown_call_node
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
@@ -243,6 +247,8 @@ class _ProgramBuild:
             taken = self._taken(unit)
             normalise_jumps(unit.work, taken)
             deallocate_at_end(unit.work)
+            positional_arguments(unit.work, unit.calls,
+                                 source_name(unit.original) or self.filename)
             hoist_calls(unit.work, self._function_type(unit), unit.calls, taken)
         # Dependents that come in with a value count as independents too:
         # their adjoints return the sensitivity to that value.
@@ -381,6 +387,11 @@ class _ProgramBuild:
                                 f"'{call.routine.name}' is called elementally on the array "
                                 f"'{actual.debug_string()}': write the loop over its "
                                 "elements explicitly", where(call, filename))
+        check_repeated_input(self.top, self.chosen, self.schedule,
+                             self.options.get("jacobian"), self.filename)
+        check_saved_state(self.chosen, run_twice(self.top, self.chosen, self.schedule,
+                                                 self.options.get("jacobian")),
+                          self.filename, self.options.get("jacobian"))
         for unit in self.order:
             filename = source_name(unit.original) or self.filename
             for call in user_calls(unit.work):
@@ -634,6 +645,15 @@ class _ProgramBuild:
         for assign in unit.work.walk(Assignment):
             if assign.lhs.symbol.name.lower() in reads:
                 writes.add(assign.lhs.symbol.name.lower())
+        table = unit.work.symbol_table
+        for block in unit.work.walk(CodeBlock):
+            if not is_forward_only(block):
+                continue
+            for name in written_names(block, table):
+                symbol = table.lookup(name, otherwise=None)
+                if (symbol is None or not unit.owns(symbol)) and unit.module_variable(name):
+                    reads.add(name)   # an I/O statement sets a module variable
+                    writes.add(name)
         for callee in unit.calls.values():
             if callee is not None:
                 r, w = self._module_access(callee, seen)

@@ -15,6 +15,7 @@ from psyclone.psyir.symbols import DataSymbol
 from adfort.derived import is_variable
 from adfort.errors import AdfortError, where
 from adfort.pointers import lifetime_end
+from adfort.forward_only import drop_reason_comment
 from adfort.writer import Writer
 
 
@@ -98,8 +99,7 @@ class Reverser:
         if is_allocation(stmt):
             return ADReverseAllocationTrans().reverse(stmt, self)
         if isinstance(stmt, CodeBlock):
-            # Output of passive values (the fence let nothing else through).
-            return [stmt.detach()], []
+            return self.forward_only(stmt)
         if isinstance(stmt, Call) and id(stmt) in self.calls:
             return ADReverseCallTrans().reverse(stmt, self)
         if isinstance(stmt, Assignment) and id(stmt.rhs) in self.calls:
@@ -112,6 +112,24 @@ class Reverser:
                 return trans().reverse(stmt, self)
         raise AdfortError(f"cannot reverse a {type(stmt).__name__}",
                           where(stmt, self.ctx.filename))
+
+    def forward_only(self, block):
+        """I/O and STOP (the fence let no other statement through): run in
+        the recording motion only; what they overwrite that the adjoint
+        still needs is saved before and put back on the way back."""
+        rec, ret = [], []
+        for name in sorted(name for key, name in self.plan.taped_calls if key == id(block)):
+            symbol = self.ctx.table.lookup(name, otherwise=None)
+            if not isinstance(symbol, DataSymbol) or symbol.is_unresolved:
+                found = self.ctx.module_variable(name)
+                symbol = found[1] if found else None
+            if symbol is not None:
+                save, restore = self.tapes.save(Reference(symbol))
+                rec.extend(save)
+                ret = restore + ret
+        drop_reason_comment(block)
+        rec.append(block.detach())
+        return rec, ret
 
     def call_saves(self, stmt):
         """(record, restore) pairs for what the call `stmt` may overwrite that

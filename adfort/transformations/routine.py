@@ -26,6 +26,8 @@ from adfort.context import ADContext
 from adfort.pointers import aliases, canonical, restore_attributes, target_reads
 from adfort.derived import add_statements, is_derived, zero_statements
 from adfort.errors import AdfortError, where
+from adfort.forward_only import kept_statement_writes
+from adfort.optional import declare_optional, guarded, optional_in, optional_names
 from adfort.exprs import INTEGER_TYPE, intrinsic_call, real_kind, real_literal
 from adfort.simplify import simplify, simplify_statements
 from adfort.symbols import new_local
@@ -144,6 +146,7 @@ def _make_routine(work, name, body, arguments, intents, origin=None, attributes=
     _restore_assumed_size(table)
     restore_attributes(table, attributes or {})
     _name_outer_symbols(routine, origin)
+    declare_optional(table, optional_names(work))
     return routine
 
 
@@ -376,10 +379,13 @@ def reverse_work(work, spec, options, names, filename=None):
     reads = {key: {canonical(n, alias) for n in names} for key, names in reads.items()}
     call_writes = {key: {canonical(n, alias) for n in names}
                    for key, names in call_writes.items()}
+    # I/O statements (kept in the recording motion only) may overwrite
+    # variables too (READ, internal WRITE, IOSTAT=): taped like a call's.
+    kept_writes = kept_statement_writes(work)
     written = {canonical(a.lhs.symbol.name.lower(), alias) for a in assignments
                if not a.is_pointer} | \
         {loop.variable.name.lower() for loop in work.walk(Loop)}
-    for wrote in call_writes.values():
+    for wrote in list(call_writes.values()) + list(kept_writes.values()):
         written |= wrote
     # Allocatable locals are handed over by their (explicit) deallocation.
     allocatables = {sym.name.lower() for sym in table.datasymbols
@@ -390,9 +396,16 @@ def reverse_work(work, spec, options, names, filename=None):
            if not sym.is_import and not sym.is_unresolved
            and not isinstance(sym.interface, CommonBlockInterface)}
     plan = plan_taping(work.children, reads,
-                       (written & own) - set(arg_names) - allocatables, call_writes, alias)
+                       (written & own) - set(arg_names) - allocatables,
+                       {**call_writes, **kept_writes}, alias)
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
+    # Strings go on the tape character by character: their length may be
+    # known only at run time (len=*), so their room too.
+    taped_names = {a.lhs.symbol.name.lower() for a in assignments if id(a) in plan.taped}
+    taped_names |= {name for _, name in plan.taped_calls} | set(plan.finals)
+    taped_arrays = taped_arrays or any(
+        _is_character(table.lookup(name, otherwise=None)) for name in taped_names)
     dynamic = (spec.tapes is not None or bool(work.walk((Loop, WhileLoop))) or taped_arrays
                or plan.taped_arrays or plan.taped_calls or any(
                    symbol_rank(table.lookup(n)) > 0 for n in plan.finals))
@@ -402,15 +415,20 @@ def reverse_work(work, spec, options, names, filename=None):
         a.name.lower() for a in arguments if getattr(a.interface, "access", None) == _IN})
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
-    body_rec, body_ret = reverser.block(list(work.children))
+    location = where(work, filename)
+    try:
+        body_rec, body_ret = reverser.block(list(work.children))
 
-    # The returning motion has its own locals: those it reads after their
-    # last write are handed over through the tape.
-    final_rec, final_ret = [], []
-    for name in plan.finals:
-        save, restore = tapes.save(Reference(table.lookup(name)))
-        final_rec.extend(save)
-        final_ret = restore + final_ret
+        # The returning motion has its own locals: those it reads after their
+        # last write are handed over through the tape.
+        final_rec, final_ret = [], []
+        for name in plan.finals:
+            save, restore = tapes.save(Reference(table.lookup(name)))
+            final_rec.extend(save)
+            final_ret = restore + final_ret
+    except AdfortError as err:
+        err.location = err.location or location   # at least the routine
+        raise
     rec_body = body_rec + final_rec
     if dynamic:
         # Room for the pushes outside loops; also allocates on first use.
@@ -457,6 +475,11 @@ def reverse_work(work, spec, options, names, filename=None):
             f"internal error: the returning motion of '{work.name}' would restore the "
             f"intent(in) argument(s) {', '.join(fixed)}; please report this with the "
             "input", where(work, ctx.filename))
+
+    # The adjoint of an optional argument is optional too.
+    optional = optional_names(work)
+    work.adfort_optional = optional | {ctx.adjoints[name].name.lower() for name in optional
+                                       if name in ctx.adjoints}
 
     tape_list = tapes.finalise()
     tape_args = []
@@ -582,6 +605,7 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
     """
     table = work.symbol_table
     taken = ctx.taken
+    optional = optional_names(work)
     body, epilogue = [], []
     for name in increments:
         if name not in written:
@@ -590,17 +614,20 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         primal = table.lookup(name, otherwise=None) or ctx.module_variable(name)[1]
         keep = _local_copy(table, adj, naming.input_copy(adj.name), taken, ctx.filename,
                            primal=primal)
-        body.append(_copy(keep, adj))
-        body.extend(zero_statements(adj, table, taken))
-        epilogue.extend(add_statements(adj, keep, table, taken))
+        # An absent optional argument has no adjoint to keep.
+        body.extend(guarded([_copy(keep, adj)] + zero_statements(adj, table, taken),
+                            optional_in([primal], optional)))
+        epilogue.extend(guarded(add_statements(adj, keep, table, taken),
+                                optional_in([primal], optional)))
     for name in cleared:
-        epilogue.extend(zero_statements(ctx.adjoints[name], table, taken))
+        epilogue.extend(guarded(zero_statements(ctx.adjoints[name], table, taken),
+                                optional_in([table.lookup(name, otherwise=None)], optional)))
     body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes]))
     saved = []
     for a in arguments:
         if a.name.lower() in restored:
             keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename)
-            body.append(_copy(keep, a))
+            body.extend(guarded([_copy(keep, a)], optional_in([a], optional)))
             saved.append((a, keep))
     for module_var in _module_variables(work, restored, arguments, ctx):
         # Module variables the returning motion put back: r_rev leaves them
@@ -611,7 +638,8 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         saved.append((module_var, keep))
     body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
     for a, keep in saved:
-        body.append(Assignment.create(Reference(a), Reference(keep)))
+        body.extend(guarded([Assignment.create(Reference(a), Reference(keep))],
+                            optional_in([a], optional)))
     body.extend(epilogue)
 
     intents = dict(primal_intents) if primal_intents else \
@@ -703,10 +731,17 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
     table.add(jac)
     intents = {a.name.lower(): getattr(a.interface, "access", _OUT) for a in arguments}
     body, kept = [], []
+    optional = optional_names(work)
+    for name in dep + indep:
+        if name in optional:
+            raise AdfortError(
+                f"--jacobian with the optional argument '{name}' as a dependent or "
+                "independent: r_jacobian needs it; make it a plain argument",
+                where(work, ctx.filename))
     for a in arguments:
         if a.name.lower() in written and intents[a.name.lower()] != _OUT:
             keep = _local_copy(table, a, naming.input_copy(a.name), taken, ctx.filename)
-            body.append(_copy(keep, a))
+            body.extend(guarded([_copy(keep, a)], optional_in([a], optional)))
             kept.append((a, keep))
     for module_var in _module_variables(work, written, arguments, ctx):
         # Every row starts from the state the routine was called in.
@@ -725,7 +760,8 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
     for position, d in enumerate(deps):
         d_adj = ctx.adjoints[d.name.lower()]
         row0 = _offset(deps[:position])
-        one_row = [Assignment.create(Reference(a), Reference(k)) for a, k in kept]
+        one_row = [s for a, k in kept for s in guarded(
+            [Assignment.create(Reference(a), Reference(k))], optional_in([a], optional))]
         for a in active:
             adj = ctx.adjoints[a.name.lower()]
             one_row.append(Assignment.create(Reference(adj), real_literal(0, kind)))
@@ -779,6 +815,12 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
 
 def _element_of(symbol, index):
     return ArrayReference.create(symbol, [index])
+
+
+def _is_character(symbol):
+    dtype = getattr(symbol, "datatype", None)
+    element = getattr(dtype, "elemental_type", dtype)
+    return getattr(element, "intrinsic", None) == ScalarType.Intrinsic.CHARACTER
 
 
 def _assumed_size(symbol):

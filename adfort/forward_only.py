@@ -1,0 +1,300 @@
+"""Statements and expressions that only run forward: input/output, STOP,
+and character expressions PSyclone keeps as code blocks.
+
+PSyclone does not represent I/O statements, STOP or the concatenation
+operator ``//``: it keeps them as opaque CodeBlocks.  None of them carries a
+derivative, so a differentiated routine may keep them as they are: the
+recording motion runs them exactly where the original does (the advancing
+motion is the original itself), and the returning motion skips them, so
+that nothing is printed, read or stopped twice or in reverse.
+
+What they change still matters to taping: a ``READ`` into an integer the
+adjoint uses as a subscript, an internal ``WRITE`` into a character
+variable, an ``IOSTAT=`` result.  :func:`written_names` lists the variables
+a kept statement may change (a may-write, like a call's), and the taping
+plan saves their old values when the returning motion needs them.
+"""
+
+from fparser.two import Fortran2003
+from fparser.two.utils import walk
+from psyclone.psyir.nodes import CodeBlock
+from psyclone.psyir.symbols import DataSymbol, RoutineSymbol, ScalarType
+
+from adfort.errors import AdfortError, where
+
+# fparser class names of the statements kept in the forward motions.
+_OUTPUT = {"Write_Stmt", "Print_Stmt"}
+_INPUT = {"Read_Stmt"}
+_FILES = {"Open_Stmt", "Close_Stmt", "Inquire_Stmt", "Rewind_Stmt", "Backspace_Stmt",
+          "Endfile_Stmt", "Flush_Stmt", "Wait_Stmt"}
+_STOPS = {"Stop_Stmt", "Error_Stop_Stmt"}
+_FORMATS = {"Format_Stmt"}
+# A character assignment to a substring of an array element, names(1)(1:2)
+# = 'ab' (made a code block by :func:`keep_substring_assignments`).
+_SUBSTRING_ASSIGNMENTS = {"Assignment_Stmt"}
+_KEPT = _OUTPUT | _INPUT | _FILES | _STOPS | _FORMATS | _SUBSTRING_ASSIGNMENTS
+
+# Specifiers whose variables an I/O statement sets (INQUIRE sets all of
+# its specifiers but these).
+_SETTING_SPECIFIERS = {"IOSTAT", "IOMSG", "SIZE", "NEWUNIT", "ID"}
+_INQUIRE_INPUTS = {"UNIT", "FILE", "ID"}
+_SPECIFIER_CLASSES = ("Io_Control_Spec", "Connect_Spec", "Close_Spec", "Position_Spec",
+                      "Flush_Spec", "Wait_Spec")
+
+# Expressions PSyclone keeps as code blocks that yield a character value:
+# concatenation, a // b, and a substring of an array element, names(i)(1:2)
+# (or of an array section: PSyclone reads both as Array_Section).
+_CHARACTER_EXPRESSIONS = {"Level_3_Expr", "Array_Section"}
+
+
+def _kinds(block):
+    return {type(node).__name__ for node in block.parse_tree_nodes}
+
+
+def is_forward_only(node):
+    """Whether `node` is a CodeBlock of statements kept in the forward
+    motions only (I/O, STOP, FORMAT)."""
+    if not isinstance(node, CodeBlock) or node.structure != CodeBlock.Structure.STATEMENT:
+        return False
+    kinds = _kinds(node)
+    if kinds & _SUBSTRING_ASSIGNMENTS and not getattr(node, "adfort_substring", False):
+        return False   # an assignment PSyclone could not read: not ours to keep
+    return bool(kinds) and kinds <= _KEPT
+
+
+def is_character_expression(node):
+    """Whether `node` is a CodeBlock holding a character expression
+    (``'FG' // task(3:)``): a passive value PSyclone cannot represent."""
+    return (isinstance(node, CodeBlock) and node.structure == CodeBlock.Structure.EXPRESSION
+            and bool(_kinds(node)) and _kinds(node) <= _CHARACTER_EXPRESSIONS)
+
+
+def reads_external_input(block, table):
+    """Whether a kept CodeBlock reads from a file or the terminal (not from
+    an internal file, a character variable): running it again would read
+    other data."""
+    for node in block.parse_tree_nodes:
+        if type(node).__name__ != "Read_Stmt":
+            continue
+        if node.items[0] is None:
+            return True   # READ fmt, list: standard input
+        unit = _unit(node.items[0])
+        variable = str(unit).split("(")[0].strip().lower() if unit is not None else ""
+        if not _is_character(table, variable):
+            return True
+    return False
+
+
+def _unit(controls):
+    """The unit of an I/O control list: the first positional item or UNIT=."""
+    for position, spec in enumerate(walk(controls, Fortran2003.Io_Control_Spec)):
+        keyword, value = spec.items
+        if (keyword is None and position == 0) or (keyword or "").upper() == "UNIT":
+            return value
+    return None
+
+
+def _names(node):
+    return {str(name).lower() for name in walk(node, Fortran2003.Name)}
+
+
+def _is_character(table, name):
+    symbol = table.lookup(name, otherwise=None) if table is not None else None
+    dtype = getattr(symbol, "datatype", None)
+    element = getattr(dtype, "elemental_type", dtype)
+    return getattr(element, "intrinsic", None) == ScalarType.Intrinsic.CHARACTER
+
+
+def written_names(block, table):
+    """Lower-case names of the variables the statements of a kept CodeBlock
+    may change (over-approximated: every name of a READ's input list, its
+    subscripts included).
+
+    :param table: the symbol table the names are looked up in (to tell an
+        internal file, a character variable, from a unit number).
+    """
+    names = set()
+    for node in block.parse_tree_nodes:
+        kind = type(node).__name__
+        if kind in _STOPS or kind in _FORMATS or kind == "Print_Stmt":
+            continue
+        if kind == "Assignment_Stmt":
+            names.add(str(node.items[0]).split("(")[0].strip().lower())
+            continue
+        if kind == "Read_Stmt" and node.items[2] is not None:
+            names |= _names(node.items[2])
+        if kind == "Write_Stmt" and node.items[0] is not None:
+            unit = _unit(node.items[0])
+            if unit is not None:
+                unit_names = _names(unit)
+                variable = str(unit).split("(")[0].strip().lower()
+                if variable in unit_names and _is_character(table, variable):
+                    names.add(variable)   # an internal file
+        if kind == "Inquire_Stmt":
+            for spec in walk(node, Fortran2003.Inquire_Spec):
+                keyword, value = spec.items
+                if (keyword or "").upper() not in _INQUIRE_INPUTS:
+                    names |= _names(value)
+            if node.items[1] is not None:   # INQUIRE(IOLENGTH=n) list
+                names |= _names(node.items[1])
+            continue
+        for spec in walk(node, tuple(getattr(Fortran2003, c) for c in _SPECIFIER_CLASSES)):
+            keyword, value = spec.items
+            if (keyword or "").upper() in _SETTING_SPECIFIERS:
+                names |= _names(value)
+    return names
+
+
+def namelist_input(block):
+    """Whether a kept CodeBlock reads a NAMELIST (the variables it sets are
+    not written in the statement)."""
+    for spec in walk(block.parse_tree_nodes, Fortran2003.Io_Control_Spec):
+        keyword, _ = spec.items
+        if (keyword or "").upper() == "NML":
+            return True
+    return False
+
+
+def check_forward_only(block, active, filename, table):
+    """Reject a kept statement that would silently lose a derivative.
+
+    :param active: lower-case names of the routine's active variables.
+    :raises AdfortError: for a READ (or other I/O) setting an active
+        variable, and for a NAMELIST READ.
+    """
+    if namelist_input(block):
+        raise AdfortError(
+            "a NAMELIST READ in a differentiated routine: adfort cannot see which "
+            "variables it sets; read the namelist outside and pass the values in as "
+            "arguments", where(block, filename))
+    hit = sorted(written_names(block, table) & set(active))
+    if hit:
+        raise AdfortError(
+            f"this I/O statement sets the active variable{'s' if len(hit) > 1 else ''} "
+            f"{', '.join(repr(h) for h in hit)}: a value read from outside carries no "
+            "derivative, so the adjoint would be silently dropped; read it into another "
+            "(passive) variable, or read it outside the routine and pass it in",
+            where(block, filename))
+
+
+def check_character_expression(block, filename, table):
+    """A character expression must not call a user function: adfort cannot
+    see calls inside a code block (what they change would go unnoticed).
+
+    :raises AdfortError: naming the function.
+    """
+    for name in block.get_symbol_names():
+        symbol = table.lookup(name, otherwise=None)
+        if isinstance(symbol, RoutineSymbol) or (
+                symbol is not None and not isinstance(symbol, DataSymbol)
+                and not symbol.is_import and not symbol.is_unresolved):
+            raise AdfortError(
+                f"the character expression '{str(block.parse_tree_nodes[0])}' calls "
+                f"'{name}': adfort cannot follow calls inside a concatenation; assign "
+                "the function's value to a variable first", where(block, filename))
+
+
+def kept_statement_writes(routine):
+    """{id(CodeBlock): lower-case names it may change} for every kept
+    statement of `routine` (those that change nothing are left out)."""
+    table = routine.symbol_table
+    found = {}
+    for block in routine.walk(CodeBlock):
+        if is_forward_only(block):
+            names = written_names(block, table)
+            if names:
+                found[id(block)] = names
+    return found
+
+
+
+_REASON = "PSyclone CodeBlock (unsupported code) reason:"
+
+
+def drop_reason_comment(block):
+    """Remove the comment PSyclone puts on a code block to say why it kept
+    it opaque (generated code must read as written by hand); the user's own
+    comment stays."""
+    comment = block.preceding_comment or ""
+    if _REASON not in comment:
+        return
+    lines = comment.split("\n")
+    start = lines.index(_REASON) if _REASON in lines else len(lines)
+    end = start + 1
+    while end < len(lines) and lines[end].startswith(" - "):
+        end += 1
+    block.preceding_comment = "\n".join(lines[:start] + lines[end:])
+
+
+def run_twice(top, chosen, schedule, jacobian):
+    """ids of the differentiated units whose recording may run more than
+    once per call of the differentiated routine."""
+    if jacobian:
+        return {id(u) for u in chosen}   # r_jacobian reverses once per row
+    twice, seen = set(), set()
+    pending = [(top, False)]
+    while pending:
+        unit, again = pending.pop()
+        if (id(unit), again) in seen:
+            continue
+        seen.add((id(unit), again))
+        if again:
+            twice.add(id(unit))
+        for callee in unit.calls.values():
+            if callee in chosen and not getattr(callee, "opaque", False):
+                # A call reversed joint runs the callee forward twice.
+                joint = not schedule.is_split(unit.name, callee.name)
+                pending.append((callee, again or joint))
+    return twice
+
+
+def check_repeated_input(top, chosen, schedule, jacobian, filename):
+    """A READ from a file or the terminal must run once per call of the
+    differentiated routine: where the recording runs again it would read
+    other data, and the derivative would silently belong to other inputs.
+
+    :param top: the differentiated routine's unit; :param chosen: the units
+        whose motions are generated.
+    :raises AdfortError: at such a READ.
+    """
+    from adfort.errors import source_name
+    twice = run_twice(top, chosen, schedule, jacobian)
+    for unit in chosen:
+        if id(unit) not in twice:
+            continue
+        table = unit.original.symbol_table
+        for block in unit.original.walk(CodeBlock):
+            if not (is_forward_only(block) and reads_external_input(block, table)):
+                continue
+            if jacobian:
+                how, fix = "--jacobian reverses the routine once per row", ""
+            else:
+                how = "a call reversed joint runs its routine forward twice"
+                fix = (f", or reverse the calls of '{unit.name}' split (--schedule split "
+                       f"or --link caller:{unit.name.lower()}=split)")
+            raise AdfortError(
+                f"this READ would run more than once per call ({how}) and read other "
+                "data the second time: read the data outside the differentiated "
+                f"routines and pass it in{fix}",
+                where(block, source_name(unit.original) or filename))
+
+
+def keep_substring_assignments(tree):
+    """Make each assignment to a substring of an array element (``names(1)
+    (1:2) = 'ab'``, which PSyclone reads with an opaque left-hand side) a
+    kept statement: a character value, passive, set in the forward motions
+    only (it may change the array: a may-write).  Only character substrings
+    take this form (``Array_Section``); anything else is left to the fence."""
+    from fparser.two.Fortran2003 import Assignment_Stmt
+    from psyclone.psyir.nodes import Assignment, Fparser2CodeBlock
+    for assign in tree.walk(Assignment):
+        if not isinstance(assign.lhs, CodeBlock) or \
+                _kinds(assign.lhs) != {"Array_Section"}:
+            continue
+        statement = assign.ast   # the statement as written (with its line)
+        if not isinstance(statement, Assignment_Stmt):
+            statement = Assignment_Stmt(f"{assign.lhs.ast} = {assign.rhs.debug_string()}")
+        block = Fparser2CodeBlock([statement], CodeBlock.Structure.STATEMENT)
+        block.ast = statement
+        block.adfort_substring = True
+        assign.replace_with(block)

@@ -1,0 +1,132 @@
+"""OPTIONAL arguments.
+
+PSyclone keeps an ``OPTIONAL`` declaration as unsupported text (with the
+type it could read as its *partial* datatype).  adfort reads such an
+argument as a plain one of that type and remembers that it is optional
+(on its routine, ``adfort_optional``), so that every analysis sees its type
+and intent, and the generated routines declare it ``OPTIONAL`` again.
+
+An active optional argument's adjoint is optional too.  The user's code
+touches an optional argument only under ``PRESENT``; so does the adjoint of
+that code (the returning motion follows the branches the recording took).
+What adfort adds itself around the user's code (copies kept by ``r_rev``,
+saves around a call) is guarded with ``PRESENT`` here.
+"""
+
+import re
+
+from psyclone.psyir.nodes import Call, IfBlock, IntrinsicCall, Reference, Routine
+from psyclone.psyir.symbols import (
+    ArgumentInterface, DataSymbol, UnsupportedFortranType)
+
+from adfort.errors import AdfortError, where
+
+_OPTIONAL = re.compile(r",\s*optional\b", re.IGNORECASE)
+_INTENT = re.compile(r"\bintent\s*\(\s*(in\s*out|inout|in|out)\s*\)", re.IGNORECASE)
+# Attributes that keep the declaration unsupported for other reasons.
+_OTHER = re.compile(r"\b(pointer|target|value|volatile|asynchronous|class|type\s*\()",
+                    re.IGNORECASE)
+_ACCESS = {"in": ArgumentInterface.Access.READ, "out": ArgumentInterface.Access.WRITE,
+           "inout": ArgumentInterface.Access.READWRITE}
+
+
+def read_optional_arguments(tree):
+    """Read the OPTIONAL arguments of every routine of `tree` as plain ones
+    of their type, recording their names in ``routine.adfort_optional``."""
+    for routine in tree.walk(Routine):
+        names = set()
+        for symbol in routine.symbol_table.argument_list:
+            dtype = symbol.datatype
+            if not isinstance(dtype, UnsupportedFortranType):
+                continue
+            text = dtype.declaration
+            partial = getattr(dtype, "partial_datatype", None)
+            if partial is None or not _OPTIONAL.search(text) or _OTHER.search(text):
+                continue
+            symbol.datatype = partial
+            intent = _INTENT.search(text)
+            access = _ACCESS[re.sub(r"\s", "", intent.group(1).lower())] if intent \
+                else ArgumentInterface.Access.UNKNOWN
+            symbol.interface = ArgumentInterface(access)
+            names.add(symbol.name.lower())
+        routine.adfort_optional = names
+
+
+def optional_names(routine):
+    """Lower-case names of `routine`'s optional arguments."""
+    return set(getattr(routine, "adfort_optional", ()))
+
+
+def declare_optional(table, names):
+    """Declare the arguments of `table` named in `names` OPTIONAL again
+    (as unsupported text: PSyIR has no optional attribute)."""
+    from adfort.writer import Writer
+    writer = Writer()
+    for symbol in table.argument_list:
+        if symbol.name.lower() in names and not isinstance(
+                symbol.datatype, UnsupportedFortranType):
+            head, _, tail = writer.gen_vardecl(symbol).strip().partition("::")
+            symbol.datatype = UnsupportedFortranType(
+                f"{head.rstrip()}, optional :: {tail.strip()}")
+
+
+def present(symbol):
+    """``PRESENT(symbol)``."""
+    return IntrinsicCall.create(IntrinsicCall.Intrinsic.PRESENT, [Reference(symbol)])
+
+
+def guarded(statements, symbols):
+    """`statements` run only when every optional argument of `symbols` is
+    present (as they are when `symbols` is empty)."""
+    if not symbols or not statements:
+        return list(statements)
+    from psyclone.psyir.nodes import BinaryOperation
+    condition = present(symbols[0])
+    for symbol in symbols[1:]:
+        condition = BinaryOperation.create(BinaryOperation.Operator.AND, condition,
+                                           present(symbol))
+    return [IfBlock.create(condition, [s.detach() if s.parent else s for s in statements])]
+
+
+def positional_arguments(routine, callees, filename):
+    """Give the keyword arguments of calls to routines with source their
+    positions (``call f(x, y, scale=s)`` -> ``call f(x, y, s)``), so that
+    actual and formal arguments pair by position everywhere.
+
+    :param callees: {id(Call): callee with ``formals`` and ``result``, or
+        None (left as it is)}.
+    :raises AdfortError: when a keyword skips an argument (an optional one
+        left out in the middle): generated calls pass arguments by position.
+    """
+    for call in routine.walk(Call):
+        if isinstance(call, IntrinsicCall) or not any(call.argument_names):
+            continue
+        callee = callees.get(id(call))
+        if callee is None:
+            continue
+        formals = [f.name.lower() for f in callee.formals if f is not callee.result]
+        bound = {}
+        for position, (name, actual) in enumerate(zip(call.argument_names, call.arguments)):
+            key = name.lower() if name else (formals[position] if position < len(formals)
+                                             else None)
+            if key not in formals:
+                raise AdfortError(f"'{call.routine.name}' has no argument '{name}'",
+                                  where(call, filename))
+            bound[key] = actual
+        given = [formals.index(k) for k in bound]
+        if sorted(given) != list(range(len(given))):
+            missing = [f for f in formals[:max(given) + 1] if f not in bound]
+            raise AdfortError(
+                f"this call to '{call.routine.name}' leaves out the optional argument"
+                f"{'s' if len(missing) > 1 else ''} {', '.join(repr(m) for m in missing)} "
+                "before others it names: adfort passes arguments by position; reorder the "
+                "optional arguments or pass the ones in between", where(call, filename))
+        actuals = [bound[f].detach() for f in formals if f in bound]
+        positional = Call.create(call.routine.symbol, actuals)
+        call.replace_with(positional)
+        callees[id(positional)] = callees.pop(id(call))
+
+
+def optional_in(symbols, optional):
+    """The DataSymbols among `symbols` named in `optional`."""
+    return [s for s in symbols if isinstance(s, DataSymbol) and s.name.lower() in optional]

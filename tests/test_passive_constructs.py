@@ -1,0 +1,191 @@
+"""Passive constructs real model code has inside differentiated routines
+(character variables, I/O, STOP, SAVE'd state, OPTIONAL arguments,
+constants as actual arguments): what works is checked by the fixtures
+reverse_comm_descent.f90, satvap_table_column.f90 and
+calls/surface_drag_optional_args; here, the clear errors for what cannot
+work, and the state SAVE'd variables hold after r_rev."""
+
+import shutil
+import subprocess
+import textwrap
+
+import pytest
+
+from test_cli import assert_clean_failure, run
+
+needs_gfortran = pytest.mark.skipif(shutil.which("gfortran") is None,
+                                    reason="gfortran not installed")
+
+LOOKUP = textwrap.dedent("""\
+    module lookup_mod
+      implicit none
+    contains
+      subroutine lookup(x, y, ncalls)
+        real(8), intent(in) :: x
+        real(8), intent(out) :: y
+        integer, intent(out) :: ncalls
+        logical, save :: first = .true.
+        real(8), save :: tab(5)
+        integer, save :: ncall = 0
+        integer :: i
+        ncall = ncall + 1
+        if (first) then
+          do i = 1, 5
+            tab(i) = 1.0d0 + 0.5d0*i
+          end do
+          first = .false.
+        end if
+        y = tab(2)*x**2 + tab(4)*x
+        ncalls = ncall
+      end subroutine lookup
+      subroutine twice(x, y)
+        real(8), intent(in) :: x
+        real(8), intent(out) :: y
+        real(8) :: t
+        integer :: n
+        call lookup(x, t, n)
+        y = t
+        call lookup(2*x, t, n)
+        y = y*t
+      end subroutine twice
+    end module lookup_mod
+    """)
+
+
+@pytest.mark.parametrize("source, args, fragments", [
+    # A value read from outside carries no derivative.
+    ("subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(inout) :: y\n"
+     "  y = x\n  read(*, *) y\nend subroutine k\n", ["--dep", "y", "--indep", "x"],
+     ["k.f90:5:", "sets the active variable 'y'"]),
+    # Reading a file again in the second forward run reads other data.
+    ("module m\ncontains\nsubroutine g(x, y)\n  real(8), intent(in) :: x\n"
+     "  real(8), intent(inout) :: y\n  real(8) :: c\n  read(*, *) c\n  y = y + c*x\n"
+     "end subroutine g\nsubroutine k(x, y)\n  real(8), intent(in) :: x\n"
+     "  real(8), intent(inout) :: y\n  call g(x, y)\nend subroutine k\nend module m\n",
+     ["--routine", "k", "--dep", "y", "--indep", "x", "--schedule", "joint"],
+     ["k.f90:7:", "this READ would run more than once", "--link caller:g=split"]),
+    ("subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(inout) :: y\n"
+     "  real(8) :: c\n  read(*, *) c\n  y = y + c*x\nend subroutine k\n",
+     ["--dep", "y", "--indep", "x", "--jacobian"],
+     ["k.f90:5:", "--jacobian reverses the routine once per row"]),
+    # SAVE'd state changing what the routine computes, advanced twice.
+    (LOOKUP, ["--routine", "lookup", "--dep", "y", "--indep", "x", "--jacobian"],
+     ["k.f90:17:", "'first' is a SAVE'd variable of 'lookup'", "more than once per call"]),
+    (LOOKUP, ["--routine", "twice", "--dep", "y", "--indep", "x", "--schedule", "joint"],
+     ["'first' is a SAVE'd variable", "--link caller:lookup=split"]),
+    # Arguments are passed by position in generated calls.
+    ("module m\ncontains\nsubroutine g(x, y, a, b)\n  real(8), intent(in) :: x\n"
+     "  real(8), intent(inout) :: y\n  real(8), intent(in), optional :: a, b\n"
+     "  y = y + x\n  if (present(b)) y = y*b\nend subroutine g\n"
+     "subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(inout) :: y\n"
+     "  call g(x, y, b=2d0)\nend subroutine k\nend module m\n",
+     ["--routine", "k", "--dep", "y", "--indep", "x"],
+     ["k.f90:13:", "leaves out the optional argument 'a'"]),
+    ("subroutine k(x, y)\n  real(8), intent(in) :: x(4)\n  real(8), intent(out) :: y\n"
+     "  real(8) :: a(4), b(4)\n  equivalence (a, b)\n  a = x\n  y = sum(b)\n"
+     "end subroutine k\n", ["--dep", "y", "--indep", "x"],
+     ["k.f90:1:", "EQUIVALENCE is not supported"]),
+    ("subroutine k(x, y)\n  real(8), intent(in) :: x(4)\n  real(8), intent(out) :: y\n"
+     "  real(8) :: a(4)\n  integer :: i\n  forall (i = 1:4) a(i) = x(i)**2\n  y = sum(a)\n"
+     "end subroutine k\n", ["--dep", "y", "--indep", "x"],
+     ["k.f90:6:", "FORALL (write it as DO loops"]),
+    # Complex values: passive ones are kept, but not taped.
+    ("subroutine k(n, x, y)\n  integer, intent(in) :: n\n  real(8), intent(in) :: x(n)\n"
+     "  real(8), intent(out) :: y\n  complex(8) :: z\n  integer :: i\n  y = 0\n"
+     "  do i = 1, n\n    z = cmplx(cos(0.3d0*i), 1d0, 8)\n    y = y + x(i)**2*real(z)\n"
+     "  end do\nend subroutine k\n", ["--dep", "y", "--indep", "x"],
+     ["k.f90:", "needs the value of 'z'", "cannot save a value of this type"]),
+    ("subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
+     "  complex(8) :: z\n  z = cmplx(x, 1d0, 8)\n  y = real(z)**2\nend subroutine k\n",
+     ["--dep", "y", "--indep", "x"], ["'z' is complex", "carries a derivative"]),
+    # A function called inside a concatenation is invisible to adfort.
+    ("module m\ncontains\ncharacter(len=8) function tag(i)\n  integer, intent(in) :: i\n"
+     "  write(tag, '(i8)') i\nend function tag\nsubroutine k(x, y, s)\n"
+     "  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
+     "  character(len=*), intent(out) :: s\n  s = 'step ' // tag(3)\n  y = x\n"
+     "end subroutine k\nend module m\n", ["--routine", "k", "--dep", "y", "--indep", "x"],
+     ["k.f90:11:", "calls 'tag'", "assign the function's value to a variable first"]),
+])
+def test_passive_constructs_that_cannot_work_are_fenced(tmp_path, source, args, fragments):
+    src = tmp_path / "k.f90"
+    src.write_text(source)
+    result = run(["diff", str(src)] + args, tmp_path)
+    assert_clean_failure(result, tmp_path, *fragments)
+
+
+DRIVER = textwrap.dedent("""\
+    program check
+      use lookup_mod
+      use lookup_mod_ad
+      implicit none
+      real(8) :: x, y, x_adj, y_adj
+      integer :: n, k
+      ! Each call of r_rev records once: the SAVE'd counter of its own
+      ! copy of the state advances once per call, as r's would.
+      do k = 1, 3
+        x = 1.5d0
+        x_adj = 0
+        y_adj = 1
+        call lookup_rev(x, x_adj, y, y_adj, n)
+        if (n /= k) stop 1
+        ! y = 2 x**2 + 3 x from the table built on the first call only
+        if (abs(x_adj - (4*x + 3)) > 1d-12) stop 2
+        if (abs(y - (2*x**2 + 3*x)) > 1d-12) stop 3
+      end do
+      ! The original keeps its own state: untouched by the generated routines.
+      call lookup(x, y, n)
+      if (n /= 1) stop 4
+      print '(a)', 'ok'
+    end program check
+    """)
+
+
+@needs_gfortran
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_saved_state_advances_once_per_reversal(tmp_path, schedule):
+    src = tmp_path / "lookup.f90"
+    src.write_text(LOOKUP)
+    result = run(["diff", str(src), "--routine", "lookup", "--dep", "y", "--indep", "x",
+                  "--schedule", schedule, "-o", "lookup_ad.f90"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    (tmp_path / "check.f90").write_text(DRIVER)
+    build = subprocess.run(["gfortran", "-fcheck=all", "lookup.f90", "lookup_ad.f90",
+                            "check.f90", "-o", "check"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    out = subprocess.run(["./check"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+
+
+SUBSTRINGS = textwrap.dedent("""\
+    subroutine k(task, x, y)
+      character(len=*), intent(inout) :: task
+      real(8), intent(in) :: x
+      real(8), intent(out) :: y
+      character(len=8) :: msg, names(3)
+      msg = task(3:)
+      names(2) = msg(:4)
+      names(1)(1:2) = 'ab'
+      if (names(2)(1:1) == 'F' .or. msg(2:) .eq. 'G') then
+        y = x**2
+      else
+        y = x
+      end if
+      task(1:2) = 'OK'
+    end subroutine k
+    """)
+
+
+@needs_gfortran
+def test_substrings_compile_strictly(tmp_path):
+    """Substrings of scalars and of array elements (PSyclone reads the
+    latter as opaque code) are kept as written."""
+    (tmp_path / "k.f90").write_text(SUBSTRINGS)
+    result = run(["diff", "k.f90", "--dep", "y", "--indep", "x", "-o", "k_ad.f90"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "k_ad.f90").read_text()
+    assert "names(1)(1 : 2) = 'ab'" in text and "PSyclone CodeBlock" not in text
+    build = subprocess.run(["gfortran", "-c", "-Wall", "-Werror=unused-variable",
+                            "-std=f2008", "k.f90", "k_ad.f90"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
