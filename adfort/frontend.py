@@ -259,6 +259,8 @@ def _report_unreadable_units(tree, path):
         line = node_line(block)
         if why is None:
             why, line = _unrepresentable(ast, line)
+        else:
+            line = _statement_line(ast, why, line)
         where_ = f"{path}:{line}" if line else path
         if line:
             where_ = "%s:%s" % original_line(tree, path, line)
@@ -271,6 +273,19 @@ def _report_unreadable_units(tree, path):
             error.isolated = not re.search(r"^\s*(?:common|use|include|entry)\b", full,
                                            re.IGNORECASE | re.MULTILINE)
             tree.adfort_unreadable[name.group(1).lower()] = error
+
+
+def _statement_line(ast, why, line):
+    """The line of the statement a reason names (EQUIVALENCE, EXTERNAL),
+    else `line`."""
+    from fparser.two.utils import walk
+    from adfort.errors import _ast_line
+    for kind in ("Equivalence_Stmt", "External_Stmt"):
+        if kind.split("_")[0].upper() in why:
+            found = [n for n in walk(ast) if type(n).__name__ == kind]
+            if found and _ast_line(found[0]):
+                return _ast_line(found[0])
+    return line
 
 
 def _unrepresentable(ast, line):
