@@ -90,8 +90,9 @@ def items_of(case):
     return items
 
 
-def write_driver(case):
-    """Fortran source of the check program of `case`."""
+def write_driver(case, steps=STEPS):
+    """Fortran source of the check program of `case` (central differences
+    with the step sizes `steps`)."""
     items = items_of(case)
     top = case.top_routine()
     mod = case.top_module()
@@ -135,7 +136,7 @@ def write_driver(case):
     if not mod:
         ln(f"  external :: {', '.join([r] + procs)}")
     ln("  integer(i8) :: rng_state")
-    ln(f"  real(dp) :: steps({len(STEPS)}), h, rhs, noise, err, lhs")
+    ln(f"  real(dp) :: steps({len(steps)}), h, rhs, noise, err, lhs")
     ln("  real(dp) :: yp_sum, ym_sum, ymax")
     ln("  integer :: ip, ih, irow, icol, nfail")
     for it in items:
@@ -168,7 +169,7 @@ def write_driver(case):
         ln(f"  real(dp) :: jac({nd}, {ni}), row({ni}), flat({max(nd, ni)})")
     B = []
     b = B.append
-    b(f"steps = [{', '.join(flit(h) for h in STEPS)}]")
+    b(f"steps = [{', '.join(flit(h) for h in steps)}]")
     b(f"rng_state = {case.seed % 2000000000 + 17}_i8")
     for it in items:
         if not it.real:
@@ -204,7 +205,7 @@ def write_driver(case):
              f"{flit(max(abs(lo), abs(hi), 0.1))}")
     # finite differences along each perturbed input separately
     for k, it in enumerate(perturbed, start=1):
-        b(f"do ih = 1, {len(STEPS)}")
+        b(f"do ih = 1, {len(steps)}")
         b("  h = steps(ih)")
         for sgn, store in (("+", "yp"), ("-", "ym")):
             b("  call reset()")
