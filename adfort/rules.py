@@ -282,7 +282,9 @@ def _pow_exponent_partial(x, y):
     x**y is 0 for every y > 0 (the true partial) but log(x) is -Inf."""
     if _is_literal(x):
         return x ** y * log(_as_real(x, y))
-    safe = merge(x.one() if x.kind is not None else E(int_literal(1)), x, x.eq(0))
+    # x + (1 if x == 0 else 0): of x's own type and kind whatever they are
+    # (DBLE(i) has a kind adfort may not know; MERGE needs equal kinds).
+    safe = x + merge(E(int_literal(1)), E(int_literal(0)), x.eq(0))
     return x ** y * log(_as_real(safe, y))
 
 
