@@ -9,36 +9,28 @@ reversing motion ``r_rev`` (record, then return), plus ``r_jacobian`` on
 request.
 """
 
-import re
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop,
-    Range, Reference, Routine, WhileLoop)
-from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, DataSymbol,
-    ContainerSymbol, ImportInterface, ScalarType, Symbol,
-    NoType, RoutineSymbol, UnsupportedFortranType)
+    ArrayReference, Assignment, IntrinsicCall, Loop, Reference, Routine, WhileLoop)
+from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, ScalarType
 
-from adfort import naming
 from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
-from adfort.pointers import aliases, canonical, restore_attributes, target_reads
-from adfort.derived import add_statements, is_derived, zero_statements
+from adfort.pointers import aliases, canonical, target_reads
+from adfort.derived import zero_statements
 from adfort.errors import AdfortError, where
 from adfort.forward_only import kept_statement_writes
-from adfort.optional import declare_optional, guarded, optional_in, optional_names
-from adfort.exprs import INTEGER_TYPE, intrinsic_call, real_kind, real_literal
-from adfort.simplify import simplify, simplify_statements
-from adfort.symbols import new_local
+from adfort.optional import optional_names
 from adfort.normalise import deallocate_at_end, normalise_jumps
-from adfort.prune import _datatype_references, prune_symbols
 from adfort.tape import TapeSet, tidy_reserves, written_names
 from adfort.taping import plan_taping
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import Reverser, enclosing_loop_indices
-from adfort.writer import Writer
+from adfort.transformations.building import _argument_symbols, _make_routine
+from adfort.transformations.building import _assumed_shape
+from adfort.transformations.reversing import _int, _jacobian, _reversing
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
@@ -89,169 +81,6 @@ def adjoint_reads(assign, adjoint, ctx):
         for index in assign.lhs.indices:
             names |= {r.symbol.name.lower() for r in index.walk(Reference)}
     return names - enclosing_loop_indices(assign)
-
-
-def _argument_symbols(table):
-    return list(table.argument_list)
-
-
-def _make_routine(work, name, body, arguments, intents, origin=None, attributes=None):
-    """Return a new Routine: `work` with `body`, `arguments` and `intents`.
-
-    The routine is a copy of the working routine, so it keeps its
-    declarations (kinds, parameters, imports); unused ones are pruned.
-
-    :param work: the working copy of the original routine.
-    :param str name: the new routine's name.
-    :param body: the statements (detached nodes using `work`'s symbols).
-    :param arguments: the argument symbols of `work`, in order.
-    :param intents: argument name (lower case) -> access.
-    :param origin: ``origin(name)`` gives (module, DataSymbol) of a module
-        variable the body refers to.
-    :param attributes: {lower-case name: "POINTER"/"TARGET"} to declare.
-    """
-    work.pop_all_children()
-    for stmt in body:
-        work.addchild(stmt.detach() if stmt.parent is not None else stmt)
-    routine = work.copy()
-    routine.name = name
-    if routine.name != name:
-        # A function's name is also its result variable's, which PSyclone
-        # will not rename; the routine's own symbol is a private copy.
-        routine._symbol._name = name
-    routine._return_symbol = None  # a function's motions are subroutines
-    routine._symbol.datatype = NoType()
-    # Motions push onto module tapes: they cannot be pure or elemental.
-    routine._symbol.is_pure = False
-    routine._symbol.is_elemental = False
-    # The motions of a private routine are public in the generated module:
-    # its callers' motions and the user call them.
-    routine._symbol.visibility = Symbol.Visibility.PUBLIC
-    work.pop_all_children()
-    table = routine.symbol_table
-    new_args = [table.lookup(sym.name) for sym in arguments]
-    for sym in table.datasymbols:
-        if sym.is_argument and sym not in new_args:
-            sym.interface = AutomaticInterface()
-        if sym not in new_args and _assumed_shape(sym):
-            # A local cannot take its shape from an actual argument: it is
-            # allocated (or assigned) instead.
-            sym.datatype = _deferred(sym.datatype)
-    for sym in new_args:
-        sym.interface = ArgumentInterface(intents[sym.name.lower()])
-    table.specify_argument_list(new_args)
-    prune_symbols(routine)
-    _declare_arguments_first(table)
-    _standard_kinds(table)
-    _restore_assumed_size(table)
-    restore_attributes(table, attributes or {})
-    _name_outer_symbols(routine, origin)
-    declare_optional(table, optional_names(work))
-    return routine
-
-
-def _name_outer_symbols(routine, origin=None):
-    """Point references to variables declared elsewhere (module variables
-    the analysis resolved to their modules' symbols) at symbols of the
-    routine's own scope: an import from their module when `origin(name)`
-    names it (PSyclone's copy would otherwise bring a foreign declaration in
-    with a shape that uses it, jacobian(1, size(v))), else a plain name the
-    generated module imports.
-
-    :param origin: ``origin(name)`` gives (module name, DataSymbol) or None.
-    """
-    table = routine.symbol_table
-    names = {}
-    references = list(routine.walk(Reference))
-    for symbol in table.datasymbols:
-        references += _datatype_references(symbol)
-    for ref in references:
-        symbol = ref.symbol
-        if symbol in table.symbols or not isinstance(symbol, DataSymbol):
-            continue
-        local = table.lookup(symbol.name, otherwise=None)
-        if local is not None:
-            ref.symbol = local
-            continue
-        key = symbol.name.lower()
-        if key not in names:
-            found = origin(symbol.name) if origin is not None else None
-            if found is not None and found[1].visibility == Symbol.Visibility.PRIVATE:
-                # A private constant cannot be imported: the generated
-                # module declares its own copy, the name resolves to it.
-                found = None
-            if found is not None:
-                container = table.lookup(found[0], otherwise=None)
-                if container is None:
-                    container = ContainerSymbol(found[0])
-                    table.add(container)
-                names[key] = Symbol(symbol.name, interface=ImportInterface(container))
-                table.add(names[key])
-            else:
-                names[key] = Symbol(symbol.name)
-        ref.symbol = names[key]
-
-
-def _restore_assumed_size(table):
-    """Declare assumed-size arrays with their ``*`` again."""
-    writer = Writer()
-    for symbol in table.datasymbols:
-        shape = getattr(symbol.datatype, "shape", [])
-        if any(naming.ASSUMED_SIZE in str(getattr(e, "upper", "")) for e in shape):
-            text = writer.gen_vardecl(symbol).strip()
-            # x(1:*) is written x(*); other lower bounds stay (x(-1:*)).
-            text = re.sub(r"([(,]\s*)1:" + naming.ASSUMED_SIZE + r"\b", r"\1*", text)
-            text = re.sub(r"\b" + naming.ASSUMED_SIZE + r"\b", "*", text)
-            symbol.datatype = UnsupportedFortranType(text)
-
-
-def _standard_kinds(table):
-    """Declare ``real*8``-style types as ``real(kind=8)``: generated code
-    must compile with ``-std=f2008``, which rejects the byte-size form."""
-    for symbol in table.datasymbols:
-        dtype = symbol.datatype
-        element = getattr(dtype, "elemental_type", dtype)  # element type of an array
-        if isinstance(getattr(element, "precision", None), int):
-            fixed = ScalarType(element.intrinsic, Literal(str(element.precision),
-                                                          INTEGER_TYPE))
-            if isinstance(dtype, ArrayType):
-                symbol.datatype = ArrayType(fixed, dtype.shape)
-            else:
-                symbol.datatype = fixed
-
-
-def _declare_arguments_first(table):
-    """Order declarations as a person would: arguments in order, then locals.
-
-    PSyIR keeps symbols in insertion order and the writer follows it (after
-    the parameters), so adjoints added late would otherwise trail.  An
-    argument whose bounds name a later argument (``fjac(ldfjac, n)`` before
-    ``ldfjac``, the MINPACK order) comes after that one: standard Fortran
-    wants a variable typed before a specification uses it.
-    """
-    symbols = table._symbols
-    arguments = [table._normalize(a.name) for a in table.argument_list]
-    order = []
-
-    def place(key, visiting=()):
-        if key in order or key in visiting:
-            return
-        for ref in _datatype_references(symbols[key]):
-            name = table._normalize(ref.symbol.name)
-            if name in arguments:
-                place(name, visiting + (key,))
-        order.append(key)
-
-    for key in arguments:
-        place(key)
-    rest = [key for key in symbols if key not in order]
-    reordered = {key: symbols[key] for key in order + rest}
-    symbols.clear()
-    symbols.update(reordered)
-
-
-def _call(name, references):
-    return Call.create(RoutineSymbol(name), references)
 
 
 class UnitSpec:
@@ -528,26 +357,6 @@ def reverse_work(work, spec, options, names, filename=None):
     return RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
 
 
-def _int(value):
-    return Literal(str(value), INTEGER_TYPE)
-
-
-def _local_copy(table, symbol, name, taken, filename=None, primal=None):
-    """A local to hold a copy of `symbol`'s value (sized on assignment
-    when `symbol` is an assumed-shape array)."""
-    if _assumed_size(symbol):
-        label = (primal or symbol).name
-        raise AdfortError(
-            f"'{label}' is an assumed-size array ({label}(*)) that the routine "
-            "overwrites: adfort must copy it to keep the calling convention but cannot "
-            f"know its size; declare it with explicit bounds (e.g. {label}(n))",
-            filename)
-    dtype = symbol.datatype.copy()
-    if _assumed_shape(symbol):
-        dtype = _deferred(dtype)
-    return new_local(table, name, dtype, taken)
-
-
 def _allocate_at_first_use(body, temporaries):
     """Allocate each allocatable array temporary from the value first
     assigned to it, when that assignment is a statement of the routine's
@@ -570,268 +379,10 @@ def _allocate_at_first_use(body, temporaries):
             break
 
 
-def _copy(keep, value):
-    """``keep = value``; an allocatable `keep` (the copy of an assumed-shape
-    array) is allocated with the value as source, so its bounds are set
-    where a reader (and the compiler's -Wuninitialized) sees them."""
-    if getattr(keep.datatype, "is_allocatable", False) and not getattr(
-            value.datatype, "is_allocatable", False):
-        return IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
-            Reference(keep), ("source", Reference(value))])
-    return Assignment.create(Reference(keep), Reference(value))
-
-
-def _deferred(dtype):
-    """An allocatable array type of `dtype`'s element type and rank."""
-    element = dtype.elemental_type
-    if not is_derived(dtype):
-        element = ScalarType(dtype.intrinsic, dtype.precision)
-    return ArrayType(element, [ArrayType.Extent.DEFERRED] * len(dtype.shape))
-
-
-def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared,
-               restored, written, primal_intents=None):
-    """Build ``r_rev``: record, then return, keeping the calling convention.
-
-    Independent-only adjoints are increments: if the routine overwrites
-    such a variable (argument or module variable), its incoming adjoint is
-    set aside while the returning motion computes the adjoint of its input
-    value, and added back after.  The adjoint of an ``intent(out)``
-    dependent's input value is zero.  Arguments the returning motion
-    restores get their computed values back.
-
-    :param increments: names of the independent-only variables.
-    :param cleared: names of the ``intent(out)`` dependents.
-    """
-    table = work.symbol_table
-    taken = ctx.taken
-    optional = optional_names(work)
-    body, epilogue = [], []
-    for name in increments:
-        if name not in written:
-            continue  # nothing zeroes its adjoint: it is incremented in place
-        adj = ctx.adjoints[name]
-        primal = table.lookup(name, otherwise=None) or ctx.module_variable(name)[1]
-        keep = _local_copy(table, adj, naming.input_copy(adj.name), taken, ctx.filename,
-                           primal=primal)
-        # An absent optional argument has no adjoint to keep.
-        body.extend(guarded([_copy(keep, adj)] + zero_statements(adj, table, taken),
-                            optional_in([primal], optional)))
-        epilogue.extend(guarded(add_statements(adj, keep, table, taken),
-                                optional_in([primal], optional)))
-    for name in cleared:
-        epilogue.extend(guarded(zero_statements(ctx.adjoints[name], table, taken),
-                                optional_in([table.lookup(name, otherwise=None)], optional)))
-    body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes]))
-    saved = []
-    for a in arguments:
-        if a.name.lower() in restored:
-            keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename)
-            body.extend(guarded([_copy(keep, a)], optional_in([a], optional)))
-            saved.append((a, keep))
-    for module_var in _module_variables(work, restored, arguments, ctx):
-        # Module variables the returning motion put back: r_rev leaves them
-        # as r does.
-        keep = _local_copy(table, module_var, naming.output_copy(module_var.name),
-                           taken, ctx.filename)
-        body.append(Assignment.create(Reference(keep), Reference(module_var)))
-        saved.append((module_var, keep))
-    body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
-    for a, keep in saved:
-        body.extend(guarded([Assignment.create(Reference(a), Reference(keep))],
-                            optional_in([a], optional)))
-    body.extend(epilogue)
-
-    intents = dict(primal_intents) if primal_intents else \
-        {a.name.lower(): a.interface.access for a in arguments}
-    intents.update({s.name.lower(): _INOUT for s in adj_args if s not in arguments})
-    return _make_routine(work, names["rev"], body, adj_args, intents, ctx.module_variable, ctx.attributes)
-
-
-def _module_variables(work, names, arguments, ctx):
-    """The module variables among `names` (neither arguments nor locals)."""
-    table = work.symbol_table
-    arg_names = {a.name.lower() for a in arguments}
-    found = []
-    for name in sorted(set(names) - arg_names):
-        local = table.lookup(name, otherwise=None, scope_limit=work)
-        if (isinstance(local, DataSymbol) and not local.is_import and not local.is_unresolved
-                and not isinstance(local.interface, CommonBlockInterface)):
-            continue  # a local
-        resolved = ctx.module_variable(name)
-        if resolved is not None:
-            found.append(resolved[1])
-    return found
-
-
-def _add(a, b):
-    if isinstance(b, int):
-        b = _int(b)
-    return BinaryOperation.create(BinaryOperation.Operator.ADD, a, b)
-
-
-def _size(symbol):
-    """Number of elements of `symbol` (1 for a scalar), as an expression."""
-    if symbol_rank(symbol) == 0:
-        return _int(1)
-    return IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [Reference(symbol)])
-
-
-def _offset(symbols):
-    """Sum of the sizes of `symbols`, as an expression."""
-    total = _int(0)
-    for symbol in symbols:
-        total = _add(total, _size(symbol))
-    return total
-
-
-def _flat(symbol):
-    """`symbol`'s elements in array element order, as a rank-1 value."""
-    if symbol_rank(symbol) <= 1:
-        return Reference(symbol)
-    return IntrinsicCall.create(IntrinsicCall.Intrinsic.PACK, [
-        Reference(symbol), Literal("true", ScalarType(ScalarType.Intrinsic.BOOLEAN,
-                                                      ScalarType.Precision.UNDEFINED))])
-
-
-def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken):
-    """Build ``r_jacobian(args, jacobian)``: one reversal per dependent element.
-
-    Row k of the Jacobian is the gradient of the k-th dependent element (in
-    ``--dep`` order, array element order within an array): seed it with 1,
-    every other adjoint with 0, reverse, and read the independents'
-    adjoints along the row.  Inputs the routine overwrites are kept and
-    reset before each reversal.
-    """
-    table = work.symbol_table
-    by_name = {a.name.lower(): a for a in arguments}
-
-    def variable(name):  # an argument, or a module/COMMON variable
-        return by_name.get(name) or ctx.module_variable(name)[1]
-    deps = [variable(d) for d in dep]
-    indeps = [variable(i) for i in indep]
-    for symbol in deps + indeps:
-        if is_derived(symbol.datatype):
-            raise AdfortError(
-                f"--jacobian with the derived-type variable '{symbol.name}' as dependent "
-                "or independent is not supported: use the reversing routine (r_rev), or "
-                "name real variables", where(work, ctx.filename))
-        if _assumed_size(symbol):
-            raise AdfortError(
-                f"the Jacobian needs the size of '{symbol.name}', an assumed-size "
-                "array: declare it with explicit bounds (x(n))", where(work, ctx.filename))
-    kind = real_kind(deps[0])
-    jac_name = naming.unique(table, naming.JACOBIAN_ARGUMENT, taken)
-    jac = DataSymbol(jac_name, ArrayType(
-        ScalarType(ScalarType.Intrinsic.REAL, deps[0].datatype.precision.copy()
-                   if hasattr(deps[0].datatype.precision, "copy")
-                   else deps[0].datatype.precision),
-        [simplify(_offset(deps)), simplify(_offset(indeps))]),
-        interface=AutomaticInterface())
-    table.add(jac)
-    intents = {a.name.lower(): getattr(a.interface, "access", _OUT) for a in arguments}
-    body, kept = [], []
-    optional = optional_names(work)
-    for name in dep + indep:
-        if name in optional:
-            raise AdfortError(
-                f"--jacobian with the optional argument '{name}' as a dependent or "
-                "independent: r_jacobian needs it; make it a plain argument",
-                where(work, ctx.filename))
-    for a in arguments:
-        if a.name.lower() in written and intents[a.name.lower()] != _OUT:
-            keep = _local_copy(table, a, naming.input_copy(a.name), taken, ctx.filename)
-            body.extend(guarded([_copy(keep, a)], optional_in([a], optional)))
-            kept.append((a, keep))
-    for module_var in _module_variables(work, written, arguments, ctx):
-        # Every row starts from the state the routine was called in.
-        keep = _local_copy(table, module_var, naming.input_copy(module_var.name), taken,
-                           ctx.filename)
-        body.append(Assignment.create(Reference(keep), Reference(module_var)))
-        kept.append((module_var, keep))
-    active = [a for a in arguments if a.name.lower() in dep or a.name.lower() in indep]
-    active += [v for v in deps + indeps if v not in active and v not in arguments]
-    for adj in (ctx.adjoints[a.name.lower()] for a in active):
-        if _assumed_shape(adj):
-            primal = by_name[[k for k, v in ctx.adjoints.items() if v is adj][0]]
-            body.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
-                Reference(adj), ("mold", Reference(primal))]))
-    element = new_local(table, naming.JACOBIAN_ELEMENT, INTEGER_TYPE, taken)
-    for position, d in enumerate(deps):
-        d_adj = ctx.adjoints[d.name.lower()]
-        row0 = _offset(deps[:position])
-        one_row = [s for a, k in kept for s in guarded(
-            [Assignment.create(Reference(a), Reference(k))], optional_in([a], optional))]
-        for a in active:
-            adj = ctx.adjoints[a.name.lower()]
-            one_row.append(Assignment.create(Reference(adj), real_literal(0, kind)))
-        rank = symbol_rank(d)
-        if rank == 0:
-            one_row.append(Assignment.create(Reference(d_adj), real_literal(1, kind)))
-            row = _add(row0, 1)
-        elif rank == 1:
-            # Element k in order is d(lbound + k - 1): bounds need not start at 1.
-            first = IntrinsicCall.create(IntrinsicCall.Intrinsic.LBOUND, [
-                Reference(d_adj), ("dim", _int(1))])
-            index = BinaryOperation.create(BinaryOperation.Operator.SUB,
-                                           _add(first, Reference(element)), _int(1))
-            one_row.append(Assignment.create(_element_of(d_adj, index),
-                                             real_literal(1, kind)))
-            row = _add(row0, Reference(element))
-        else:
-            # The k-th element in array element order of a rank-n array:
-            # set it in a flat vector, then give the vector d's shape.
-            flat = new_local(table, naming.JACOBIAN_SEED, ArrayType(
-                ScalarType(d_adj.datatype.intrinsic, d_adj.datatype.precision),
-                [ArrayType.Extent.DEFERRED]), taken)
-            body.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
-                ArrayReference.create(flat, [_size(d)])]))
-            one_row.append(Assignment.create(Reference(flat), real_literal(0, kind)))
-            one_row.append(Assignment.create(_element_of(flat, Reference(element)),
-                                             real_literal(1, kind)))
-            one_row.append(Assignment.create(Reference(d_adj), intrinsic_call(
-                "RESHAPE", [Reference(flat), IntrinsicCall.create(
-                    IntrinsicCall.Intrinsic.SHAPE, [Reference(d_adj)])])))
-            row = _add(row0, Reference(element))
-        one_row.append(_call(names["rev"], [Reference(s) for s in adj_args]))
-        for col_position, i in enumerate(indeps):
-            col0 = _offset(indeps[:col_position])
-            i_adj = ctx.adjoints[i.name.lower()]
-            if symbol_rank(i) == 0:
-                cols = _add(col0, 1)
-            else:
-                cols = Range.create(_add(col0.copy(), 1), _add(col0, _size(i)))
-            one_row.append(Assignment.create(
-                ArrayReference.create(jac, [row.copy(), cols]), _flat(i_adj)))
-        if rank == 0:
-            body.extend(one_row)
-        else:
-            body.append(Loop.create(element, _int(1), _size(d), _int(1), one_row))
-    simplify_statements(body)
-    intents[jac_name.lower()] = _OUT
-    return _make_routine(work, names["jacobian"], body, arguments + [jac], intents,
-                         ctx.module_variable, ctx.attributes)
-
-
-def _element_of(symbol, index):
-    return ArrayReference.create(symbol, [index])
-
-
 def _is_character(symbol):
     dtype = getattr(symbol, "datatype", None)
     element = getattr(dtype, "elemental_type", dtype)
     return getattr(element, "intrinsic", None) == ScalarType.Intrinsic.CHARACTER
-
-
-def _assumed_size(symbol):
-    return any(naming.ASSUMED_SIZE in str(getattr(e, "upper", ""))
-               for e in getattr(symbol.datatype, "shape", []))
-
-
-def _assumed_shape(symbol):
-    dtype = symbol.datatype
-    return isinstance(dtype, ArrayType) and any(
-        extent == ArrayType.Extent.ATTRIBUTE for extent in dtype.shape)
 
 
 class ADReverseRoutineTrans(ADReverseTrans):
