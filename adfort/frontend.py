@@ -270,8 +270,10 @@ def _report_unreadable_units(tree, path):
             # A routine that can only change its arguments (no COMMON, no
             # module, no entry points) may still be called where no
             # derivative flows through it: its callers are told then.
-            error.isolated = not re.search(r"^\s*(?:common|use|include|entry)\b", full,
-                                           re.IGNORECASE | re.MULTILINE)
+            # (One taking a procedure argument may call anything.)
+            error.isolated = not (re.search(r"^\s*(?:common|use|include|entry)\b", full,
+                                            re.IGNORECASE | re.MULTILINE)
+                                  or _passes_routine(text, full))
             tree.adfort_unreadable[name.group(1).lower()] = error
 
 

@@ -276,10 +276,6 @@ def test_harness_detects_adjoints_not_incremented(workdir):
     assert res.rel_err(2) > 1e-4, res.describe()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "adfort now comments out an EXTERNAL statement declaring a called "
-    "routine and differentiates ice_growth, but this harness reads the "
-    "source with plain PSyclone, which keeps such a routine as a code block"))
 def test_external_statement_for_a_called_routine(workdir):
     """F77-style code declares the external routines it calls."""
     fix = _copy_fixture(_fixture("sea_ice_blackbox"), workdir / "fx")

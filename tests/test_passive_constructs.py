@@ -84,7 +84,7 @@ LOOKUP = textwrap.dedent("""\
     ("subroutine k(x, y)\n  real(8), intent(in) :: x(4)\n  real(8), intent(out) :: y\n"
      "  real(8) :: a(4), b(4)\n  equivalence (a, b)\n  a = x\n  y = sum(b)\n"
      "end subroutine k\n", ["--dep", "y", "--indep", "x"],
-     ["k.f90:1:", "EQUIVALENCE is not supported"]),
+     ["k.f90:5:", "EQUIVALENCE is not supported"]),
     ("subroutine k(x, y)\n  real(8), intent(in) :: x(4)\n  real(8), intent(out) :: y\n"
      "  real(8) :: a(4)\n  integer :: i\n  forall (i = 1:4) a(i) = x(i)**2\n  y = sum(a)\n"
      "end subroutine k\n", ["--dep", "y", "--indep", "x"],
