@@ -79,3 +79,19 @@ def test_routine_that_really_recurses_is_still_rejected(tmp_path):
     tree = read_file(str(path))
     with pytest.raises(AdfortError, match="recursi"):
         call_graph(Program([tree]), find_routine(tree, "r"), str(path))
+
+
+def test_overwritten_assumed_size_array_is_reported_at_its_routine(tmp_path):
+    """BLAS-style DSCAL scales X(*) in place: r_rev must keep a copy of X and
+    cannot size it; the message names the routine's line."""
+    from adfort.api import differentiate_file
+    from adfort.schedules import SplitReversalSchedule
+    path = tmp_path / "sc.f"
+    path.write_text("C     scale a vector in place\n"
+                    "      SUBROUTINE SC(N, A, X)\n      INTEGER N, I\n"
+                    "      DOUBLE PRECISION A, X(*)\n      DO 10 I = 1, N\n"
+                    "         X(I) = A*X(I)\n   10 CONTINUE\n      END\n")
+    with pytest.raises(AdfortError) as err:
+        differentiate_file(str(path), ["x"], ["a", "x"], SplitReversalSchedule())
+    assert err.value.location == f"{path}:2"
+    assert "assumed-size" in err.value.message

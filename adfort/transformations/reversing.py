@@ -41,7 +41,7 @@ def _local_copy(table, symbol, name, taken, filename=None, primal=None):
             f"'{label}' is an assumed-size array ({label}(*)) that the routine "
             "overwrites: adfort must copy it to keep the calling convention but cannot "
             f"know its size; declare it with explicit bounds (e.g. {label}(n))",
-            filename)
+            where(table.node, filename) or filename)
     dtype = symbol.datatype.copy()
     if _assumed_shape(symbol):
         dtype = _deferred(dtype)
