@@ -21,6 +21,8 @@ import re
 
 from psyclone.psyir.nodes import IntrinsicCall
 
+from adfort.statements import split_statements, split_top_level
+
 _INTRINSICS = {i.name.lower() for i in IntrinsicCall.Intrinsic} | {
     "dabs", "dsqrt", "dexp", "dlog", "dlog10", "dsin", "dcos", "dtan", "dasin", "dacos",
     "datan", "datan2", "dsinh", "dcosh", "dtanh", "dmax1", "dmin1", "amax1", "amin1",
@@ -50,71 +52,24 @@ class _Statement:
     def __init__(self, first, last, label, code):
         self.first, self.last, self.label, self.code = first, last, label, code
         self.new = None  # rewritten code, or "" to drop the statement
+        self.shared = False  # on a line with another statement
 
 
-def _code_and_comment(text, quote=None):
-    """(code, still-open quote) of a line's text, cutting a trailing '!' comment."""
-    for index, char in enumerate(text):
-        if quote:
-            if char == quote:
-                quote = None
-        elif char in "'\"":
-            quote = char
-        elif char == "!":
-            return text[:index], None
-    return text, quote
-
-
-def _statements(lines, fixed):
-    """The logical statements of `lines` (comments and blank lines skipped)."""
-    found, current, quote = [], None, None
-    for number, line in enumerate(lines):
-        body = line.rstrip("\r\n")
-        if fixed:
-            if body[:1] in ("c", "C", "*", "!") or not body.strip() or \
-                    body.lstrip().startswith("!") or "\t" in body[:6]:
-                continue
-            continued = len(body) > 5 and body[5] not in (" ", "0")
-            code, quote = _code_and_comment(body[6:], quote if continued else None)
-            if continued and current is not None:
-                current.last, current.code = number, current.code + code
-                continue
-            label = body[:5].strip() or None
-            current = _Statement(number, number, label, code)
-            found.append(current)
-            continue
-        stripped = body.strip()
-        if not stripped or stripped.startswith("!"):
-            continue
-        code, _ = _code_and_comment(body)
-        code = code.rstrip()
-        if current is not None and current.open:
-            current.last = number
-            current.code += code.strip().lstrip("&")
-        else:
-            match = re.match(r"^\s*(\d+)\s+", code)
-            label = match.group(1) if match else None
-            current = _Statement(number, number, label, code[match.end():] if match else code)
-            found.append(current)
-        current.open = current.code.endswith("&")
-        if current.open:
-            current.code = current.code[:-1]
+def _statements(source, fixed):
+    """The logical statements of `source` as rewritable units.  Statements
+    that share a physical line (``a = 1; b = 2``) are never rewritten: a
+    rewrite replaces whole lines."""
+    found = [_Statement(s.line - 1, s.last - 1, s.label, s.text)
+             for s in split_statements(source, fixed)]
+    for before, after in zip(found, found[1:]):
+        if after.first <= before.last:
+            before.shared = after.shared = True
     return found
 
 
 def _split_entities(text):
     """Top-level comma-separated items of `text`."""
-    items, depth, start = [], 0, 0
-    for index, char in enumerate(text):
-        if char in "([":
-            depth += 1
-        elif char in ")]":
-            depth -= 1
-        elif char == "," and depth == 0:
-            items.append(text[start:index].strip())
-            start = index + 1
-    items.append(text[start:].strip())
-    return [item for item in items if item]
+    return [item.strip() for item in split_top_level(text) if item.strip()]
 
 
 def _entity_name(entity):
@@ -150,7 +105,7 @@ class _Implicit:
 def rewrite_specifications(source, fixed_form):
     """Rewrite the idioms listed in the module docstring in `source`."""
     lines = source.splitlines(keepends=True)
-    statements = _statements(lines, fixed_form)
+    statements = _statements(source, fixed_form)
     unit = []
     for stmt in statements:
         header = _TYPED_HEADER.match(stmt.code)
@@ -158,7 +113,8 @@ def rewrite_specifications(source, fixed_form):
             if unit:
                 _rewrite_unit(unit)
             unit = [stmt]
-            _drop_recursive(stmt, header)
+            if not stmt.shared:
+                _drop_recursive(stmt, header)
             continue
         unit.append(stmt)
         if _END.match(stmt.code):
@@ -192,7 +148,7 @@ def _rewrite_unit(unit):
     special = set()        # names in COMMON, DATA, SAVE, EXTERNAL, PARAMETER…
     for stmt in unit[1:]:
         code = stmt.code
-        if ";" in _code_and_comment(code)[0].replace("';'", "").replace('";"', ""):
+        if stmt.shared:
             executable_text.append(code)  # several statements: left as they are
             continue
         spec = _IMPLICIT.match(code)
