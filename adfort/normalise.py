@@ -335,13 +335,8 @@ def _hoist_expression_arguments(call, table, taken, calls):
                     and callee.writes_formal(formals[position])):
                 continue
             datatype = _constant_type(arg)
-            if datatype is None:
-                continue
-            temp = new_local(table, naming.call_argument(call.routine.name), datatype, taken)
-            arg.replace_with(Reference(temp))
-            _place_before(statement, Assignment.create(Reference(temp), arg), calls)
-            continue
-        datatype = _expression_type(arg)
+        else:
+            datatype = _expression_type(arg)
         if datatype is None:
             continue
         temp = new_local(table, naming.call_argument(call.routine.name), datatype, taken)
