@@ -9,13 +9,14 @@ working copy only.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
-    Literal, Loop, Range, Reference, Schedule, UnaryOperation, WhileLoop)
+    Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
+    Literal, Loop, Reference, Schedule, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import ScalarType
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
 from adfort.derived import is_variable
+from adfort.elemental import expand_elemental
 from adfort.symbols import new_local
 
 BinOp = BinaryOperation.Operator
@@ -200,8 +201,10 @@ def hoist_calls(routine, function_type, calls, taken=()):
             direct = expr_rank(statement.lhs) == _type_rank(function_type(call))
         if direct and _may_alias_result(statement.lhs, call, table):
             direct = False
-        if _expand_elemental(call, statement, function_type(call), calls.get(id(call)),
-                             table, taken, calls):
+        element_call = expand_elemental(call, statement, function_type(call),
+                                        calls.get(id(call)), table, taken, calls)
+        if element_call is not None:
+            _hoist_expression_arguments(element_call, table, taken, calls)
             continue
         if call is not statement and not direct:
             datatype = function_type(call)
@@ -224,96 +227,6 @@ def _may_alias_result(lhs, call, table):
         return True
     local = table.lookup(symbol.name, scope_limit=table.node, otherwise=None)
     return local is None or not (local.is_automatic or local.is_argument)
-
-
-def _expand_elemental(call, statement, datatype, callee, table, taken, calls):
-    """Apply an elemental function given rank-1 arrays element by element:
-    ``y = 2*f(x)`` becomes ``allocate(f_value(size(x)))``, a loop setting
-    ``f_value(k) = f(x(lbound(x, 1) + k - 1))``, ``y = 2*f_value`` and
-    ``deallocate(f_value)``, so that each call is reversed like any other.
-
-    :returns: whether the call was expanded (False when it is not an
-        elemental call on arrays, or one adfort cannot index).
-    """
-    from adfort.arrays import expr_rank, symbol_rank
-    if callee is None or datatype is None or isinstance(statement, WhileLoop):
-        return False
-    formals = [f for f in callee.formals if f is not callee.result]
-    arguments = list(call.arguments)
-    if not any(expr_rank(a) > 0 and symbol_rank(f) == 0 for a, f in zip(arguments, formals)):
-        return False
-    arrays = [a for a in arguments if expr_rank(a) > 0]
-    index = new_local(table, naming.ELEMENT_INDEX, INTEGER_TYPE, taken)
-    elements = [_element(a, index) if expr_rank(a) > 0 else a.copy() for a in arguments]
-    if any(e is None for e in elements) or any(expr_rank(a) != 1 for a in arrays):
-        table._symbols.pop(table._normalize(index.name))
-        return False
-    from psyclone.psyir.symbols import ArrayType
-    scalar = getattr(datatype, "elemental_type", datatype)
-    temp = new_local(table, naming.function_value(call.routine.name),
-                     ArrayType(scalar, [ArrayType.Extent.DEFERRED]), taken)
-    count = IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [arrays[0].copy()])
-    one = Literal("1", INTEGER_TYPE)
-    element_call = Call.create(call.routine.copy(), elements)
-    calls[id(element_call)] = callee
-    loop = Loop.create(index, one.copy(), count.copy(), one.copy(), [Assignment.create(
-        ArrayReference.create(temp, [Reference(index)]), element_call)])
-    allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE,
-                                    [ArrayReference.create(temp, [count])])
-    parent, position = statement.parent, statement.position
-    call.replace_with(Reference(temp))
-    parent.addchild(allocate, position)
-    parent.addchild(loop, position + 1)
-    parent.addchild(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE,
-                                         [Reference(temp)]), position + 3)
-    _hoist_expression_arguments(element_call, table, taken, calls)
-    return True
-
-
-def _element(array, index):
-    """Element `index` (1-based) of the rank-1 array value `array`: a whole
-    array, a section with one range, or an elementwise expression of them
-    (operators, elemental intrinsics); None for anything else."""
-    from adfort.arrays import expr_rank
-    if expr_rank(array) == 0:
-        return array.copy()
-    if isinstance(array, (BinaryOperation, UnaryOperation)):
-        parts = [_element(child, index) for child in array.children]
-        if any(p is None for p in parts):
-            return None
-        if isinstance(array, BinaryOperation):
-            return BinaryOperation.create(array.operator, *parts)
-        return UnaryOperation.create(array.operator, parts[0])
-    if isinstance(array, IntrinsicCall):
-        if not array.intrinsic.is_elemental:
-            return None
-        parts = [_element(arg, index) for arg in array.arguments]
-        if any(p is None for p in parts):
-            return None
-        names = array.argument_names
-        return IntrinsicCall.create(array.intrinsic, [
-            (name, part) if name else part for name, part in zip(names, parts)])
-    def offset(start, step):
-        moved = BinaryOperation.create(BinOp.SUB, Reference(index), Literal("1", INTEGER_TYPE))
-        if step is not None:
-            moved = BinaryOperation.create(BinOp.MUL, moved, step)
-        return BinaryOperation.create(BinOp.ADD, start, moved)
-    if type(array) is Reference:
-        start = IntrinsicCall.create(IntrinsicCall.Intrinsic.LBOUND, [
-            Reference(array.symbol), ("dim", Literal("1", INTEGER_TYPE))])
-        return ArrayReference.create(array.symbol, [offset(start, None)])
-    if isinstance(array, ArrayReference):
-        indices = []
-        for item in array.indices:
-            if isinstance(item, Range):
-                step = item.step.copy()
-                if isinstance(step, Literal) and step.value == "1":
-                    step = None
-                indices.append(offset(item.start.copy(), step))
-            else:
-                indices.append(item.copy())
-        return ArrayReference.create(array.symbol, indices)
-    return None
 
 
 def _type_rank(datatype):

@@ -1,0 +1,162 @@
+"""Elemental procedures applied to arrays, rewritten as loops over elements.
+
+A reference to an elemental function or subroutine with array actual
+arguments means the procedure applied to each element in array element
+order (Fortran 2008, 12.8).  adfort reverses calls one scalar call at a
+time, so the working copy spells that order out: a loop nest whose
+innermost loop runs over the first dimension.  A function's values go to
+an array of the shape of its arguments first, as the elemental reference
+is evaluated whole before the expression that uses it.
+"""
+
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop,
+    Range, Reference, UnaryOperation, WhileLoop)
+from psyclone.psyir.symbols import ArrayType
+
+from adfort import naming
+from adfort.arrays import expr_rank, symbol_rank
+from adfort.exprs import INTEGER_TYPE
+from adfort.symbols import new_local
+
+BinOp = BinaryOperation.Operator
+
+
+def matched_formals(call, callee):
+    """The callee's dummy argument for each actual argument of `call`
+    (positional, then by keyword), None where none matches."""
+    formals = [f for f in callee.formals if f is not callee.result]
+    by_name = {f.name.lower(): f for f in formals}
+    matched = []
+    for position, name in enumerate(call.argument_names):
+        if name:
+            matched.append(by_name.get(name.lower()))
+        else:
+            matched.append(formals[position] if position < len(formals) else None)
+    return matched
+
+
+def expand_elemental(call, statement, datatype, callee, table, taken, calls):
+    """Apply the elemental procedure of `call` element by element when it
+    is given arrays.  ``y = 2*f(x)`` with ``x`` of rank 2 becomes
+    ``allocate(f_value(size(x, 1), size(x, 2)))``, a loop nest setting
+    ``f_value(i, j) = f(x(lbound(x, 1) + i - 1, lbound(x, 2) + j - 1))``,
+    ``y = 2*f_value`` and ``deallocate(f_value)``; ``call s(a, b)`` becomes
+    the loop nest calling ``s`` on elements.
+
+    :param datatype: the function's result type, None for a subroutine.
+    :param calls: {id(Call): callee}, given the new element calls.
+    :returns: the new call on elements, or None when `call` is not an
+        elemental reference on arrays or one adfort cannot index.
+    """
+    subroutine = call is statement
+    if callee is None or isinstance(statement, WhileLoop):
+        return None
+    if not subroutine and datatype is None:
+        return None
+    arguments = list(call.arguments)
+    formals = matched_formals(call, callee)
+    if not any(expr_rank(a) > 0 and f is not None and symbol_rank(f) == 0
+               for a, f in zip(arguments, formals)):
+        return None
+    arrays = [a for a in arguments if expr_rank(a) > 0]
+    rank = expr_rank(arrays[0])
+    if any(expr_rank(a) != rank for a in arrays) or any(f is None for f in formals):
+        return None
+    indices = [new_local(table, naming.ELEMENT_INDEX, INTEGER_TYPE, taken)
+               for _ in range(rank)]
+    elements = [element(a, indices) for a in arguments]
+    if any(e is None for e in elements):
+        for index in indices:
+            table._symbols.pop(table._normalize(index.name))
+        return None
+    element_call = Call.create(call.routine.copy(), [
+        (name, part) if name else part for name, part in zip(call.argument_names, elements)])
+    calls[id(element_call)] = callee
+    # The extents come from a variable where there is one: SIZE of an
+    # expression would evaluate it.
+    extent_of = next((a for a in arrays if isinstance(a, Reference)), arrays[0])
+    counts = [IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [
+        extent_of.copy(), ("dim", Literal(str(d + 1), INTEGER_TYPE))]) for d in range(rank)]
+    parent, position = statement.parent, statement.position
+    if subroutine:
+        statement.replace_with(_nest(indices, counts, element_call))
+        return element_call
+    scalar = getattr(datatype, "elemental_type", datatype)
+    temp = new_local(table, naming.function_value(call.routine.name),
+                     ArrayType(scalar, [ArrayType.Extent.DEFERRED] * rank), taken)
+    store = Assignment.create(
+        ArrayReference.create(temp, [Reference(i) for i in indices]), element_call)
+    allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+        ArrayReference.create(temp, [c.copy() for c in counts])])
+    call.replace_with(Reference(temp))
+    parent.addchild(allocate, position)
+    parent.addchild(_nest(indices, counts, store), position + 1)
+    parent.addchild(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE,
+                                         [Reference(temp)]), position + 3)
+    return element_call
+
+
+def _nest(indices, counts, body):
+    """Loops over ``1..counts[d]`` for each index, the first innermost."""
+    one = Literal("1", INTEGER_TYPE)
+    for index, count in zip(indices, counts):
+        body = Loop.create(index, one.copy(), count.copy(), one.copy(), [body])
+    return body
+
+
+def element(array, indices):
+    """The element of the array value `array` at the 1-based position
+    `indices` (one index symbol per dimension): a whole array, a section,
+    or an elementwise expression of them (operators, elemental
+    intrinsics); a scalar is itself.  None for anything else."""
+    if expr_rank(array) == 0:
+        return array.copy()
+    if isinstance(array, (BinaryOperation, UnaryOperation)):
+        parts = [element(child, indices) for child in array.children]
+        if any(p is None for p in parts):
+            return None
+        if isinstance(array, BinaryOperation):
+            return BinaryOperation.create(array.operator, *parts)
+        return UnaryOperation.create(array.operator, parts[0])
+    if isinstance(array, IntrinsicCall):
+        if not array.intrinsic.is_elemental:
+            return None
+        parts = [element(arg, indices) for arg in array.arguments]
+        if any(p is None for p in parts):
+            return None
+        return IntrinsicCall.create(array.intrinsic, [
+            (name, part) if name else part
+            for name, part in zip(array.argument_names, parts)])
+
+    def offset(start, step, index):
+        moved = BinaryOperation.create(BinOp.SUB, Reference(index), Literal("1", INTEGER_TYPE))
+        if step is not None:
+            moved = BinaryOperation.create(BinOp.MUL, moved, step)
+        return BinaryOperation.create(BinOp.ADD, start, moved)
+
+    if type(array) is Reference:
+        if len(indices) != symbol_rank(array.symbol):
+            return None
+        return ArrayReference.create(array.symbol, [
+            offset(IntrinsicCall.create(IntrinsicCall.Intrinsic.LBOUND, [
+                Reference(array.symbol), ("dim", Literal(str(d + 1), INTEGER_TYPE))]),
+                None, index) for d, index in enumerate(indices)])
+    if type(array) is ArrayReference:
+        ranges = iter(indices)
+        subscripts = []
+        for item in array.indices:
+            if isinstance(item, Range):
+                step = item.step.copy()
+                if isinstance(step, Literal) and step.value == "1":
+                    step = None
+                index = next(ranges, None)
+                if index is None:
+                    return None
+                subscripts.append(offset(item.start.copy(), step, index))
+            elif expr_rank(item) > 0:
+                return None   # a vector subscript
+            else:
+                subscripts.append(item.copy())
+        return ArrayReference.create(array.symbol, subscripts)
+    return None
