@@ -87,6 +87,7 @@ def read_file(path, preprocessing=None):
     # so the output carries the copies its plain calls need.
     tree.adfort_hoisted = hoisted
     _report_unreadable_units(tree, path)
+    _drop_continue_statements(tree)
     _recognise_intrinsics(tree)
     _recognise_function_references(tree, externals)
     for routine in tree.walk(Routine):
@@ -271,10 +272,36 @@ def _report_unreadable_units(tree, path):
             # module, no entry points) may still be called where no
             # derivative flows through it: its callers are told then.
             # (One taking a procedure argument may call anything.)
-            error.isolated = not (re.search(r"^\s*(?:common|use|include|entry)\b", full,
+            # COMMON blocks are allowed when no routine adfort reads
+            # declares them (call_graph checks): then they are its own state.
+            error.isolated = not (re.search(r"^\s*(?:use|include|entry)\b", full,
                                             re.IGNORECASE | re.MULTILINE)
                                   or _passes_routine(text, full))
+            error.commons = _common_blocks(full)
             tree.adfort_unreadable[name.group(1).lower()] = error
+
+
+def _drop_continue_statements(tree):
+    """Remove unlabelled CONTINUE statements (labelled ones were structured
+    away before parsing): they do nothing, and PSyclone keeps them opaque."""
+    from psyclone.psyir.nodes import CodeBlock
+    for block in tree.walk(CodeBlock):
+        if block.parse_tree_nodes and all(
+                type(n).__name__ == "Continue_Stmt" for n in block.parse_tree_nodes):
+            block.detach()
+
+
+def _common_blocks(text):
+    """Names of the COMMON blocks the routine source `text` declares."""
+    from adfort.commons import parse_common
+    names = set()
+    for line in text.splitlines():
+        if re.match(r"\s*common\b", line, re.IGNORECASE):
+            try:
+                names.update(block for block, _ in parse_common(line))
+            except ValueError:
+                names.add("")
+    return names
 
 
 def _statement_line(ast, why, line):

@@ -7,7 +7,7 @@ import re
 
 from psyclone.psyir.nodes import Call, Container, FileContainer, IntrinsicCall, Routine
 
-from adfort.commons import CommonRegistry
+from adfort.commons import CommonRegistry, common_statements, parse_common
 from adfort.errors import AdfortError, source_name, where
 from adfort.frontend import read_file
 
@@ -38,6 +38,21 @@ class Program:
         name = name.lower()
         return name in self._passive or any(
             name in getattr(tree, "adfort_passive", ()) for tree in self.trees)
+
+    def shares_commons(self, error):
+        """Whether a COMMON block of the unreadable routine `error` reports
+        is also declared by a routine adfort reads: then the two share
+        state the derivatives may flow through."""
+        blocks = getattr(error, "commons", set())
+        if not blocks:
+            return False
+        for tree in self.trees:
+            for routine in tree.walk(Routine):
+                for statement in common_statements(routine.symbol_table):
+                    if any(block in blocks
+                           for block, _ in parse_common(statement.datatype.declaration)):
+                        return True
+        return False
 
     def add_file(self, path):
         """Read one more file into the program."""
@@ -171,7 +186,8 @@ def call_graph(program, root, filename=None):
             targets[id(call)] = callee
             if callee is None:
                 error = program.unreadable(call.routine.name)
-                if error is not None and not getattr(error, "isolated", False):
+                if error is not None and not (getattr(error, "isolated", False)
+                                              and not program.shares_commons(error)):
                     raise error
                 continue
             if state.get(id(callee)) == "active":

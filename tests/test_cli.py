@@ -301,3 +301,42 @@ def test_unreadable_callee_carrying_a_derivative_says_why_it_cannot_be_read(tmp_
     result = run(["diff", str(src), "--routine", "step", "--dep", "y", "--indep", "x"],
                  tmp_path)
     assert_clean_failure(result, tmp_path, "m.f:5:", "EQUIVALENCE")
+
+
+_SHARED_COMMON = """\
+      SUBROUTINE SETC(I)
+      INTEGER I, MW(2)
+      DOUBLE PRECISION C, DW
+      COMMON /CONSTS/ C
+      EQUIVALENCE (DW, MW(1))
+      DW = 2.0D0
+      C = DW*I
+      END
+      SUBROUTINE STEP(X, Y)
+      DOUBLE PRECISION X, Y, C
+      COMMON /CONSTS/ C
+      CALL SETC(3)
+      Y = X*C
+      END
+"""
+
+
+def test_unreadable_callee_sharing_a_common_block_is_an_error(tmp_path):
+    '''SETC, which adfort cannot read, writes COMMON /CONSTS/, which the
+    differentiated routine reads: its effect cannot be known, so the call is
+    refused at SETC's line rather than treated as passive.'''
+    src = tmp_path / "m.f"
+    src.write_text(_SHARED_COMMON)
+    result = run(["diff", str(src), "--routine", "step", "--dep", "y", "--indep", "x",
+                  "-o", "out.f90"], tmp_path)
+    assert_clean_failure(result, tmp_path, "m.f:5:", "EQUIVALENCE")
+
+
+def test_unreadable_callee_with_a_common_block_of_its_own_is_called(tmp_path):
+    src = tmp_path / "m.f"
+    src.write_text(_SHARED_COMMON.replace("      COMMON /CONSTS/ C\n      CALL", "      CALL")
+                   .replace("Y = X*C", "C = 3.0D0\n      Y = X*C"))
+    result = run(["diff", str(src), "--routine", "step", "--dep", "y", "--indep", "x",
+                  "-o", "out.f90"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "CALL SETC(3)" in (tmp_path / "out.f90").read_text().upper()
