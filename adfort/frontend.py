@@ -92,6 +92,7 @@ def read_file(path, preprocessing=None):
     _recognise_function_references(tree, externals)
     for routine in tree.walk(Routine):
         _resolve_array_declarations(routine)
+        _any_size_dummies(routine)
     read_optional_arguments(tree)
     keep_substring_assignments(tree)
     return tree
@@ -203,6 +204,24 @@ def _resolve_array_declarations(routine):
             continue
         symbol.datatype = ArrayType(scalar, shape)
         if any(_is_star(e) for e in shape):
+            symbol.adfort_assumed_size = True
+
+
+def _any_size_dummies(routine):
+    """Read a dummy array whose last extent is the literal 1 (``x(1)``,
+    ``a(lda, 1)``) as assumed-size: F77 code declares "any size" so, and
+    passes longer arrays.  Taking the 1 literally would copy, save or zero
+    a single element (or column) where the routine uses many."""
+    for symbol in routine.symbol_table.argument_list:
+        shape = getattr(symbol.datatype, "shape", None)
+        if not isinstance(symbol.datatype, ArrayType) or not shape:
+            continue
+        last = shape[-1]
+        if (isinstance(last, ArrayType.ArrayBounds) and isinstance(last.upper, Literal)
+                and last.upper.value == "1" and isinstance(last.lower, Literal)
+                and last.lower.value == "1"):
+            symbol.datatype = ArrayType(symbol.datatype.elemental_type, shape[:-1] + [
+                ArrayType.ArrayBounds(Literal("1", _INTEGER), Reference(_STAR))])
             symbol.adfort_assumed_size = True
 
 

@@ -425,7 +425,11 @@ def read_psyir(path: Path, include_dirs: Sequence[str] = (),
     if is_preprocessed(str(path)) or _NEEDS_FRONTEND.search(path.read_text()):
         from adfort.frontend import read_file
         return read_file(str(path), Preprocessing(defines, (), include_dirs))
-    tree = _reader_for(path).psyir_from_file(str(path))
+    try:
+        tree = _reader_for(path).psyir_from_file(str(path))
+    except Exception:  # e.g. assumed-size declarations PSyclone refuses
+        from adfort.frontend import read_file
+        return read_file(str(path), Preprocessing(defines, (), include_dirs))
     from psyclone.psyir.nodes import CodeBlock, Container
     if any(isinstance(b.parent, Container) for b in tree.walk(CodeBlock)):
         # A unit PSyclone cannot represent as written (internal

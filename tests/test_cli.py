@@ -340,3 +340,33 @@ def test_unreadable_callee_with_a_common_block_of_its_own_is_called(tmp_path):
                   "-o", "out.f90"], tmp_path)
     assert result.returncode == 0, result.stderr
     assert "CALL SETC(3)" in (tmp_path / "out.f90").read_text().upper()
+
+
+_ANY_SIZE_COLUMN = """\
+      SUBROUTINE ELIM(A, LDA, N)
+      INTEGER LDA, N, K
+      DOUBLE PRECISION A(LDA,1), T
+      DO 10 K = 1, N - 1
+         T = -1.0D0/A(K,K)
+         CALL DSCAL2(N-K, T, A(K+1,K), 1)
+   10 CONTINUE
+      END
+      SUBROUTINE DSCAL2(N, DA, DX, INCX)
+      INTEGER N, INCX, I
+      DOUBLE PRECISION DA, DX(1)
+      DO 20 I = 1, N
+         DX(I) = DA*DX(I)
+   20 CONTINUE
+      END
+"""
+
+
+def test_f77_any_size_dummy_is_not_taken_as_one_element(tmp_path):
+    '''A(LDA,1) is F77 for "any number of columns": a joint reversal of the
+    call that overwrites columns from A(K+1,K) on cannot keep them, and says
+    so at the call, instead of saving one column.'''
+    src = tmp_path / "m.f"
+    src.write_text(_ANY_SIZE_COLUMN)
+    result = run(["diff", str(src), "--routine", "elim", "--dep", "a", "--indep", "a",
+                  "--schedule", "joint", "-o", "out.f90"], tmp_path)
+    assert_clean_failure(result, tmp_path, "m.f:6:", "assumed-size array 'a'")

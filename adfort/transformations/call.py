@@ -17,13 +17,14 @@ from psyclone.psyir.symbols import ArgumentInterface, ArrayType, RoutineSymbol, 
 
 from adfort import naming
 from adfort.errors import AdfortError, where
-from adfort.arrays import expr_rank
+from adfort.arrays import expr_rank, symbol_rank
 from adfort.derived import (
     is_derived_value, is_variable, value_type, zero_reference, zero_statements)
 from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
 from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
 from adfort.transformations.base import ADReverseTrans
+from adfort.transformations.building import _assumed_size
 from adfort.transformations.reverser import enclosing_loop_indices, statement_text
 
 _OUT = ArgumentInterface.Access.WRITE
@@ -175,7 +176,8 @@ def reverse_call(call, reverser, target=None):
                     and is_variable(actual)
                     and actual.symbol.name.lower() in written
                     and actual.symbol.name.lower() not in loop_indices):
-                inputs.append(reverser.tapes.save(actual))
+                inputs.append(reverser.tapes.save(
+                    _sequence_base(actual, formal, reverser.ctx.filename)))
         for name in info.module_writes:
             found = info.unit.module_variable(name)
             if found is not None:
@@ -190,6 +192,24 @@ def reverse_call(call, reverser, target=None):
     ret = keep_ret + ret + ret_after
     reverser.comment(ret, text)
     return rec, ret
+
+
+def _sequence_base(actual, formal, filename):
+    """What a joint call may overwrite through `actual`: the actual itself,
+    or, for an array element given to an array dummy (``call dscal(m, t,
+    a(k+1, k), 1)``, sequence association), the whole array it starts in,
+    as the callee may reach any element after it."""
+    if not (isinstance(actual, ArrayReference) and symbol_rank(formal) > 0
+            and expr_rank(actual) == 0):
+        return actual
+    if _assumed_size(actual.symbol):
+        raise AdfortError(
+            f"'{actual.debug_string()}' starts the array the callee works on, inside "
+            f"the assumed-size array '{actual.symbol.name}': a joint reversal of this "
+            "call must keep the elements it overwrites but cannot know how many there "
+            "are; reverse the call split (--link CALLER:CALLEE=split) or declare "
+            f"'{actual.symbol.name}' with explicit bounds", where(actual, filename))
+    return Reference(actual.symbol)
 
 
 def _shape_inquiry(ref):

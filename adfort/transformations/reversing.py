@@ -6,7 +6,7 @@ both built around the recording and returning motions."""
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, IntrinsicCall, Literal, Loop, Range,
-    Reference)
+    Reference, Statement)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, DataSymbol,
     ScalarType)
@@ -96,8 +96,13 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
                                 optional_in([table.lookup(name, otherwise=None)], optional)))
     body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes]))
     saved = []
+    # An overwritten assumed-size array cannot be copied (its size is not
+    # known): r itself runs again from the inputs the returning motion put
+    # back, where that gives the same results.
+    rerun = any(_assumed_size(a) for a in arguments if a.name.lower() in restored) \
+        and _can_run_again(work, names, arguments, restored, written, primal_intents, ctx)
     for a in arguments:
-        if a.name.lower() in restored:
+        if a.name.lower() in restored and not rerun:
             keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename)
             body.extend(guarded([_copy(keep, a)], optional_in([a], optional)))
             saved.append((a, keep))
@@ -109,6 +114,8 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         body.append(Assignment.create(Reference(keep), Reference(module_var)))
         saved.append((module_var, keep))
     body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
+    if rerun:
+        body.append(_call(names["advance"], [Reference(s) for s in arguments]))
     for a, keep in saved:
         body.extend(guarded([Assignment.create(Reference(a), Reference(keep))],
                             optional_in([a], optional)))
@@ -118,6 +125,27 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         {a.name.lower(): a.interface.access for a in arguments}
     intents.update({s.name.lower(): _INOUT for s in adj_args if s not in arguments})
     return _make_routine(work, names["rev"], body, adj_args, intents, ctx.module_variable, ctx.attributes)
+
+
+def _can_run_again(work, names, arguments, restored, written, intents, ctx):
+    """Whether running the routine `work` again after its returning motion
+    leaves what one run of it leaves: an external subroutine without calls,
+    I/O or SAVEd state, writing no module or COMMON variable, whose
+    overwritten arguments are all either put back by the returning motion
+    or ``intent(out)``."""
+    from psyclone.psyir.nodes import Call
+    from adfort.forward_only import is_forward_only
+    from adfort.saved import written_saved_locals
+    if "advance" not in names:
+        return False
+    if any(not isinstance(c, IntrinsicCall) for c in work.walk(Call)):
+        return False
+    if any(is_forward_only(node) for node in work.walk(Statement)):
+        return False
+    if written_saved_locals(work) or _module_variables(work, written, arguments, ctx):
+        return False
+    return all(a.name.lower() in restored or intents.get(a.name.lower()) == _OUT
+               for a in arguments if a.name.lower() in written)
 
 
 def _module_variables(work, names, arguments, ctx):
