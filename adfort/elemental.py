@@ -105,6 +105,20 @@ def _nest(indices, counts, body):
     return body
 
 
+def _lower_bound(symbol, dim):
+    """The lower bound of dimension `dim` (0-based) of the array `symbol`:
+    the declared one where the declaration gives it (explicit or assumed
+    shape), else ``LBOUND``."""
+    shape = getattr(symbol.datatype, "shape", None) or []
+    if dim < len(shape) and not getattr(symbol.datatype, "is_allocatable", False):
+        bounds = shape[dim]
+        lower = getattr(bounds, "lower", None)
+        if isinstance(lower, Literal):
+            return lower.copy()
+    return IntrinsicCall.create(IntrinsicCall.Intrinsic.LBOUND, [
+        Reference(symbol), ("dim", Literal(str(dim + 1), INTEGER_TYPE))])
+
+
 def element(array, indices):
     """The element of the array value `array` at the 1-based position
     `indices` (one index symbol per dimension): a whole array, a section,
@@ -130,6 +144,8 @@ def element(array, indices):
             for name, part in zip(array.argument_names, parts)])
 
     def offset(start, step, index):
+        if step is None and isinstance(start, Literal) and start.value == "1":
+            return Reference(index)
         moved = BinaryOperation.create(BinOp.SUB, Reference(index), Literal("1", INTEGER_TYPE))
         if step is not None:
             moved = BinaryOperation.create(BinOp.MUL, moved, step)
@@ -139,9 +155,8 @@ def element(array, indices):
         if len(indices) != symbol_rank(array.symbol):
             return None
         return ArrayReference.create(array.symbol, [
-            offset(IntrinsicCall.create(IntrinsicCall.Intrinsic.LBOUND, [
-                Reference(array.symbol), ("dim", Literal(str(d + 1), INTEGER_TYPE))]),
-                None, index) for d, index in enumerate(indices)])
+            offset(_lower_bound(array.symbol, d), None, index)
+            for d, index in enumerate(indices)])
     if type(array) is ArrayReference:
         ranges = iter(indices)
         subscripts = []

@@ -17,6 +17,7 @@ from adfort import implicit, internal, naming, preprocess
 from adfort.declarations import rewrite_specifications
 from adfort.optional import read_optional_arguments
 from adfort.forward_only import keep_substring_assignments
+from adfort.where import lower_where
 from adfort.errors import AdfortError
 from adfort.restructure import restructure
 
@@ -93,6 +94,7 @@ def read_file(path, preprocessing=None):
     for routine in tree.walk(Routine):
         _resolve_array_declarations(routine)
         _any_size_dummies(routine)
+    lower_where(tree, lambda node: _recognise_intrinsics(tree, node))
     read_optional_arguments(tree)
     keep_substring_assignments(tree)
     return tree
@@ -386,11 +388,13 @@ def unreadable(tree, name):
     return getattr(tree, "adfort_unreadable", {}).get(name.lower())
 
 
-def _recognise_intrinsics(tree):
+def _recognise_intrinsics(tree, node=None):
     """Turn calls fparser did not know as intrinsics (F2008's ACOSH, ERF…)
-    into IntrinsicCalls, unless the file defines a routine of that name."""
+    into IntrinsicCalls, unless the file defines a routine of that name.
+
+    :param node: where to look (default: all of `tree`)."""
     defined = {r.name.lower() for r in tree.walk(Routine)}
-    for call in tree.walk(Call):
+    for call in (node if node is not None else tree).walk(Call):
         if isinstance(call, IntrinsicCall):
             continue
         name = call.routine.name.upper()

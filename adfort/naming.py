@@ -30,6 +30,11 @@ JUMP_FLAG_PREFIX = "goto_"
 SKIP_FLAG_PREFIX = "skip_to_"
 # The loop index of an elemental function applied to arrays, element by element.
 ELEMENT_INDEX = "element"
+# A WHERE lowered to loops: its loop indices, masks and stored values.
+WHERE_INDEX = "where_index"
+WHERE_MASK = "where_mask"
+WHERE_PENDING = "where_pending"
+WHERE_VALUE = "where_value"
 INPUT_COPY_SUFFIX = "_in"
 OUTPUT_COPY_SUFFIX = "_out"
 JACOBIAN_ARGUMENT = "jacobian"

@@ -188,29 +188,6 @@ def test_bare_passive_directive_needs_a_target(tmp_path):
     assert "e.f90:13: '!$adfort passive' names no routine" in result.stderr
 
 
-WHERE_SELF = textwrap.dedent("""\
-    subroutine relax(n, h, cost)
-      integer, intent(in) :: n
-      real(8), intent(inout) :: h(n)
-      real(8), intent(out) :: cost
-      where (h > 0.0d0)
-        h = 0.5d0*(h + sum(h)/n)
-      end where
-      cost = sum(h**2)
-    end subroutine relax
-    """)
-
-
-def test_where_reading_its_target_whole_is_an_error(tmp_path):
-    # PSyclone turns the WHERE into a loop, which would see h change while
-    # summing it: the primal itself would be wrong.
-    (tmp_path / "w.f90").write_text(WHERE_SELF)
-    result = _adfort(["diff", "w.f90", "--dep", "cost", "--indep", "h"], tmp_path)
-    assert result.returncode == 1
-    assert "w.f90:6: this WHERE assigns an array it also reads" in result.stderr, \
-        result.stderr
-
-
 # r_rev takes r's arguments with r's intents: an intent(in) argument may be
 # a constant in the caller (here a named constant, placed in read-only
 # memory by gfortran), so r_rev and r_ret must never write it, even when an

@@ -264,6 +264,12 @@ class StmtGen:
             cands = [v]
         v = self.rng.choice(cands)
         key = self.s.extent_key(v.dims[0])
+        if d.decl in ("explicit", "assumed_size") and self.rng.random() < 0.25:
+            # sequence association: the element the dummy's n elements
+            # start at (F77 style, call dscal(n, t, a(k), 1))
+            start = v.dims[0].lo.plus(self.rng.randint(0, key[1]))
+            self.g.features.add("element_actual_for_array")
+            return f"{v.name}({start.text()})"
         if key == ("n", 0):
             if d.intent == "in" and self.rng.random() < 0.2:
                 self.g.features.add("array_expression_actual")

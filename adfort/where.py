@@ -1,0 +1,320 @@
+"""WHERE statements and constructs, lowered to loops with Fortran's meaning.
+
+A WHERE evaluates its mask once, before any assignment; each assignment
+then runs over all its elements before the next one starts, its right-hand
+side evaluated whole before the array is assigned; non-elemental function
+references (``CSHIFT``, ``SUM``, ``MATMUL``…) are evaluated without the
+mask; a masked ELSEWHERE evaluates its mask, where the earlier masks were
+false, when it is reached (Fortran 2008, 7.2.3).  PSyclone reads some
+WHERE forms as loops that take each element in turn through all the
+assignments, which is another program when an assignment reads elements
+an earlier one (or itself) writes, and keeps the others opaque.
+
+Here every WHERE becomes, in adfort's copy of the program:
+
+* the non-elemental parts of an expression, and the references to the
+  array being assigned other than the assigned elements themselves, stored
+  in temporaries first (``where_value``), unmasked;
+* the mask stored in a logical array (``where_mask``, and
+  ``where_pending`` for the elements left to the ELSEWHERE clauses) when
+  the construct assigns what it reads or has several clauses, else
+  evaluated element by element;
+* one loop nest per assignment, innermost over the first dimension,
+  assigning the element where the mask holds.
+
+A WHERE this module cannot lower (nested WHERE, a value whose type adfort
+cannot tell) is left as it was, for the fence to report.
+"""
+
+from fparser.two import Fortran2003
+from psyclone.psyir.frontend.fparser2 import Fparser2Reader
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop,
+    Reference, Routine, UnaryOperation)
+from psyclone.psyir.symbols import ArrayType, ScalarType
+
+from adfort import naming
+from adfort.arrays import expr_rank
+from adfort.elemental import element
+from adfort.exprs import INTEGER_TYPE, real_kind, real_type
+from adfort.symbols import new_local
+
+_LOGICAL = ScalarType(ScalarType.Intrinsic.BOOLEAN, ScalarType.Precision.UNDEFINED)
+_WHERE_NODES = (Fortran2003.Where_Construct, Fortran2003.Where_Stmt)
+
+
+class _CannotLower(Exception):
+    """This WHERE is left as PSyclone read it."""
+
+
+def lower_where(tree, recognise=lambda node: None):
+    """Replace every WHERE of the routines in `tree` by loops (see module
+    docstring); those this module cannot lower stay as they are.
+
+    :param recognise: ``recognise(node)`` gives the expressions read again
+        from the WHERE the front end's reading of intrinsics fparser does
+        not know (HYPOT…)."""
+    reader = Fparser2Reader()
+    for routine in tree.walk(Routine):
+        for node, ast in _where_nodes(routine):
+            try:
+                statements = _Lowering(routine, node, reader, recognise).lower(ast)
+            except _CannotLower:
+                continue
+            _replace(node, ast, statements)
+
+
+def _where_nodes(routine):
+    """(PSyIR node, fparser WHERE) pairs: PSyclone's loops for a WHERE
+    (outermost, annotated ``was_where``) and opaque blocks holding one."""
+    found = []
+    for node in routine.walk((Loop, CodeBlock)):
+        if isinstance(node, Loop):
+            if "was_where" in node.annotations and isinstance(node.ast, _WHERE_NODES) \
+                    and not (node.ancestor(Loop) and "was_where" in
+                             node.ancestor(Loop).annotations):
+                found.append((node, node.ast))
+        else:
+            for ast in node.parse_tree_nodes:
+                if isinstance(ast, _WHERE_NODES):
+                    found.append((node, ast))
+    return found
+
+
+def _replace(node, ast, statements):
+    """Put `statements` where `node` (or, in an opaque block of several
+    statements, where `ast`) was."""
+    parent, position = node.parent, node.position
+    if isinstance(node, CodeBlock) and len(node.parse_tree_nodes) > 1:
+        before, after = [], []
+        target = before
+        for other in node.parse_tree_nodes:
+            if other is ast:
+                target = after
+            else:
+                target.append(other)
+        node.detach()
+        new = []
+        if before:
+            new.append(CodeBlock(before, CodeBlock.Structure.STATEMENT))
+        new.extend(statements)
+        if after:
+            new.append(CodeBlock(after, CodeBlock.Structure.STATEMENT))
+    else:
+        node.detach()
+        new = statements
+    for offset, statement in enumerate(new):
+        parent.addchild(statement, position + offset)
+
+
+class _Lowering:
+    """The lowering of one WHERE of `routine`, found at PSyIR `node`."""
+
+    def __init__(self, routine, node, reader, recognise):
+        self.recognise = recognise
+        self.routine = routine
+        self.table = routine.symbol_table
+        self.node = node
+        self.reader = reader
+        self.before = []        # statements run first (temporaries)
+        self.after = []         # deallocations
+        self.shape = None       # a reference of the WHERE's shape
+        self.indices = None
+
+    # -- reading ------------------------------------------------------------
+    def expression(self, ast):
+        """PSyIR of the fparser expression `ast`, read in the routine's scope."""
+        holder = Assignment(parent=self.node.parent)
+        self.reader.process_nodes(holder, [ast])
+        if len(holder.children) != 1 or holder.walk(CodeBlock):
+            raise _CannotLower()
+        self.recognise(holder)
+        return holder.children[0].detach()
+
+    def clauses(self, ast):
+        """[(mask fparser node or None, [fparser assignments])] in order."""
+        if isinstance(ast, Fortran2003.Where_Stmt):
+            return [(ast.items[0], [ast.items[1]])]
+        clauses = []
+        for item in ast.content:
+            if isinstance(item, Fortran2003.Where_Construct_Stmt):
+                clauses.append((item.items[0], []))
+            elif isinstance(item, Fortran2003.Masked_Elsewhere_Stmt):
+                clauses.append((item.items[0], []))
+            elif isinstance(item, Fortran2003.Elsewhere_Stmt):
+                clauses.append((None, []))
+            elif isinstance(item, Fortran2003.End_Where_Stmt):
+                pass
+            elif isinstance(item, Fortran2003.Assignment_Stmt):
+                clauses[-1][1].append(item)
+            elif isinstance(item, Fortran2003.Comment):
+                pass
+            else:  # a nested WHERE, a labelled statement…
+                raise _CannotLower()
+        return clauses
+
+    # -- lowering -----------------------------------------------------------
+    def lower(self, ast):
+        clauses = []
+        for mask, assignments in self.clauses(ast):
+            read = [(self.expression(a.items[0]), self.expression(a.items[2]), a)
+                    for a in assignments]
+            clauses.append((None if mask is None else self.expression(mask), read, mask))
+        assigned = [lhs for _, read, _ in clauses for lhs, _, _ in read]
+        if not assigned or any(not isinstance(lhs, Reference) for lhs in assigned):
+            raise _CannotLower()
+        self.shape = assigned[0]
+        rank = expr_rank(self.shape)
+        if rank == 0 or any(expr_rank(lhs) != rank for lhs in assigned):
+            raise _CannotLower()
+        self.indices = [new_local(self.table, naming.WHERE_INDEX, INTEGER_TYPE)
+                        for _ in range(rank)]
+        written = {lhs.symbol.name.lower() for lhs in assigned}
+        mask_reads = {r.symbol.name.lower() for mask, _, _ in clauses if mask is not None
+                      for r in mask.walk(Reference)}
+        stored = len(clauses) > 1 or bool(mask_reads & written)
+        body = []
+        control = pending = None
+        if stored:
+            control = self.mask_array(naming.WHERE_MASK)
+            if len(clauses) > 1:
+                pending = self.mask_array(naming.WHERE_PENDING)
+        for number, (mask, read, mask_ast) in enumerate(clauses):
+            last = number == len(clauses) - 1
+            if mask is not None:
+                mask = self.hoisted(mask, None, body)
+            if not stored:
+                condition = self.elementwise(mask)
+            elif mask is None:  # the final ELSEWHERE: the elements left
+                condition = self.at(pending)
+            else:
+                body.append(self.set_masks(mask, control, pending, number, last))
+                condition = self.at(control)
+            for lhs, rhs, statement in read:
+                rhs = self.hoisted(rhs, lhs, body)
+                assign = Assignment.create(self.elementwise(lhs), self.elementwise(rhs))
+                assign.ast = statement
+                nest = self.nest(IfBlock.create(condition.copy(), [assign]))
+                nest.ast = mask_ast if mask_ast is not None else statement
+                body.append(nest)
+        return self.before + body + self.after
+
+    def mask_array(self, base):
+        symbol = new_local(self.table, base, ArrayType(
+            _LOGICAL, [ArrayType.Extent.DEFERRED] * len(self.indices)))
+        self.allocate(symbol)
+        return symbol
+
+    def allocate(self, symbol):
+        extents = [IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [
+            self.shape.copy(), ("dim", Literal(str(d + 1), INTEGER_TYPE))])
+            for d in range(len(self.indices))]
+        self.before.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+            ArrayReference.create(symbol, extents)]))
+        self.after.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
+            Reference(symbol)]))
+
+    def at(self, symbol):
+        return ArrayReference.create(symbol, [Reference(i) for i in self.indices])
+
+    def set_masks(self, mask, control, pending, number, last):
+        """The loop nest setting the control mask (and the pending one) of
+        clause `number`."""
+        statements = [Assignment.create(self.at(control), self.elementwise(mask))]
+        if pending is not None and not last:
+            statements.append(Assignment.create(self.at(pending), UnaryOperation.create(
+                UnaryOperation.Operator.NOT, self.at(control))))
+        if number == 0:
+            return self.nest(*statements)
+        return self.nest(IfBlock.create(self.at(pending), statements, [
+            Assignment.create(self.at(control), Literal("false", _LOGICAL))]))
+
+    def nest(self, *statements):
+        body = list(statements)
+        one = Literal("1", INTEGER_TYPE)
+        for d, index in enumerate(self.indices):
+            count = IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [
+                self.shape.copy(), ("dim", Literal(str(d + 1), INTEGER_TYPE))])
+            body = [Loop.create(index, one.copy(), count, one.copy(), body)]
+        return body[0]
+
+    def elementwise(self, expr):
+        value = element(expr, self.indices)
+        if value is None:
+            raise _CannotLower()
+        return value
+
+    # -- temporaries --------------------------------------------------------
+    def hoisted(self, expr, lhs, body):
+        """`expr` with its non-elemental parts, and its references to the
+        array `lhs` assigns other than ``lhs`` itself, read from
+        temporaries set in `body` first."""
+        for part in self.parts(expr, lhs):
+            temp = self.temporary(part)
+            if part is expr:
+                expr = Reference(temp)
+            else:
+                part.replace_with(Reference(temp))
+            body.append(Assignment.create(Reference(temp), part))
+        return expr
+
+    def parts(self, expr, lhs):
+        """The maximal subexpressions of `expr`, reached through elementwise
+        operations only, that must be evaluated whole first."""
+        found = []
+
+        def visit(node):
+            if isinstance(node, IntrinsicCall):
+                if node.intrinsic.is_inquiry:
+                    return
+                if node.intrinsic.is_elemental:
+                    for arg in node.arguments:
+                        visit(arg)
+                    return
+                found.append(node)
+                return
+            if isinstance(node, Call):
+                found.append(node)
+                return
+            if isinstance(node, Reference):
+                if lhs is not None and node.symbol is lhs.symbol and \
+                        node.debug_string().lower() != lhs.debug_string().lower():
+                    found.append(node)
+                return
+            for child in node.children:
+                visit(child)
+        visit(expr)
+        return found
+
+    def temporary(self, part):
+        """A local to hold the value of `part`: a scalar, or an array of the
+        WHERE's shape (allocated before, deallocated after)."""
+        scalar = _scalar_type(part)
+        rank = expr_rank(part)
+        if rank == 0:
+            return new_local(self.table, naming.WHERE_VALUE, scalar)
+        if rank != len(self.indices):
+            raise _CannotLower()
+        symbol = new_local(self.table, naming.WHERE_VALUE, ArrayType(
+            scalar, [ArrayType.Extent.DEFERRED] * rank))
+        self.allocate(symbol)
+        return symbol
+
+
+def _scalar_type(expr):
+    """The type of one element of `expr`'s value."""
+    try:
+        dtype = expr.datatype
+    except Exception:  # PSyclone cannot tell
+        dtype = None
+    if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
+        dtype = getattr(expr.routine.symbol, "datatype", None)
+    intrinsic = getattr(dtype, "intrinsic", None)
+    if intrinsic in (ScalarType.Intrinsic.INTEGER, ScalarType.Intrinsic.BOOLEAN):
+        return ScalarType(intrinsic, dtype.precision)
+    if intrinsic not in (None, ScalarType.Intrinsic.REAL):
+        raise _CannotLower()
+    kind = real_kind(expr)
+    if kind is None:
+        raise _CannotLower()
+    return real_type(kind)
