@@ -139,9 +139,12 @@ def element(array, indices):
         parts = [element(arg, indices) for arg in array.arguments]
         if any(p is None for p in parts):
             return None
-        return IntrinsicCall.create(array.intrinsic, [
-            (name, part) if name else part
-            for name, part in zip(array.argument_names, parts)])
+        try:
+            return IntrinsicCall.create(array.intrinsic, [
+                (name, part) if name else part
+                for name, part in zip(array.argument_names, parts)])
+        except (TypeError, ValueError):  # an argument form PSyclone refuses
+            return None
 
     def offset(start, step, index):
         if step is None and isinstance(start, Literal) and start.value == "1":
