@@ -291,6 +291,11 @@ class _Lowering:
         WHERE's shape (allocated before, deallocated after)."""
         scalar = _scalar_type(part)
         rank = expr_rank(part)
+        if isinstance(part, Call) and not isinstance(part, IntrinsicCall) and any(
+                expr_rank(a) > 0 for a in part.arguments):
+            # an elemental function given arrays (or a scalar result, which
+            # the array holds broadcast)
+            rank = len(self.indices)
         if rank == 0:
             return new_local(self.table, naming.WHERE_VALUE, scalar)
         if rank != len(self.indices):
