@@ -17,7 +17,7 @@ from adfort import implicit, internal, naming, preprocess
 from adfort.declarations import rewrite_specifications
 from adfort.optional import read_optional_arguments
 from adfort.forward_only import keep_substring_assignments
-from adfort.where import lower_where
+from adfort.where import lower_where, tolerate_where_failures
 from adfort.errors import AdfortError
 from adfort.restructure import restructure
 
@@ -77,6 +77,7 @@ def read_file(path, preprocessing=None):
     source, origin = implicit.declare_implicit(source, fixed, origin, path)
     source, origin, hoisted = internal.hoist_internal_procedures(source, fixed, origin, path)
     reader = FortranReader(free_form=not fixed)
+    tolerate_where_failures(reader)
     try:
         tree = reader.psyir_from_source(source)
     except Exception as err:  # fparser and PSyclone raise several kinds

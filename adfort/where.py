@@ -64,6 +64,26 @@ def lower_where(tree, recognise=lambda node: None):
             _replace(node, ast, statements)
 
 
+def tolerate_where_failures(reader):
+    """Make the FortranReader `reader` keep a WHERE its own lowering fails
+    on (PSyclone raises IndexError on some) as an opaque block, which
+    :func:`lower_where` lowers."""
+    processor = reader._processor
+    for kind in _WHERE_NODES:
+        handler = processor.handlers.get(kind)
+        if handler is None:
+            continue
+
+        def guarded(node, parent, handler=handler):
+            try:
+                return handler(node, parent)
+            except NotImplementedError:
+                raise
+            except Exception as err:  # a failure of PSyclone's lowering
+                raise NotImplementedError(str(err)) from err
+        processor.handlers[kind] = guarded
+
+
 def _where_nodes(routine):
     """(PSyIR node, fparser WHERE) pairs: PSyclone's loops for a WHERE
     (outermost, annotated ``was_where``) and opaque blocks holding one."""

@@ -264,7 +264,8 @@ class StmtGen:
             cands = [v]
         v = self.rng.choice(cands)
         key = self.s.extent_key(v.dims[0])
-        if d.decl in ("explicit", "assumed_size") and self.rng.random() < 0.25:
+        if d.decl in ("explicit", "assumed_size") and self.rng.random() < 0.25 and \
+                v.decl != "assumed_shape":
             # sequence association: the element the dummy's n elements
             # start at (F77 style, call dscal(n, t, a(k), 1))
             start = v.dims[0].lo.plus(self.rng.randint(0, key[1]))
