@@ -82,16 +82,23 @@ def test_routine_that_really_recurses_is_still_rejected(tmp_path):
 
 
 def test_overwritten_assumed_size_array_is_reported_at_its_routine(tmp_path):
-    """BLAS-style DSCAL scales X(*) in place: r_rev must keep a copy of X and
-    cannot size it; the message names the routine's line."""
+    """DSCAL-style scaling of X(*) in place that also reports (I/O): r_rev
+    must leave X as r does, cannot copy an array it cannot size, and cannot
+    run r again (it would print twice); the message names the routine's
+    line.  Without the PRINT, r_rev runs SC again instead."""
     from adfort.api import differentiate_file
     from adfort.schedules import SplitReversalSchedule
     path = tmp_path / "sc.f"
-    path.write_text("C     scale a vector in place\n"
-                    "      SUBROUTINE SC(N, A, X)\n      INTEGER N, I\n"
-                    "      DOUBLE PRECISION A, X(*)\n      DO 10 I = 1, N\n"
-                    "         X(I) = A*X(I)\n   10 CONTINUE\n      END\n")
+    source = ("C     scale a vector in place\n"
+              "      SUBROUTINE SC(N, A, X)\n      INTEGER N, I\n"
+              "      DOUBLE PRECISION A, X(*)\n      DO 10 I = 1, N\n"
+              "         X(I) = A*X(I)\n   10 CONTINUE\n      PRINT *, N\n      END\n")
+    path.write_text(source)
     with pytest.raises(AdfortError) as err:
         differentiate_file(str(path), ["x"], ["a", "x"], SplitReversalSchedule())
     assert err.value.location == f"{path}:2"
+    path.write_text(source.replace("      PRINT *, N\n", ""))
+    output = differentiate_file(str(path), ["x"], ["a", "x"], SplitReversalSchedule())
+    text = output if isinstance(output, str) else str(output)
+    assert "call SC(n, a, x)" in text or "call sc(n, a, x)" in text.lower()
     assert "assumed-size" in err.value.message

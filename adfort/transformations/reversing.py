@@ -133,19 +133,25 @@ def _can_run_again(work, names, arguments, restored, written, intents, ctx):
     I/O or SAVEd state, writing no module or COMMON variable, whose
     overwritten arguments are all either put back by the returning motion
     or ``intent(out)``."""
-    from psyclone.psyir.nodes import Call
-    from adfort.forward_only import is_forward_only
-    from adfort.saved import written_saved_locals
-    if "advance" not in names:
+    if "advance" not in names:  # not external, or its body is not plain
         return False
-    if any(not isinstance(c, IntrinsicCall) for c in work.walk(Call)):
-        return False
-    if any(is_forward_only(node) for node in work.walk(Statement)):
-        return False
-    if written_saved_locals(work) or _module_variables(work, written, arguments, ctx):
+    if _module_variables(work, written, arguments, ctx):
         return False
     return all(a.name.lower() in restored or intents.get(a.name.lower()) == _OUT
                for a in arguments if a.name.lower() in written)
+
+
+def plain_body(routine):
+    """Whether `routine` has no calls, no I/O and no SAVEd state it writes
+    (so that running it again repeats only its arithmetic)."""
+    from psyclone.psyir.nodes import Call, CodeBlock
+    from adfort.forward_only import is_forward_only
+    from adfort.saved import written_saved_locals
+    if any(not isinstance(c, IntrinsicCall) for c in routine.walk(Call)):
+        return False
+    if any(is_forward_only(node) for node in routine.walk((Statement, CodeBlock))):
+        return False
+    return not written_saved_locals(routine)
 
 
 def _module_variables(work, names, arguments, ctx):

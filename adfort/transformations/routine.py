@@ -30,7 +30,7 @@ from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import Reverser, enclosing_loop_indices
 from adfort.transformations.building import _argument_symbols, _make_routine
 from adfort.transformations.building import _assumed_shape
-from adfort.transformations.reversing import _int, _jacobian, _reversing
+from adfort.transformations.reversing import _int, _jacobian, _reversing, plain_body
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
@@ -175,6 +175,8 @@ def reverse_work(work, spec, options, names, filename=None):
     """
     table = work.symbol_table
     taken = set(names.get("taken", ()))
+    if "advance" in names and not plain_body(work):
+        names = {k: v for k, v in names.items() if k != "advance"}
     result = work.return_symbol
     arguments = _argument_symbols(table)
     if result is not None:
