@@ -621,6 +621,10 @@ class _ProgramBuild:
         statement = _call_statement(call)
         if statement is not call:
             writes.add(statement.lhs.symbol.name.lower())
+            # The returning motion indexes the target (its adjoint, its
+            # restore) with the subscripts' values of that moment.
+            reads |= {r.symbol.name.lower() for r in statement.lhs.walk(Reference)
+                      if r is not statement.lhs}
         if callee is not None:
             read_mod, write_mod = self.access[id(callee)]
             if differentiated:

@@ -57,14 +57,17 @@ def reverse_loop(node, reverser):
     tapes.open_frame(written_names(body))
     body_rec, body_ret = reverser.block(body)
     needs = tapes.close_frame()
-    if not body_ret and tapes.pushes_made() == pushes_before:
-        return [Loop.create(index, start, stop, step, body_rec)], []
-
+    body_pushes = tapes.pushes_made() - pushes_before
     rec, ret_after = [], []
     if id(node) in reverser.plan.loop_indices:
+        # The adjoint of some statement before the loop reads the index:
+        # the loop destroys that value, even when nothing in it needs
+        # reversing.
         save, restore = tapes.save(Reference(index))
         rec.extend(save)
         ret_after.extend(restore)
+    if not body_ret and not body_pushes:
+        return rec + [Loop.create(index, start, stop, step, body_rec)], ret_after
     # The first value and step are pushed after the loop; keep them in
     # locals if the body could change what they are computed from.
     kept = {}
