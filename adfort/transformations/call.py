@@ -40,14 +40,21 @@ class CalleeMotions:
     :param module_writes: module variables it (or what it calls) writes.
     :param opaque: a routine without source, with a user-supplied ``_rev``
         (always reversed joint).
+    :param motions: its :class:`RoutineMotions` (None for an opaque one):
+        the dummy names of its generated routines, for keyword arguments.
     """
 
-    def __init__(self, unit, names, active, module_writes=(), opaque=False):
+    def __init__(self, unit, names, active, module_writes=(), opaque=False, motions=None):
         self.opaque = opaque
         self.unit = unit
         self.names = names
         self.active = active
         self.module_writes = sorted(module_writes)
+        self.dummies = {}
+        if motions is not None:
+            for motion, routine in (("rec", motions.recording), ("ret", motions.returning),
+                                    ("rev", motions.reversing)):
+                self.dummies[motion] = [a.name for a in routine.symbol_table.argument_list]
 
 
 def _actuals(call, target):
@@ -58,11 +65,49 @@ def _actuals(call, target):
     return actuals
 
 
-def _formals(callee):
+def _formals(callee, call, target):
+    """The formals `call`'s actuals (see :func:`_actuals`) go to, in the
+    same order: trailing optional arguments the call leaves out have none."""
     formals = [f for f in callee.unit.formals if f is not callee.unit.result]
-    if callee.unit.result is not None:
+    formals = formals[:len(call.arguments)]
+    if target is not None:
         formals.append(callee.unit.result)
     return formals
+
+
+def _generated_call(info, motion, arguments, location):
+    """``call f_<motion>(…)`` with `arguments` [(formal, node)] in order.
+
+    A function call that leaves out trailing optional arguments is followed
+    by the result (and its adjoint) in the generated routines: those go by
+    the names of the generated dummies."""
+    every = [f for f in info.unit.formals if f is not info.unit.result]
+    if info.unit.result is not None:
+        every.append(info.unit.result)
+    with_adjoints = motion != "rec"
+    position, slots = 0, {}
+    for formal in every:
+        slots[(formal.name.lower(), False)] = position
+        position += 1
+        if with_adjoints and formal.name.lower() in info.active:
+            slots[(formal.name.lower(), True)] = position
+            position += 1
+    expected = 0
+    passed = []
+    for (formal, is_adjoint), node in arguments:
+        slot = slots[(formal.name.lower(), is_adjoint)]
+        if slot != expected:
+            dummies = info.dummies.get(motion)
+            if dummies is None:
+                raise AdfortError(
+                    f"this call to '{info.unit.name}' leaves out optional arguments "
+                    "before the function result; its user-supplied adjoint cannot take "
+                    "them by keyword: pass them", location)
+            passed.append((dummies[slot], node))
+        else:
+            passed.append(node)
+        expected = slot + 1 if slot == expected else -1
+    return Call.create(RoutineSymbol(info.names[motion]), passed)
 
 
 def _adjoint_actual(actual, reverser, prologue, epilogue):
@@ -121,6 +166,7 @@ def reverse_call(call, reverser, target=None):
     info = reverser.calls[id(call)]
     stmt = call if target is None else call.parent
     text = statement_text(stmt)
+    location = where(stmt, reverser.ctx.filename)
     rec, ret_after = [], []
     for save, restore in reverser.call_saves(stmt):
         rec.extend(save)
@@ -145,24 +191,24 @@ def reverse_call(call, reverser, target=None):
         rec.extend(keep_rec)
         rec.append(stmt.detach())
         return rec, keep_ret + clears + ret_after
-    formals = _formals(info)
+    formals = _formals(info, call, target)
     prologue, with_adjoints, epilogue = [], [], []
     for actual, formal in zip(actuals, formals):
         actual = at_call.get(id(actual), actual)
-        with_adjoints.append(actual.copy())
+        with_adjoints.append(((formal, False), actual.copy()))
         if formal.name.lower() in info.active:
-            with_adjoints.append(_adjoint_actual(actual, reverser, prologue, epilogue))
-    plain = [a.copy() for a in actuals]
+            with_adjoints.append(((formal, True), _adjoint_actual(
+                actual, reverser, prologue, epilogue)))
+    plain = [((f, False), a.copy()) for a, f in zip(actuals, formals)]
     caller, callee = reverser.routine_name, info.unit.name
     loop_indices = enclosing_loop_indices(stmt)
     if not info.opaque and reverser.schedule.is_split(caller, callee):
         rec.extend(keep_rec)
-        rec.append(Call.create(RoutineSymbol(info.names["rec"]), plain))
+        rec.append(_generated_call(info, "rec", plain, location))
         # f_rec may have used the room this routine reserved on shared tapes.
         rec.extend(reverser.tapes.after_call())
         stmt.detach()
-        ret = clears + prologue + [Call.create(RoutineSymbol(info.names["ret"]),
-                                               with_adjoints)] + epilogue
+        ret = clears + prologue + [_generated_call(info, "ret", with_adjoints, location)] + epilogue
     else:
         # Joint: f advances now and is reversed whole later, from the inputs
         # it had; those it overwrites are put back first.  Constants, DO
@@ -187,8 +233,7 @@ def reverse_call(call, reverser, target=None):
         rec.extend(keep_rec)
         rec.append(stmt.detach())
         ret = [s for _, restore in reversed(inputs) for s in restore]
-        ret = clears + ret + prologue + [Call.create(RoutineSymbol(info.names["rev"]),
-                                                     with_adjoints)] + epilogue
+        ret = clears + ret + prologue + [_generated_call(info, "rev", with_adjoints, location)] + epilogue
     ret = keep_ret + ret + ret_after
     reverser.comment(ret, text)
     return rec, ret

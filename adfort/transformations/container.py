@@ -550,7 +550,7 @@ class _ProgramBuild:
                                    source_name(unit.original) or self.filename)
             host.add(unit, motions)
             motions_of[id(unit)] = CalleeMotions(unit, names, self._active_formals(unit),
-                                                 self.access[id(unit)][1])
+                                                 self.access[id(unit)][1], motions=motions)
             self.tape_sizes.update(motions.tape_sizes)
         return assemble(hosts, self)
 
