@@ -90,12 +90,12 @@ def read_file(path, preprocessing=None):
     tree.adfort_hoisted = hoisted
     _report_unreadable_units(tree, path)
     _drop_continue_statements(tree)
-    _recognise_intrinsics(tree)
+    recognise_intrinsics(tree)
     _recognise_function_references(tree, externals)
     for routine in tree.walk(Routine):
         _resolve_array_declarations(routine)
         _any_size_dummies(routine)
-    lower_where(tree, lambda node: _recognise_intrinsics(tree, node))
+    lower_where(tree, lambda node: recognise_intrinsics(tree, node))
     read_optional_arguments(tree)
     keep_substring_assignments(tree)
     return tree
@@ -389,7 +389,7 @@ def unreadable(tree, name):
     return getattr(tree, "adfort_unreadable", {}).get(name.lower())
 
 
-def _recognise_intrinsics(tree, node=None):
+def recognise_intrinsics(tree, node=None):
     """Turn calls fparser did not know as intrinsics (F2008's ACOSH, ERF…)
     into IntrinsicCalls, unless the file defines a routine of that name.
 

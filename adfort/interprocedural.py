@@ -23,6 +23,7 @@ from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, Data
 from adfort.activity import carries_derivative, differentiable_args, is_real, operands
 from adfort.derived import is_variable
 from adfort.forward_only import is_forward_only, written_names
+from adfort.opaque import block_reads, block_writes, opaque_blocks
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
@@ -93,6 +94,8 @@ class Unit:
             # READ into it, an internal WRITE, IOSTAT=…
             if is_forward_only(block) and name in written_names(block, table):
                 return True
+        if any(name in block_writes(block) for block in opaque_blocks(self.work)):
+            return True
         for call in self.work.walk(Call):
             if isinstance(call, IntrinsicCall):
                 if call.intrinsic.name in ("ALLOCATE", "DEALLOCATE") and any(
@@ -128,6 +131,17 @@ class Unit:
         return (local is not None and not local.is_import
                 and not local.is_unresolved
                 and not isinstance(local.interface, CommonBlockInterface))
+
+    def name_key(self, name):
+        """(analysis node, DataSymbol) of the variable this routine calls
+        `name`, or None when it has none (a routine, an intrinsic…)."""
+        symbol = self.work.symbol_table.lookup(name, otherwise=None)
+        if isinstance(symbol, DataSymbol) and self.owns(symbol):
+            return self.key(symbol), symbol
+        found = self.module_variable(name)
+        if found is not None and isinstance(found[1], DataSymbol):
+            return ("module", found[0], name.lower()), found[1]
+        return None
 
     def module_variable(self, name):
         """(module name, DataSymbol) of the module variable `name` seen from
@@ -240,6 +254,8 @@ class Activity:
                     link(self._source(unit, leaf, link), target)
                     if assign.is_pointer:  # an alias: writes through it
                         link(target, self._source(unit, leaf, link))
+            for block in opaque_blocks(unit.work):
+                self._link_opaque(unit, block, link)
             for call in unit.work.walk(Call):
                 if isinstance(call, IntrinsicCall):
                     continue
@@ -292,6 +308,24 @@ class Activity:
             if is_variable(actual):
                 link(node, unit.key(actual.symbol))
         return node
+
+    def _link_opaque(self, unit, block, link):
+        """Link a statement PSyclone keeps opaque (in a routine adfort only
+        runs) as if everything it mentions influenced everything it may
+        write: if a derivative would have to flow through it, its routine
+        becomes active, and the fence rejects the statement."""
+        node = ("opaque", id(block))
+        self.real.add(node)
+        for name in block_reads(block):
+            found = unit.name_key(name)
+            if found is not None:
+                if carries_derivative(found[1]):
+                    self.real.add(found[0])
+                link(found[0], node)
+        for name in block_writes(block):
+            found = unit.name_key(name)
+            if found is not None:
+                link(node, found[0])
 
     def _link_arguments(self, unit, call, link):
         callee = unit.calls.get(id(call))

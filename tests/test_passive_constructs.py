@@ -89,6 +89,15 @@ LOOKUP = textwrap.dedent("""\
      "  real(8) :: a(4)\n  integer :: i\n  forall (i = 1:4) a(i) = x(i)**2\n  y = sum(a)\n"
      "end subroutine k\n", ["--dep", "y", "--indep", "x"],
      ["k.f90:6:", "FORALL (write it as DO loops"]),
+    # A statement PSyclone keeps opaque in a callee that looks passive: the
+    # derivative flows through it (argument -> module array), so the callee
+    # is differentiated and the statement rejected, not silently dropped.
+    ("module st\n  real(8) :: v(5)\nend module st\nsubroutine relax(psi)\n  use st\n"
+     "  real(8) :: psi\n  integer :: i\n  forall (i = 1:5) v(i) = v(i) + psi*i\n"
+     "end subroutine relax\nsubroutine k(x, y)\n  use st\n  real(8) :: x, y\n"
+     "  call relax(x)\n  y = sum(v)\nend subroutine k\n",
+     ["--routine", "k", "--dep", "y", "--indep", "x"],
+     ["k.f90:8:", "FORALL (write it as DO loops"]),
     # Complex values: passive ones are kept, but not taped.
     ("subroutine k(n, x, y)\n  integer, intent(in) :: n\n  real(8), intent(in) :: x(n)\n"
      "  real(8), intent(out) :: y\n  complex(8) :: z\n  integer :: i\n  y = 0\n"

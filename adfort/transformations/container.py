@@ -18,8 +18,10 @@ from adfort.fence import check_arguments, check_routine
 from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
 from adfort.saved import check_saved_state
-from adfort.frontend import enclosing_module, find_routine, read_file
+from adfort.frontend import (
+    enclosing_module, find_routine, read_file, recognise_intrinsics)
 from adfort.preprocess import Preprocessing
+from adfort.opaque import block_reads, block_writes, opaque_blocks
 from adfort.optional import positional_arguments
 from adfort.interprocedural import Activity, Unit, unknown_call_node
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
@@ -30,6 +32,7 @@ from adfort.transformations.call import CalleeMotions
 from adfort.transformations.reverser import enclosing_loop_indices
 from adfort.transformations.assemble import Host, assemble
 from adfort.transformations.routine import UnitSpec, reverse_work
+from adfort.where import lower_where
 
 
 class ADReverseContainerTrans(ADReverseTrans):
@@ -150,11 +153,14 @@ def _flatten_scopes(routine):
             table.add(symbol)
 
 
-def _resolve_module_references(unit):
+def _resolve_module_references(unit, node=None):
     """Point the references to module variables a routine sees through a
     wildcard ``use`` (unresolved symbols in its table) at their declared
-    symbols, so that their types and shapes are known."""
-    for call in unit.work.walk(Call):
+    symbols, so that their types and shapes are known.
+
+    :param node: where to look (default: the whole routine)."""
+    node = unit.work if node is None else node
+    for call in node.walk(Call):
         # PSyclone reads ``a(i)`` with `a` from a wildcard use as a call.
         if isinstance(call, IntrinsicCall) or unit.calls.get(id(call)) is not None:
             continue
@@ -163,7 +169,7 @@ def _resolve_module_references(unit):
                 isinstance(found[1].datatype, ArrayType) and not any(call.argument_names):
             call.replace_with(ArrayReference.create(
                 found[1], [a.detach() for a in list(call.arguments)]))
-    for ref in unit.work.walk(Reference):
+    for ref in node.walk(Reference):
         symbol = ref.symbol
         if isinstance(symbol, DataSymbol) and not symbol.is_unresolved:
             continue
@@ -244,6 +250,12 @@ class _ProgramBuild:
             self.types.resolve_routine(unit.work, unit.original)
             unit.attributes = lower_declarations(unit.work)
             _resolve_module_references(unit)
+            # A WHERE on module arrays: their shapes are known only now.  The
+            # fence reads the routine as read, the transformations the copy.
+            for routine in (unit.original, unit.work):
+                lower_where(routine, lambda node, unit=unit: (
+                    recognise_intrinsics(unit.original.root, node),
+                    _resolve_module_references(unit, node)))
             taken = self._taken(unit)
             normalise_jumps(unit.work, taken)
             deallocate_at_end(unit.work)
@@ -649,6 +661,14 @@ class _ProgramBuild:
         for assign in unit.work.walk(Assignment):
             if assign.lhs.symbol.name.lower() in reads:
                 writes.add(assign.lhs.symbol.name.lower())
+        for block in opaque_blocks(unit.work):
+            # A statement PSyclone keeps opaque, in a routine adfort runs.
+            for name in block_reads(block):
+                found = unit.name_key(name)
+                if found is not None and found[0][0] == "module":
+                    reads.add(name)
+                    if name in block_writes(block):
+                        writes.add(name)
         table = unit.work.symbol_table
         for block in unit.work.walk(CodeBlock):
             if not is_forward_only(block):

@@ -1,0 +1,44 @@
+! A one-column ocean mixed layer whose temperature profile lives in a
+! module.  The surface flux heats the top level; a crude convective
+! relaxation pulls every level towards the column mean, faster where a
+! level is warmer than the mean (WHERE on the module array, whose shape
+! the relaxing routine only knows through the USE).
+module column_state
+  implicit none
+  integer, parameter :: nz = 12
+  real(8) :: temp(nz), dz(nz)
+end module column_state
+
+module mixed_layer
+  use column_state
+  implicit none
+  real(8), parameter :: rho_cp = 1025.0d0*3990.0d0
+contains
+  subroutine heat_surface(qnet, dt)
+    real(8), intent(in) :: qnet, dt
+    temp(1) = temp(1) + qnet*dt/(rho_cp*dz(1))
+  end subroutine heat_surface
+
+  subroutine relax_to_mean(rate)
+    real(8), intent(in) :: rate
+    real(8) :: tmean
+    tmean = sum(temp*dz)/sum(dz)
+    where (temp > tmean)
+      temp = temp - rate*(temp - tmean)
+    elsewhere
+      temp = temp + 0.5d0*rate*(tmean - temp)
+    end where
+  end subroutine relax_to_mean
+
+  subroutine column_step(qnet, rate, sst, heat_content)
+    real(8), intent(in) :: qnet, rate
+    real(8), intent(out) :: sst, heat_content
+    integer :: it
+    do it = 1, 3
+      call heat_surface(qnet, 3600.0d0)
+      call relax_to_mean(rate)
+    end do
+    sst = temp(1)
+    heat_content = rho_cp*sum(temp*dz)
+  end subroutine column_step
+end module mixed_layer
