@@ -110,7 +110,7 @@ def _generated_call(info, motion, arguments, location):
     return Call.create(RoutineSymbol(info.names[motion]), passed)
 
 
-def _adjoint_actual(actual, reverser, prologue, epilogue):
+def _adjoint_actual(actual, formal, reverser, prologue, epilogue):
     """The adjoint to pass for `actual`: its own, or a zeroed scratch
     variable (of the actual's shape) when the actual is passive here."""
     ctx = reverser.ctx
@@ -118,6 +118,9 @@ def _adjoint_actual(actual, reverser, prologue, epilogue):
         adj = ctx.adjoint_symbol(actual.symbol)
         if adj is not None:
             return adjoint_reference(actual, adj)
+        if (isinstance(actual, ArrayReference) and expr_rank(actual) == 0
+                and symbol_rank(formal) > 0 and not is_derived_value(actual)):
+            return _element_scratch(actual, ctx, prologue, epilogue)
         rank = expr_rank(actual)
         if is_derived_value(actual):
             if rank > 0:
@@ -149,6 +152,28 @@ def _adjoint_actual(actual, reverser, prologue, epilogue):
         f"'{actual.debug_string()}' is passed where the callee differentiates its "
         "argument, but adfort cannot give it an adjoint here: pass a variable",
         where(actual, ctx.filename))
+
+
+def _element_scratch(actual, ctx, prologue, epilogue):
+    """A zeroed scratch array shaped like the whole array of `actual`, an
+    element given to an array dummy (sequence association): its element at
+    the same subscripts starts what the callee sees."""
+    base = actual.symbol
+    if _assumed_size(base):
+        raise AdfortError(
+            f"'{actual.debug_string()}' is passive here but starts the array the callee "
+            f"differentiates, inside the assumed-size array '{base.name}': adfort cannot "
+            "size a zero adjoint for it; declare the array with explicit bounds",
+            where(actual, ctx.filename))
+    rank = symbol_rank(base)
+    scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH, ArrayType(
+        _scalar_type(base.datatype), [ArrayType.Extent.DEFERRED] * rank), ctx.taken)
+    prologue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+        Reference(scratch), ("mold", Reference(base))]))
+    epilogue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
+        Reference(scratch)]))
+    prologue.append(Assignment.create(Reference(scratch), real_literal(0, real_kind(scratch))))
+    return ArrayReference.create(scratch, [i.copy() for i in actual.indices])
 
 
 def _scalar_type(datatype):
@@ -198,7 +223,7 @@ def reverse_call(call, reverser, target=None):
         with_adjoints.append(((formal, False), actual.copy()))
         if formal.name.lower() in info.active:
             with_adjoints.append(((formal, True), _adjoint_actual(
-                actual, reverser, prologue, epilogue)))
+                actual, formal, reverser, prologue, epilogue)))
     plain = [((f, False), a.copy()) for a, f in zip(actuals, formals)]
     caller, callee = reverser.routine_name, info.unit.name
     loop_indices = enclosing_loop_indices(stmt)
