@@ -18,6 +18,7 @@ from adfort.declarations import rewrite_specifications
 from adfort.optional import read_optional_arguments
 from adfort.forward_only import keep_substring_assignments
 from adfort.where import lower_where, tolerate_where_failures
+from adfort.parentheses import keep_parenthesised_arguments
 from adfort.errors import AdfortError
 from adfort.restructure import restructure
 
@@ -78,6 +79,7 @@ def read_file(path, preprocessing=None):
     source, origin, hoisted = internal.hoist_internal_procedures(source, fixed, origin, path)
     reader = FortranReader(free_form=not fixed)
     tolerate_where_failures(reader)
+    keep_parenthesised_arguments(reader)
     try:
         tree = reader.psyir_from_source(source)
     except Exception as err:  # fparser and PSyclone raise several kinds

@@ -254,6 +254,8 @@ def _hoist_expression_arguments(call, table, taken, calls):
             continue
         temp = new_local(table, naming.call_argument(call.routine.name), datatype, taken)
         arg.replace_with(Reference(temp))
+        if isinstance(arg, UnaryOperation) and arg.operator == UnaryOperation.Operator.PLUS:
+            arg = arg.children[0].detach()  # (x): a copy of x (see parentheses.py)
         _place_before(statement, Assignment.create(Reference(temp), arg), calls)
 
 
