@@ -22,6 +22,8 @@ class TapingPlan:
         is taped (the adjoint before the loop reads it).
     :ivar finals: names of locals whose value at the end of the recording
         motion is taped (the returning motion has its own locals).
+    :ivar exit_reads: names of the variables whose values at the end of
+        the recording motion the returning motion reads.
     """
 
     def __init__(self):
@@ -30,6 +32,8 @@ class TapingPlan:
         self.taped_calls = set()   # (id(call statement), variable name)
         self.loop_indices = set()
         self.finals = []
+        self.exit_reads = set()
+        self.reevaluated = set()   # ids of IfBlocks whose condition is evaluated again
 
 
 def _kills(assign, alias=None):
@@ -45,7 +49,8 @@ def _target(assign, alias):
     return canonical(assign.lhs.symbol.name.lower(), alias)
 
 
-def plan_taping(statements, reads, locals_written, call_writes=None, alias=None):
+def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
+                reevaluate=None):
     """Plan the taping of a routine's statements.
 
     :param statements: the routine's top-level statements.
@@ -56,13 +61,19 @@ def plan_taping(statements, reads, locals_written, call_writes=None, alias=None)
         overwrite (its arguments for non-``intent(in)`` formals).
     :param alias: {pointer name: name of its target}: a write through a
         pointer overwrites (part of) its target.
+    :param reevaluate: {id(IfBlock): names its condition reads} for the IFs
+        whose condition the returning motion evaluates again (after
+        reversing what follows them: read at their end).
     :rtype: :class:`TapingPlan`
     """
     plan = TapingPlan()
     plan.call_writes = call_writes or {}
     plan.alias = alias or {}
+    plan.reevaluate = reevaluate or {}
+    plan.reevaluated = set(plan.reevaluate)
     used = _walk(statements, reads, {}, plan)
     plan.finals = sorted(n for n, flag in used.items() if flag and n in locals_written)
+    plan.exit_reads = {n for n, flag in used.items() if flag}
     return plan
 
 
@@ -114,6 +125,8 @@ def _walk(statements, reads, used, plan):
             else:
                 branches.append(used)
             used = _merge(*branches)
+            for name in plan.reevaluate.get(id(stmt), ()):
+                used[name] = True
         elif isinstance(stmt, (Loop, WhileLoop)):
             body = stmt.loop_body.children
             once = _walk(body, reads, used, plan)

@@ -51,6 +51,7 @@ class CalleeMotions:
         self.active = active
         self.module_writes = sorted(module_writes)
         self.dummies = {}
+        self.pushes = motions is None or getattr(motions, "pushes", True)
         if motions is not None:
             for motion, routine in (("rec", motions.recording), ("ret", motions.returning),
                                     ("rev", motions.reversing)):
@@ -231,7 +232,8 @@ def reverse_call(call, reverser, target=None):
         rec.extend(keep_rec)
         rec.append(_generated_call(info, "rec", plain, location))
         # f_rec may have used the room this routine reserved on shared tapes.
-        rec.extend(reverser.tapes.after_call())
+        if info.pushes:
+            rec.extend(reverser.tapes.after_call())
         stmt.detach()
         ret = clears + prologue + [_generated_call(info, "ret", with_adjoints, location)] + epilogue
     else:

@@ -511,6 +511,7 @@ class _ProgramBuild:
         single = len(self.order) == 1
         hosts = {}
         motions_of = {}
+        self._motions = {}
         for unit in self.opaque:
             motions_of[id(unit)] = CalleeMotions(unit, {"rev": unit.user_adjoint.name},
                                                  unit.user_active, opaque=True)
@@ -523,7 +524,8 @@ class _ProgramBuild:
                 callee_motions[id(stmt_call)] = motions_of.get(id(callee)) if callee else None
                 key = id(_call_statement(stmt_call))
                 clears[key] = self._passive_outputs(unit, stmt_call, callee)
-                call_io[key] = self._call_io(unit, stmt_call, callee, clears[key])
+                call_io[key] = self._call_io(unit, stmt_call, callee, clears[key],
+                                             self._motions.get(id(callee)))
             names = host.names(unit)
             module_adjoints = host.module_adjoints(unit)
             if unit is self.top:
@@ -561,6 +563,7 @@ class _ProgramBuild:
             motions = reverse_work(unit.work, spec, self.options, names,
                                    source_name(unit.original) or self.filename)
             host.add(unit, motions)
+            self._motions[id(unit)] = motions
             motions_of[id(unit)] = CalleeMotions(unit, names, self._active_formals(unit),
                                                  self.access[id(unit)][1], motions=motions)
             self.tape_sizes.update(motions.tape_sizes)
@@ -610,14 +613,29 @@ class _ProgramBuild:
                 found.append(actual)
         return found
 
-    def _call_io(self, unit, call, callee, clears=()):
-        """(names the call's adjoint reads, names it may overwrite)."""
+    def _call_io(self, unit, call, callee, clears=(), motions=None):
+        """(names the call's adjoint reads, names it may overwrite).
+
+        :param motions: the callee's :class:`RoutineMotions` when generated
+            already: the arguments its returning motion reads.
+        """
         differentiated = callee is not None and (getattr(callee, "opaque", False)
                                                  or callee in self.chosen)
         # A passive call has no adjoint to read anything but the indices of
         # the adjoints it clears.
-        reads = {r.symbol.name.lower() for a in call.arguments for r in a.walk(Reference)} \
-            if differentiated else set()
+        reads = set()
+        if differentiated:
+            needed = self._arguments_read_back(unit, callee, motions)
+            formals = [f for f in callee.formals if f is not callee.result]
+            for position, actual in enumerate(call.arguments):
+                formal = formals[position] if position < len(formals) else None
+                if needed is None or formal is None or formal.name.lower() in needed \
+                        or not is_variable(actual):
+                    reads |= {r.symbol.name.lower() for r in actual.walk(Reference)}
+                elif isinstance(actual, ArrayReference):
+                    # Only its subscripts, to name the same elements.
+                    reads |= {r.symbol.name.lower() for i in actual.indices
+                              for r in i.walk(Reference)}
         for actual in clears:
             if isinstance(actual, ArrayReference):
                 reads |= {r.symbol.name.lower() for i in actual.indices
@@ -637,6 +655,11 @@ class _ProgramBuild:
             # restore) with the subscripts' values of that moment.
             reads |= {r.symbol.name.lower() for r in statement.lhs.walk(Reference)
                       if r is not statement.lhs}
+            if differentiated:
+                needed = self._arguments_read_back(unit, callee, motions)
+                if needed is None or (callee.result is not None
+                                      and callee.result.name.lower() in needed):
+                    reads.add(statement.lhs.symbol.name.lower())
         if callee is not None:
             read_mod, write_mod = self.access[id(callee)]
             if differentiated:
@@ -647,6 +670,23 @@ class _ProgramBuild:
         fixed = {f.name.lower() for f in unit.formals
                  if f.interface.access == ArgumentInterface.Access.READ}
         return reads - enclosing_loop_indices(statement), writes - enclosing_loop_indices(statement) - fixed
+
+    def _arguments_read_back(self, unit, callee, motions):
+        """Names of the callee's formals whose values its reversal reads
+        (None: all of them).  A split reversal reads those its returning
+        motion reads as its recording motion left them; a joint one runs
+        the callee again, from every input but its ``intent(out)`` ones."""
+        if getattr(callee, "opaque", False) or motions is None:
+            return None
+        # Integers, logicals… are read in declarations (bounds) as well.
+        needed = {f.name.lower() for f in callee.formals
+                  if not is_real(f) or is_derived(f.datatype)}
+        if self.schedule.is_split(unit.name, callee.name):
+            if motions.exit_reads is None:
+                return None
+            return needed | set(motions.exit_reads)
+        return needed | {f.name.lower() for f in callee.formals
+                         if f.interface.access != ArgumentInterface.Access.WRITE}
 
     def _module_access(self, unit, seen=None):
         """Module variables a unit (and what it calls) reads and writes."""

@@ -3,7 +3,9 @@
 The recording motion pushes which branch it took on the control tape
 (after the branch's own pushes); the
 returning motion pops it and reverses that same branch, so the path is the
-recorded one even if the condition's inputs have changed since.
+recorded one even if the condition's inputs have changed since.  When the
+taping plan keeps the condition's inputs (:mod:`adfort.recompute`), the
+returning motion evaluates the condition again instead.
 """
 
 from psyclone.psyir.nodes import BinaryOperation, IfBlock, Literal
@@ -25,6 +27,11 @@ def reverse_ifblock(node, reverser):
     if not then_ret and not else_ret and reverser.tapes.pushes_made() == pushes_before:
         # Nothing inside needs reversing: the IF is passive.
         return [_if(condition, then_rec, else_rec)], []
+    if id(node) in reverser.plan.reevaluated:
+        # Its inputs hold the values it was evaluated with (recompute.py).
+        ret = [_if(condition.copy(), then_ret, else_ret)]
+        reverser.comment(ret, text)
+        return [_if(condition, then_rec, else_rec)], ret
     control = reverser.tapes.control
     (taken, not_taken), token = control.push_branch([1, 0])
     # The branch is pushed last, so that it is the first thing the

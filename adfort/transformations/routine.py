@@ -24,6 +24,7 @@ from adfort.forward_only import kept_statement_writes
 from adfort.optional import optional_names
 from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.tape import TapeSet, tidy_reserves, written_names
+from adfort.recompute import candidates, choose
 from adfort.taping import plan_taping
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.base import ADReverseTrans
@@ -48,6 +49,7 @@ class RoutineMotions:
     """
 
     def __init__(self, recording, returning, reversing, jacobian, tapes, dynamic):
+        self.exit_reads = None  # argument names r_ret reads as r_rec left them
         self.recording = recording
         self.returning = returning
         self.reversing = reversing
@@ -226,9 +228,9 @@ def reverse_work(work, spec, options, names, filename=None):
     own = {sym.name.lower() for sym in table.datasymbols
            if not sym.is_import and not sym.is_unresolved
            and not isinstance(sym.interface, CommonBlockInterface)}
-    plan = plan_taping(work.children, reads,
-                       (written & own) - set(arg_names) - allocatables,
-                       {**call_writes, **kept_writes}, alias)
+    plan = choose(candidates(work, alias), lambda reevaluate: plan_taping(
+        work.children, reads, (written & own) - set(arg_names) - allocatables,
+        {**call_writes, **kept_writes}, alias, reevaluate))
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
     # Strings go on the tape character by character: their length may be
@@ -356,7 +358,12 @@ def reverse_work(work, spec, options, names, filename=None):
         jacobian = _jacobian(work, names, arguments, adj_args, ctx,
                              spec.jacobian_dependents or dep,
                              spec.jacobian_independents or indep, written, taken)
-    return RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
+    motions = RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
+    motions.exit_reads = plan.exit_reads & set(arg_names)
+    # Whether r_rec may push onto shared tapes (itself or through a callee).
+    motions.pushes = tapes.pushes_made() > 0 or any(
+        getattr(c, "pushes", True) for c in spec.calls.values() if c is not None)
+    return motions
 
 
 def _allocate_at_first_use(body, temporaries):

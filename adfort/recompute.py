@@ -1,0 +1,119 @@
+"""Branch conditions the returning motion evaluates again instead of
+reading the branch taken from the control tape.
+
+The returning motion reaches an IF after reversing everything after it.
+If no statement of the IF's branches changes what its condition reads, the
+condition's inputs then hold, once the later overwrites of them are undone,
+the values the condition was evaluated with: evaluating it again gives the
+branch the recording took.  The later overwrites are undone only if the
+taping plan counts the condition as read there, which may cost taping.
+
+Cost model: a condition is evaluated again when it is cheap (variables,
+array elements, arithmetic, comparisons and cheap intrinsics; no function
+of the user, nothing transcendental) and counting it as read tapes nothing
+more than the plan without it (a few locals' final values excepted, pushed
+once per call): then the push and pop of its branch, once per execution of
+the IF, are saved for an evaluation of a few operations.
+"""
+
+from psyclone.psyir.nodes import (
+    BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Node, Reference,
+    UnaryOperation)
+from psyclone.psyir.symbols import DataSymbol, ScalarType
+
+from adfort.tape import written_names
+from adfort.transformations.reverser import enclosing_loop_indices
+
+_CHEAP = {"ABS", "MIN", "MAX", "MOD", "MODULO", "SIGN", "INT", "NINT", "REAL", "DBLE",
+          "FLOOR", "CEILING", "SIZE", "LBOUND", "UBOUND", "PRESENT", "AINT", "ANINT"}
+_NUMERIC = (ScalarType.Intrinsic.INTEGER, ScalarType.Intrinsic.REAL)
+_MAX_NODES = 40
+# Beyond this many candidates, try them together only (planning cost).
+_MAX_TRIED = 60
+
+
+def _plain_variable(symbol):
+    """A numeric variable, not allocatable and not a pointer (its values,
+    not its allocation status, are what the tapes restore)."""
+    if not isinstance(symbol, DataSymbol):
+        return False
+    dtype = symbol.datatype
+    element = getattr(dtype, "elemental_type", dtype)
+    if getattr(element, "intrinsic", None) not in _NUMERIC:
+        return False
+    if getattr(dtype, "is_allocatable", False):
+        return False
+    return "pointer" not in str(dtype).lower()
+
+
+def _condition_reads(condition):
+    """Names the condition reads, or None when it is not cheap to evaluate
+    again."""
+    nodes = condition.walk(Node)
+    if len(nodes) > _MAX_NODES:
+        return None
+    names = set()
+    for node in nodes:
+        if isinstance(node, IntrinsicCall):
+            if node.intrinsic.name not in _CHEAP:
+                return None
+        elif isinstance(node, (Call, CodeBlock)):
+            return None
+        elif isinstance(node, Reference):
+            parent = node.parent
+            if isinstance(parent, Call) and node is parent.routine:
+                continue
+            if not _plain_variable(node.symbol):
+                return None
+            names.add(node.symbol.name.lower())
+        elif not isinstance(node, (Literal, BinaryOperation, UnaryOperation)):
+            return None  # an array section, a structure…
+    return names
+
+
+def candidates(routine, alias):
+    """{id(IfBlock): names its condition reads} for the IFs whose condition
+    could be evaluated again in the returning motion."""
+    if alias:
+        return {}  # a write through a pointer may change the condition
+    found = {}
+    for block in routine.walk(IfBlock):
+        names = _condition_reads(block.condition)
+        if names is None:
+            continue
+        body = list(block.if_body.children) + (
+            list(block.else_body.children) if block.else_body is not None else [])
+        if any(not isinstance(c, IntrinsicCall) for s in body for c in s.walk(Call)) or \
+                any(s.walk(CodeBlock) for s in body):
+            continue  # a call or an I/O statement may change what it reads
+        if names & written_names(body):
+            continue
+        found[id(block)] = names - enclosing_loop_indices(block)
+    return found
+
+
+def _same_taping(plan, base):
+    return (plan.taped == base.taped and plan.taped_calls == base.taped_calls
+            and plan.taped_arrays == base.taped_arrays
+            and plan.loop_indices == base.loop_indices)
+
+
+def choose(found, make_plan):
+    """The taping plan with the conditions of `found` worth evaluating again.
+
+    :param found: see :func:`candidates`.
+    :param make_plan: ``make_plan(reevaluate)`` plans the taping with the
+        conditions of ``{id(IfBlock): names}`` counted as read.
+    :returns: the plan; its ``reevaluated`` holds the chosen IfBlock ids.
+    """
+    base = make_plan({})
+    if not found:
+        return base
+    together = make_plan(found)
+    if _same_taping(together, base):
+        return together
+    chosen = {}
+    for key in list(found)[:_MAX_TRIED]:
+        if _same_taping(make_plan({key: found[key]}), base):
+            chosen[key] = found[key]
+    return make_plan(chosen) if chosen else base
