@@ -31,7 +31,7 @@ from psyclone.psyir.frontend.fparser2 import Fparser2Reader
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop,
     Reference, Routine, UnaryOperation)
-from psyclone.psyir.symbols import ArrayType, ScalarType
+from psyclone.psyir.symbols import ArrayType, DataSymbol, ScalarType
 
 from adfort import naming
 from adfort.arrays import expr_rank
@@ -149,6 +149,13 @@ class _Lowering:
         if len(holder.children) != 1 or holder.walk(CodeBlock):
             raise _CannotLower()
         self.recognise(holder)
+        for ref in holder.walk(Reference):
+            if isinstance(ref.parent, Call) and ref is ref.parent.routine:
+                continue
+            if not isinstance(ref.symbol, DataSymbol) or ref.symbol.is_unresolved:
+                # Its shape is unknown (a module variable not resolved yet):
+                # lowered later, when it is (see the container).
+                raise _CannotLower()
         return holder.children[0].detach()
 
     def clauses(self, ast):

@@ -519,6 +519,9 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
             continue
         if symbol is None:
             continue  # an intrinsic
+        if isinstance(symbol, RoutineSymbol) and not symbol.is_import and not any(
+                r.name.lower() == name for r in module.children if isinstance(r, Routine)):
+            continue  # an external routine, called through its implicit interface
         if symbol.is_import:
             origin = symbol.interface.container_symbol.name
             sources.setdefault(origin, []).append(symbol.name)

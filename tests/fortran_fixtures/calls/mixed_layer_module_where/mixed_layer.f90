@@ -2,7 +2,8 @@
 ! module.  The surface flux heats the top level; a crude convective
 ! relaxation pulls every level towards the column mean, faster where a
 ! level is warmer than the mean (WHERE on the module array, whose shape
-! the relaxing routine only knows through the USE).
+! the relaxing routine only knows through the USE), and a soft cap damps
+! warming beyond a threshold.
 module column_state
   implicit none
   integer, parameter :: nz = 12
@@ -17,6 +18,7 @@ contains
   subroutine heat_surface(qnet, dt)
     real(8), intent(in) :: qnet, dt
     temp(1) = temp(1) + qnet*dt/(rho_cp*dz(1))
+    call soft_cap(16.0d0)
   end subroutine heat_surface
 
   subroutine relax_to_mean(rate)
@@ -42,3 +44,12 @@ contains
     heat_content = rho_cp*sum(temp*dz)
   end subroutine column_step
 end module mixed_layer
+
+! An F77-style external routine using the module: warming beyond tcap is
+! damped in levels thicker than 6 m (sections and whole module arrays).
+subroutine soft_cap(tcap)
+  use column_state
+  implicit none
+  real(8), intent(in) :: tcap
+  where (temp(:) > tcap .and. dz > 6.0d0) temp(:) = tcap + 0.1d0*(temp(:) - tcap)
+end subroutine soft_cap
