@@ -56,10 +56,19 @@ def lower_where(tree, recognise=lambda node: None):
         not know (HYPOT…)."""
     reader = Fparser2Reader()
     for routine in tree.walk(Routine):
-        for node, ast in _where_nodes(routine):
+        # One WHERE at a time, found again after each: replacing one WHERE
+        # of an opaque block of several detaches that block.
+        left = set()        # ids of the WHEREs left as they are
+        while True:
+            pending = [(node, ast) for node, ast in _where_nodes(routine)
+                       if id(ast) not in left]
+            if not pending:
+                break
+            node, ast = pending[0]
             try:
                 statements = _Lowering(routine, node, reader, recognise).lower(ast)
             except _CannotLower:
+                left.add(id(ast))
                 continue
             _replace(node, ast, statements)
 
