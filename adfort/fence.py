@@ -186,6 +186,15 @@ def check_routine(routine, dependents, independents, filename, active=None,
             raise AdfortError(
                 f"{_construct_name(stmt)} is not supported yet: rewrite this part "
                 "without it", where(stmt, filename))
+    for assign in routine.walk(Assignment):
+        element = getattr(assign, "adfort_where_own_element", None)
+        if element is not None:
+            raise AdfortError(
+                f"this WHERE assignment reads an element of the array it assigns "
+                f"({element}): compilers disagree on its value (the standard reads it "
+                "before any element is assigned, gfortran after the elements before it "
+                "are), so no adjoint can match the compiled code; copy the element into "
+                "a scalar before the WHERE and use that", where(assign, filename))
     for loop in routine.walk(Loop):
         if "was_where" in loop.annotations and not \
                 ("was_where" in getattr(loop.parent.parent, "annotations", ())):

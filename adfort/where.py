@@ -136,6 +136,17 @@ def _replace(node, ast, statements):
         parent.addchild(statement, position + offset)
 
 
+def _reads_own_element(rhs, lhs):
+    """The text of the first element (all subscripts scalar) of the array
+    `lhs` assigns that `rhs` reads, or None.  The standard reads it before
+    any element is assigned; gfortran (12) reads it as the masked elements
+    before it are assigned, so compiled code and adfort's lowering differ."""
+    for ref in rhs.walk(Reference):
+        if ref.symbol is lhs.symbol and expr_rank(ref) == 0:
+            return ref.debug_string()
+    return None
+
+
 class _Lowering:
     """The lowering of one WHERE of `routine`, found at PSyIR `node`."""
 
@@ -227,9 +238,14 @@ class _Lowering:
                 body.append(self.set_masks(mask, control, pending, number, last))
                 condition = self.at(control)
             for lhs, rhs, statement in read:
+                own_element = _reads_own_element(rhs, lhs)
                 rhs = self.hoisted(rhs, lhs, body)
                 assign = Assignment.create(self.elementwise(lhs), self.elementwise(rhs))
-                assign.ast = statement
+                # The assignment of a one-line WHERE has no line of its own.
+                assign.ast = statement if getattr(statement, "item", None) else ast
+                if own_element is not None:
+                    # The fence rejects it where adfort runs this code.
+                    assign.adfort_where_own_element = own_element
                 nest = self.nest(IfBlock.create(condition.copy(), [assign]))
                 nest.ast = mask_ast if mask_ast is not None else statement
                 body.append(nest)

@@ -7,6 +7,8 @@ and calls, keeping every value inside its variable's invariant interval
 (:mod:`adfort.testing.intervals`).
 """
 
+import re
+
 from adfort.testing import intervals as iv
 from adfort.testing.exprgen import ADDP, MULT, Expr, ExprGen
 from adfort.testing.model import Bound, Dim, Node, Var
@@ -421,10 +423,19 @@ class StmtGen:
         op = self.rng.choice([">", "<", ">=", "<="])
         mask = f"{m.text} {op} {self.eg.lit(thr).text}"
         blocks = []
-        e1 = self.eg.fit(self.eg.expr(2, shape), v.interval)
+
+        def value(depth):
+            # Not reading an element of the target: compilers disagree on
+            # its value there (adfort rejects it, see where.py).
+            for _ in range(8):
+                e = self.eg.fit(self.eg.expr(depth, shape), v.interval)
+                if not _reads_element(e.text, v.name):
+                    break
+            return e
+        e1 = value(2)
         blocks.append((f"where ({mask})", [Node(f"{tgt.text} = {e1.text}")]))
         if self.rng.random() < 0.6:
-            e2 = self.eg.fit(self.eg.expr(1, shape), v.interval)
+            e2 = value(1)
             blocks.append(("elsewhere", [Node(f"{tgt.text} = {e2.text}")]))
         return Node(blocks=blocks, tail="end where")
 
@@ -457,3 +468,21 @@ class StmtGen:
                             iv.add(v.interval, iv.mul(e.iv, tiv)), ADDP)
                 out.append(Node(f"{v.name} = {eg.fit(full, v.interval).text}"))
         return out
+
+
+def _reads_element(text, name):
+    """Whether the Fortran expression `text` reads an element (subscripts
+    without a colon) of the array `name`."""
+    for match in re.finditer(r"\b%s\s*\(" % re.escape(name), text, re.IGNORECASE):
+        depth, start = 1, match.end()
+        pos = start
+        while pos < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[pos], 0)
+            pos += 1
+        inner, level, colon = text[start:pos - 1], 0, False
+        for char in inner:
+            level += {"(": 1, ")": -1}.get(char, 0)
+            colon |= char == ":" and level == 0
+        if not colon:
+            return True
+    return False
