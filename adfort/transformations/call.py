@@ -12,7 +12,7 @@ overwrite that its own adjoint still needs, as for any other overwrite.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, IntrinsicCall, Literal, Reference)
+    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Reference)
 from psyclone.psyir.symbols import ArgumentInterface, ArrayType, RoutineSymbol, ScalarType
 
 from adfort import naming
@@ -193,10 +193,7 @@ def reverse_call(call, reverser, target=None):
     stmt = call if target is None else call.parent
     text = statement_text(stmt)
     location = where(stmt, reverser.ctx.filename)
-    rec, ret_after = [], []
-    for save, restore in reverser.call_saves(stmt):
-        rec.extend(save)
-        ret_after = restore + ret_after
+    saves = reverser.call_saves(stmt)
     actuals = _actuals(call, target)
     # The returning motion must name the same elements the call was given,
     # even if the call changed the subscripts (call f(k, a(k)) with k
@@ -214,6 +211,7 @@ def reverse_call(call, reverser, target=None):
         else:
             clears.append(Assignment.create(adj, real_literal(0, real_kind(adj.symbol))))
     if info is None:  # a passive call: it runs, nothing to reverse
+        rec, ret_after = _saved_around(saves)
         rec.extend(keep_rec)
         rec.append(stmt.detach())
         return rec, keep_ret + clears + ret_after
@@ -229,6 +227,7 @@ def reverse_call(call, reverser, target=None):
     caller, callee = reverser.routine_name, info.unit.name
     loop_indices = enclosing_loop_indices(stmt)
     if not info.opaque and reverser.schedule.is_split(caller, callee):
+        rec, ret_after = _saved_around(saves)
         rec.extend(keep_rec)
         rec.append(_generated_call(info, "rec", plain, location))
         # f_rec may have used the room this routine reserved on shared tapes.
@@ -241,7 +240,7 @@ def reverse_call(call, reverser, target=None):
         # it had; those it overwrites are put back first.  Constants, DO
         # variables of enclosing loops and the routine's intent(in)
         # arguments cannot be overwritten.
-        inputs = []
+        put_back = []
         for actual, formal in zip(actuals, formals):
             if formal is info.unit.result:
                 continue
@@ -249,21 +248,61 @@ def reverse_call(call, reverser, target=None):
                     and is_variable(actual)
                     and actual.symbol.name.lower() in written
                     and actual.symbol.name.lower() not in loop_indices):
-                inputs.append(reverser.tapes.save(
-                    _sequence_base(actual, formal, reverser.ctx.filename)))
+                put_back.append(_sequence_base(actual, formal, reverser.ctx.filename))
         for name in info.module_writes:
             found = info.unit.module_variable(name)
             if found is not None:
-                inputs.append(reverser.tapes.save(Reference(found[1])))
+                put_back.append(Reference(found[1]))
+        # A value the caller saves anyway is not saved twice: it is pushed
+        # last, read back before f_rev (its tape room kept, so f_rev's own
+        # entries go above it) and popped after.
+        shared = {text for text, _, _ in saves}
+        inputs = [reverser.tapes.save(ref) for ref in put_back
+                  if ref.debug_string().lower() not in shared]
+        again = [t for t, _, _ in saves if t in {r.debug_string().lower() for r in put_back}]
+        rec, ret_after = _saved_around([t for t in saves if t[0] not in again]
+                                       + [t for t in saves if t[0] in again])
         for save, _ in inputs:
             rec.extend(save)
         rec.extend(keep_rec)
         rec.append(stmt.detach())
         ret = [s for _, restore in reversed(inputs) for s in restore]
+        if again:
+            kept = [s for _, _, restore in reversed([t for t in saves if t[0] in again])
+                    for s in restore]
+            ret += [s.copy() for s in kept] + _undo_pops(kept, reverser.tapes)
         ret = clears + ret + prologue + [_generated_call(info, "rev", with_adjoints, location)] + epilogue
     ret = keep_ret + ret + ret_after
     reverser.comment(ret, text)
     return rec, ret
+
+
+def _saved_around(saves):
+    """(recording, returning) statements of the (text, save, restore)
+    triples `saves`: pushed in order, popped in reverse."""
+    rec, ret = [], []
+    for _, save, restore in saves:
+        rec.extend(save)
+        ret = restore + ret
+    return rec, ret
+
+
+def _undo_pops(restore, tapes):
+    """Statements moving the tops of dynamic tapes back up by what the
+    `restore` statements moved them down: the values stay on the tape."""
+    tops = {t.top.name.lower() for t in tapes.tapes if t.dynamic}
+    undo = []
+    for stmt in restore:
+        if (isinstance(stmt, Assignment) and type(stmt.lhs) is Reference
+                and stmt.lhs.symbol.name.lower() in tops
+                and isinstance(stmt.rhs, BinaryOperation)
+                and stmt.rhs.operator == BinaryOperation.Operator.SUB
+                and type(stmt.rhs.children[0]) is Reference
+                and stmt.rhs.children[0].symbol is stmt.lhs.symbol):
+            undo.append(Assignment.create(stmt.lhs.copy(), BinaryOperation.create(
+                BinaryOperation.Operator.ADD, stmt.lhs.copy(),
+                stmt.rhs.children[1].copy())))
+    return undo
 
 
 def _sequence_base(actual, formal, filename):

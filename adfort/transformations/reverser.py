@@ -132,8 +132,9 @@ class Reverser:
         return rec, ret
 
     def call_saves(self, stmt):
-        """(record, restore) pairs for what the call `stmt` may overwrite that
-        the adjoint still needs."""
+        """(text, record, restore) triples for what the call `stmt` may
+        overwrite that the adjoint still needs (`text`: the saved reference,
+        lower case)."""
         names = {name for key, name in self.plan.taped_calls if key == id(stmt)}
         call = stmt.rhs if isinstance(stmt, Assignment) else stmt
         pairs, seen = [], set()
@@ -142,7 +143,7 @@ class Reverser:
                 text = actual.debug_string().lower()
                 if text not in seen:
                     seen.add(text)
-                    pairs.append(self.tapes.save(actual.copy()))
+                    pairs.append((text, *self.tapes.save(actual.copy())))
         for name in sorted(names - {a.symbol.name.lower() for a in call.arguments
                                     if is_variable(a)}):
             # A module variable the callee writes.
@@ -151,7 +152,7 @@ class Reverser:
                 found = self.ctx.module_variable(name)
                 symbol = found[1] if found else None
             if symbol is not None:
-                pairs.append(self.tapes.save(Reference(symbol)))
+                pairs.append((symbol.name.lower(), *self.tapes.save(Reference(symbol))))
         return pairs
 
     def comment(self, statements, original):
