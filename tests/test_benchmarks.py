@@ -44,3 +44,22 @@ def test_kernel_adjoint_matches_finite_differences(kernel: Path, schedule,
     assert res.rel_err < TOL, res.describe()
     assert res.primal_err < PRIMAL_TOL, \
         "r_rev does not return the primal results of r\n" + res.describe()
+
+
+def test_benchmark_script_measures_a_kernel(tmp_path):
+    """scripts/benchmark.py (no Tapenade) times split and joint, checks
+    that their gradients agree and meters their tapes; the tape is balanced
+    after each adjoint (the script fails otherwise)."""
+    import sys
+    sys.path.insert(0, str(harness.REPO_ROOT / "scripts"))
+    import benchmark
+    row = benchmark.bench_kernel(BENCH_DIR / "advection_limiter.f90", None,
+                                 tmp_path, batches=1, min_time=0.01)
+    assert row.error is None, row.error
+    assert row.grad_err < benchmark.GRAD_TOL
+    for tag in ("split", "joint"):
+        assert row.ratio(tag) > 0
+        tape = row.tape[tag]
+        assert tape["peak"] > 0
+        assert tape["peak"] <= tape["value"] + tape["control"]
+        assert tape["alloc"] >= tape["peak"]
