@@ -36,6 +36,11 @@ the tests, ``bench`` for the sizes timed here) the script
         [--batches 5] [--min-time 0.1] [--workdir DIR] [--verbose]
     python scripts/benchmark.py --fixture-mode [benchmark_fixtures.py options]
 
+Caveats: inputs are drawn per element at random (as in the tests), so
+data-dependent branches are unpredictable (white noise, not smooth model
+fields); Tapenade's ``r_b`` does not return the primal outputs, adfort's
+``r_rev`` does.
+
 ``--fixture-mode`` runs the older one-schedule timing of the test fixtures
 with loops (scripts/benchmark_fixtures.py).  The exit status is 1 if any
 kernel failed.
