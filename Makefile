@@ -33,8 +33,11 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
+# Adjoint cost and peak tape of the benchmarks/ kernels, side by side with
+# Tapenade when it is there (scripts/benchmark.py --fixture-mode: test fixtures).
+TAPENADE ?= $(wildcard ../shared/peers/tapenade-3.16)
 bench: setup
-	$(BIN)/python scripts/benchmark.py
+	$(BIN)/python scripts/benchmark.py $(if $(TAPENADE),--tapenade $(TAPENADE)) $(BENCHFLAGS)
 
 # Random-program fuzzing campaign (adfort/testing): make fuzz N=5000 SEED=1 LEVEL=all
 N     ?= 1000

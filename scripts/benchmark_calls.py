@@ -11,22 +11,19 @@ For each schedule (split, joint) the script
    tests; each batch repeated until it lasts --min-time seconds, or exactly
    --reps times; the cost of resetting the arguments between calls is
    measured alone and subtracted);
-3. measures the tapes: a copy of the generated file is instrumented to keep
-   the high-water mark of every ``*_tape_top`` counter, and a driver calls
-   ``r_rec``, reads the tape tops of every generated module (the tape
-   after recording), then calls ``r_ret`` and reads the peaks.  Bytes are
-   top x ``storage_size`` of the tape's elements, summed over the modules.
-   The peak matters for joint: the callees' tapes are built while
-   returning (inside ``f_rev``), so the tape after ``r_rec`` understates
-   what joint needs.
+3. measures the tapes with scripts/tape_meter.py: a copy of the generated
+   file reports every tape move to a meter, and a driver calls ``r_rec``,
+   reads the bytes on the value tapes (the tape after recording), then
+   calls ``r_ret`` and reads the high-water marks of the value and control
+   tapes (dynamic module tapes, and fixed-size local tapes while their
+   routine runs).  The peak matters for joint: the callees' tapes are
+   built while returning (inside ``f_rev``), so the tape after ``r_rec``
+   understates what joint needs.
 
 It prints one row per schedule:
 
     schedule  t_r[s]  t_rev[s]  t_rev/t_r  value_tape_after_rec[B]
               value_tape_peak[B]  control_tape_peak[B]
-
-Only dynamic (module) tapes are counted; fixed-size tapes of straight-line
-routines are local arrays of ``r_rev`` (none in the default kernel).
 
     python scripts/benchmark_calls.py [--fixture tracer_time_loop]
         [--sizes n=400,nt=200] [--schedules split,joint] [--reps N]
@@ -48,18 +45,11 @@ sys.path.insert(0, str(REPO_ROOT / "tests"))
 
 import calls_harness as ch  # noqa: E402  (tests/calls_harness.py)
 
+sys.path.insert(0, str(REPO_ROOT / "scripts"))
+sys.path.insert(0, str(REPO_ROOT))
+import tape_meter  # noqa: E402
+
 BENCH_FFLAGS = ["-O2"]
-
-
-@dataclasses.dataclass
-class TapeVar:
-    module: str
-    tape: str          # e.g. value_tape, control_tape
-    index: int
-
-    @property
-    def kind(self) -> str:
-        return "value" if self.tape.startswith("value") else "control"
 
 
 @dataclasses.dataclass
@@ -75,53 +65,6 @@ class Row:
     @property
     def ratio(self) -> float:
         return self.t_rev / self.t_primal if self.t_primal > 0 else float("nan")
-
-
-# --------------------------------------------------------------------------
-# tapes of the generated code
-# --------------------------------------------------------------------------
-
-_TOP_DECL = re.compile(r"^(\s*)integer, save, public :: (\w+)_top = 0\s*$",
-                       re.IGNORECASE)
-_TOP_MOVE = re.compile(r"^(\s*)(\w+)_top = \2_top \+ ", re.IGNORECASE)
-
-
-def tape_variables(text: str) -> List[TapeVar]:
-    """The dynamic tapes (name, module) declared in the generated file."""
-    tapes, module = [], None
-    for line in text.splitlines():
-        m = re.match(r"^\s*module\s+(\w+)\s*$", line, re.IGNORECASE)
-        if m:
-            module = m.group(1).lower()
-            continue
-        m = _TOP_DECL.match(line)
-        if m and module:
-            tapes.append(TapeVar(module, m.group(2).lower(), len(tapes) + 1))
-    return tapes
-
-
-def instrument(text: str, tapes: List[TapeVar]) -> str:
-    """Copy of the generated code keeping ``<tape>_peak``, the high-water
-    mark of each ``<tape>_top``."""
-    out, moved = [], set()
-    names = {t.tape for t in tapes}
-    for line in text.splitlines():
-        out.append(line)
-        m = _TOP_DECL.match(line)
-        if m and m.group(2).lower() in names:
-            out.append(f"{m.group(1)}integer, save, public :: "
-                       f"{m.group(2)}_peak = 0")
-            continue
-        m = _TOP_MOVE.match(line)
-        if m and m.group(2).lower() in names:
-            out.append(f"{m.group(1)}{m.group(2)}_peak = max({m.group(2)}_peak,"
-                       f" {m.group(2)}_top)")
-            moved.add(m.group(2).lower())
-    missing = names - moved
-    if missing:
-        raise ch.HarnessError(f"found no push onto {sorted(missing)} to "
-                              "instrument")
-    return "\n".join(out) + "\n"
 
 
 # --------------------------------------------------------------------------
@@ -196,26 +139,20 @@ def timing_driver(prob: ch.Problem, min_time: float, reps: Optional[int]) -> str
     return w.program("adf_bench_time", [f"{fix.routine}_rev"])
 
 
-def tape_driver(prob: ch.Problem, tapes: List[TapeVar]) -> str:
+def tape_driver(prob: ch.Problem) -> str:
+    """Program printing the value-tape bytes after ``r_rec`` (@rec) and the
+    peaks of the value and control tapes after ``r_ret`` (@peak)."""
     fix = prob.fix
     w = _common(prob)
-    extra_uses = []
-    for t in tapes:
-        extra_uses.append(f"use {t.module}, only: adf_t{t.index} => {t.tape}, "
-                          f"adf_t{t.index}_top => {t.tape}_top, "
-                          f"adf_t{t.index}_peak => {t.tape}_peak")
-    w.fix = dataclasses.replace(fix, driver_use=fix.driver_use + extra_uses)
+    w.fix = dataclasses.replace(fix, driver_use=fix.driver_use
+                                + ["use adf_meter_mod"])
     w.line("call adf_reset()")
     w.line(w.call(f"{fix.routine}_rec", False))
-    for t in tapes:
-        w.line(f"print '(a,1x,a,1x,a,1x,i0,1x,i0)', '@rec', '{t.module}', "
-               f"'{t.tape}', adf_t{t.index}_top, storage_size(adf_t{t.index}) / 8")
+    w.line("print '(a,1x,i0)', '@rec', adf_meter_now(1)")
     _seed_adjoints(w)
     w.line(w.call(f"{fix.routine}_ret", True))
-    for t in tapes:
-        w.line(f"print '(a,1x,a,1x,a,1x,i0,1x,i0,1x,i0)', '@peak', "
-               f"'{t.module}', '{t.tape}', adf_t{t.index}_peak, "
-               f"storage_size(adf_t{t.index}) / 8, adf_t{t.index}_top")
+    w.line("print '(a,3(1x,i0))', '@peak', adf_meter_peak(1), "
+           "adf_meter_peak(2), adf_meter_now(0)")
     return w.program("adf_bench_tape", [f"{fix.routine}_rec",
                                         f"{fix.routine}_ret"])
 
@@ -263,29 +200,29 @@ def run_schedule(fix: ch.Fixture, sched: ch.Schedule, workdir: Path,
     row.t_primal = max(float(_values(out, "@t_primal")[0][0]) - t_reset, 1e-12)
     row.t_rev = max(float(_values(out, "@t_rev")[0][0]) - t_reset, 1e-12)
 
-    tapes = tape_variables(text)
-    if tapes:
-        tape_dir = workdir / "tape"
-        tape_dir.mkdir(exist_ok=True)
-        instrumented = tape_dir / f"{fix.name}_ad_peak.f90"
-        instrumented.write_text(instrument(text, tapes))
-        driver = tape_dir / "adf_bench_tape.f90"
-        driver.write_text(tape_driver(prob, tapes))
-        exe = tape_dir / "adf_bench_tape"
-        ch.compile_and_link(fix, instrumented, driver, exe, BENCH_FFLAGS)
-        out = ch.run([exe], tape_dir, "tape driver", show=[driver],
-                     timeout=3600).stdout
-        for module, tape, top, nbytes in _values(out, "@rec"):
-            if tape.startswith("value"):
-                row.rec_value_bytes += int(top) * int(nbytes)
-        for module, tape, peak, nbytes, top in _values(out, "@peak"):
-            if int(top) != 0:
-                raise ch.HarnessError(f"{module}::{tape}_top is {top} after "
-                                      f"{fix.routine}_ret, not 0")
-            if tape.startswith("value"):
-                row.peak_value_bytes += int(peak) * int(nbytes)
-            else:
-                row.peak_control_bytes += int(peak) * int(nbytes)
+    tape_dir = workdir / "tape"
+    tape_dir.mkdir(exist_ok=True)
+    instrumented = tape_dir / f"{fix.name}_ad_peak.f90"
+    instrumented.write_text(tape_meter.instrument(text)[0])
+    meter = tape_dir / "adf_meter.f90"
+    meter.write_text(tape_meter.METER_SOURCE)
+    ch.run([ch.harness.gfortran(), *BENCH_FFLAGS, "-c", meter], tape_dir,
+           "compiling the tape meter")
+    driver = tape_dir / "adf_bench_tape.f90"
+    driver.write_text(tape_driver(prob))
+    exe = tape_dir / "adf_bench_tape"
+    # the meter's object rides along with the flags (compiled first: the
+    # driver uses its module)
+    ch.compile_and_link(fix, instrumented, driver, exe,
+                        BENCH_FFLAGS + [str(tape_dir / "adf_meter.o")])
+    out = ch.run([exe], tape_dir, "tape driver", show=[driver],
+                 timeout=3600).stdout
+    row.rec_value_bytes = int(_values(out, "@rec")[0][0])
+    value, control, now = map(int, _values(out, "@peak")[0])
+    if now != 0:
+        raise ch.HarnessError(f"{now} bytes left on the tapes after "
+                              f"{fix.routine}_ret")
+    row.peak_value_bytes, row.peak_control_bytes = value, control
     return row
 
 
