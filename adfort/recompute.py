@@ -46,7 +46,7 @@ def _plain_variable(symbol):
     return "pointer" not in str(dtype).lower()
 
 
-def _condition_reads(condition):
+def condition_reads(condition):
     """Names the condition reads, or None when it is not cheap to evaluate
     again."""
     nodes = condition.walk(Node)
@@ -78,7 +78,7 @@ def candidates(routine, alias):
         return {}  # a write through a pointer may change the condition
     found = {}
     for block in routine.walk(IfBlock):
-        names = _condition_reads(block.condition)
+        names = condition_reads(block.condition)
         if names is None:
             continue
         body = list(block.if_body.children) + (

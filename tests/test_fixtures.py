@@ -591,7 +591,7 @@ def test_benchmark_script_smoke(workdir):
     scalar = harness.FIXTURE_DIR / "magnus_vapour.f90"
     broken = _write(workdir, "broken.f90", BENCH_SRC.replace(
         "dep=u indep=u,rate", "dep=u indep=u,no_such_argument"))
-    script = harness.REPO_ROOT / "scripts" / "benchmark.py"
+    script = harness.REPO_ROOT / "scripts" / "benchmark_fixtures.py"
     proc = subprocess.run(
         [sys.executable, str(script), "--reps", "1", "--workdir",
          str(workdir / "bench"), "--fixtures", str(good), str(scalar),

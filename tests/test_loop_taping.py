@@ -196,3 +196,20 @@ def test_power_partials_stay_finite(tmp_path, expression, fragments):
     text, _, _ = differentiate_file(str(path), ["y"], ["x", "e"], SplitReversalSchedule())
     for fragment in fragments:
         assert fragment in text, text
+
+
+def test_neighbour_indices_are_computed_again_not_taped():
+    """Index arithmetic each iteration computes afresh from the loop index
+    and arguments (adfort/iterations.py) is computed again at the start of
+    each reversed iteration; a counter carried from iteration to iteration
+    is taped.  The derivatives are checked by the fixture itself."""
+    from pathlib import Path
+    path = Path(__file__).parent / "fortran_fixtures" / "cyclic_filter_indices.f90"
+    text, _, _ = differentiate_file(str(path), ["y"], ["x", "w"], SplitReversalSchedule())
+    low = text.lower()
+    rec = low[low.index("subroutine cyclic_filter_rec"):low.index("end subroutine cyclic_filter_rec")]
+    ret = low[low.index("subroutine cyclic_filter_ret"):low.index("end subroutine cyclic_filter_ret")]
+    assert not re.search(r"tape\([^)]*\) = (im|ip)\b", rec), rec
+    assert re.search(r"tape\([^)]*\) = kw\b", rec), rec
+    loop = ret[ret.index("do i ="):]
+    assert loop.index("im = i - 1") < loop.index("ip = i + 1") < loop.index("x_adj(im)"), ret

@@ -68,6 +68,9 @@ def reverse_loop(node, reverser):
         ret_after.extend(restore)
     if not body_ret and not body_pushes:
         return rec + [Loop.create(index, start, stop, step, body_rec)], ret_after
+    if id(node) in reverser.recomputed:
+        # Index arithmetic of the iteration, computed again, not taped.
+        body_ret = [s.copy() for s in reverser.recomputed[id(node)][1]] + body_ret
     # The first value and step are pushed after the loop; keep them in
     # locals if the body could change what they are computed from.
     kept = {}

@@ -55,6 +55,9 @@ class Reverser:
         self.schedule = schedule
         self.routine_name = routine_name
         self.clears = clears or {}  # id(call statement) -> actuals to clear
+        # id(Loop) -> (names, statements) each reversed iteration computes
+        # again (adfort/iterations.py).
+        self.recomputed = {}
 
     def block(self, statements):
         """Return (recording statements, returning statements) of a block."""

@@ -26,6 +26,7 @@ from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.tape import TapeSet, tidy_reserves, written_names
 from adfort.recompute import candidates, choose
 from adfort.taping import plan_taping
+from adfort.iterations import recomputed_in_loops, strip_conditions, strip_reads
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import Reverser, enclosing_loop_indices
@@ -228,7 +229,13 @@ def reverse_work(work, spec, options, names, filename=None):
     own = {sym.name.lower() for sym in table.datasymbols
            if not sym.is_import and not sym.is_unresolved
            and not isinstance(sym.interface, CommonBlockInterface)}
-    plan = choose(candidates(work, alias), lambda reevaluate: plan_taping(
+    # Index arithmetic of each iteration is computed again while returning.
+    recomputed = recomputed_in_loops(work, alias)
+    recomputed = {key: (names, [s.copy() for s in stmts])
+                  for key, (names, stmts) in recomputed.items()}
+    reads = strip_reads(reads, work, recomputed)
+    conditions = strip_conditions(candidates(work, alias), work, recomputed)
+    plan = choose(conditions, lambda reevaluate: plan_taping(
         work.children, reads, (written & own) - set(arg_names) - allocatables,
         {**call_writes, **kept_writes}, alias, reevaluate))
 
@@ -248,6 +255,7 @@ def reverse_work(work, spec, options, names, filename=None):
         a.name.lower() for a in arguments if getattr(a.interface, "access", None) == _IN})
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
+    reverser.recomputed = recomputed
     location = where(work, filename)
     try:
         body_rec, body_ret = reverser.block(list(work.children))

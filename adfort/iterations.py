@@ -1,0 +1,206 @@
+"""Integer scalars each iteration of a DO loop computes afresh from its
+indices and from values the routine never changes (neighbour indices
+``im1 = i - 1; if (im1 < 1) im1 = im1 + n``, level pointers ``kp = min(k +
+1, nz)``): the returning motion computes them again at the start of each
+reversed iteration instead of taping them.
+
+Cost model: taping such a variable costs a push per overwrite in the
+recording, a pop in the returning motion and tape room; computing it again
+costs the few integer operations of its statements once per reversed
+iteration.  The statements are at most a few operations each (no function
+of the user, only cheap intrinsics), so computing again is always cheaper.
+
+A variable ``v`` (an integer scalar local, without SAVE or an initial
+value) of loop ``L`` qualifies when
+
+- every write of ``v`` is an assignment in ``L``'s body, at its top level
+  or in IF blocks at its top level that hold only such assignments (no
+  call, no I/O, no nested loop sets it), and ``v`` is named nowhere outside
+  ``L``;
+- the first statement of the body naming ``v`` assigns it without
+  reading it (its value is not carried from one iteration to the next);
+- those statements (and the conditions of their IF blocks) read only
+  literals, the indices of ``L`` and of the loops around it, variables the
+  routine never writes (arguments, named constants) and other qualifying
+  variables set before;
+- every other statement of the body naming ``v`` comes after the last
+  statement setting it, so the value computed again is the one each of
+  them read.
+"""
+
+import re
+
+from psyclone.psyir.nodes import (
+    Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, WhileLoop)
+from psyclone.psyir.symbols import AutomaticInterface, DataSymbol, ScalarType
+
+from adfort.recompute import condition_reads
+from adfort.tape import written_names
+from adfort.transformations.reverser import enclosing_loop_indices
+
+
+def recomputed_in_loops(routine, alias):
+    """{id(Loop): (names, statements)}: the variables each loop's reversed
+    iterations compute again, and the top-level statements of its body
+    (assignments and IF blocks, in order) that compute them, to be copied.
+
+    :param routine: the working copy of the routine (structured).
+    :param alias: {pointer: target} of the routine (nothing is computed
+        again when a pointer may write anything).
+    """
+    if alias:
+        return {}
+    written = written_names(routine.children)
+    opaque = " ".join(str(n).lower() for block in routine.walk(CodeBlock)
+                      for n in block.parse_tree_nodes)
+    calls = any(not isinstance(c, IntrinsicCall) for c in routine.walk(Call))
+    found = {}
+    for loop in routine.walk(Loop):
+        names, statements = _loop_recomputed(routine, loop, written, opaque, calls)
+        if names:
+            found[id(loop)] = (names, statements)
+    return found
+
+
+def strip_reads(reads, routine, found):
+    """`reads` ({id(statement): names}) without the variables of `found`
+    read inside their loops: those are computed again, not taped."""
+    stripped = dict(reads)
+    for loop in routine.walk(Loop):
+        if id(loop) not in found:
+            continue
+        names = found[id(loop)][0]
+        for node in loop.loop_body.walk((Assignment, Call, IfBlock, Loop, WhileLoop)):
+            if id(node) in stripped:
+                stripped[id(node)] = set(stripped[id(node)]) - names
+    return stripped
+
+
+def strip_conditions(conditions, routine, found):
+    """The same for the IF conditions evaluated again ({id(IfBlock):
+    names}, see :mod:`adfort.recompute`)."""
+    stripped = dict(conditions)
+    for loop in routine.walk(Loop):
+        if id(loop) not in found:
+            continue
+        names = found[id(loop)][0]
+        for block in loop.loop_body.walk(IfBlock):
+            if id(block) in stripped:
+                stripped[id(block)] = set(stripped[id(block)]) - names
+    return stripped
+
+
+def _local_integer(symbol):
+    return (isinstance(symbol, DataSymbol) and isinstance(symbol.interface, AutomaticInterface)
+            and isinstance(symbol.datatype, ScalarType)
+            and symbol.datatype.intrinsic == ScalarType.Intrinsic.INTEGER
+            and symbol.initial_value is None and not symbol.is_constant)
+
+
+def _named(node):
+    return {r.symbol.name.lower() for r in node.walk(Reference)}
+
+
+def _setting_block(stmt, names):
+    """Whether `stmt` is an IF block holding only assignments to `names`
+    (and such IF blocks)."""
+    if not isinstance(stmt, IfBlock):
+        return False
+    body = list(stmt.if_body.children) + (
+        list(stmt.else_body.children) if stmt.else_body is not None else [])
+    return all((isinstance(s, Assignment) and type(s.lhs) is Reference
+                and s.lhs.symbol.name.lower() in names) or _setting_block(s, names)
+               for s in body)
+
+
+def _setters(stmt, names):
+    """Names among `names` that top-level statement `stmt` sets, if it is
+    one that can be copied (an assignment or a setting IF block), else None."""
+    if isinstance(stmt, Assignment):
+        if type(stmt.lhs) is Reference and stmt.lhs.symbol.name.lower() in names:
+            return {stmt.lhs.symbol.name.lower()}
+        return None
+    if _setting_block(stmt, names):
+        return {a.lhs.symbol.name.lower() for a in stmt.walk(Assignment)}
+    return None
+
+
+def _cheap_reads(stmt):
+    """Names the expressions of setting statement `stmt` read, or None if
+    one is not cheap."""
+    exprs = [a.rhs for a in stmt.walk(Assignment)] + [b.condition for b in stmt.walk(IfBlock)]
+    names = set()
+    for expr in exprs:
+        read = condition_reads(expr)
+        if read is None:
+            return None
+        names |= read
+    return names
+
+
+def _loop_recomputed(routine, loop, written, opaque, calls):
+    table = routine.symbol_table
+    body = list(loop.loop_body.children)
+    inside = {id(n) for n in loop.walk(Reference)}
+    outside = {r.symbol.name.lower() for r in routine.walk(Reference) if id(r) not in inside}
+    candidates = set()
+    for assign in loop.loop_body.walk(Assignment):
+        if type(assign.lhs) is not Reference:
+            continue
+        name = assign.lhs.symbol.name.lower()
+        symbol = table.lookup(name, otherwise=None)
+        if (_local_integer(symbol) and name not in outside
+                and not re.search(r"\b%s\b" % re.escape(name), opaque)):
+            candidates.add(name)
+    indices = enclosing_loop_indices(loop)
+    while candidates:
+        dropped = set()
+        for name in candidates:
+            if not _qualifies(name, body, candidates, indices, written, table, calls):
+                dropped.add(name)
+        if not dropped:
+            break
+        candidates -= dropped
+    if not candidates:
+        return set(), []
+    statements = [s for s in body if _setters(s, candidates)]
+    return candidates, statements
+
+
+def _qualifies(name, body, candidates, indices, written, table, calls):
+    setters, others = [], []
+    for position, stmt in enumerate(body):
+        if name not in _named(stmt):
+            continue
+        sets = _setters(stmt, candidates)
+        if sets is not None and name in sets:
+            setters.append(position)
+            continue
+        if any(a.lhs.symbol.name.lower() == name for a in stmt.walk(Assignment)):
+            return False  # set in a nested loop or a mixed IF block
+        if any(not isinstance(c, IntrinsicCall) and name in _named(c)
+               for c in stmt.walk(Call)):
+            return False  # a callee may set it
+        others.append(position)
+    if not setters:
+        return False
+    first = body[setters[0]]
+    if not (isinstance(first, Assignment) and name not in _named(first.rhs)) or \
+            (others and min(others) < setters[0]):
+        return False  # carried from the iteration before
+    if others and min(others) < setters[-1]:
+        return False  # read between two of its settings
+    for position in setters:
+        reads = _cheap_reads(body[position])
+        if reads is None:
+            return False
+        for read in reads - {name} - indices:
+            if read in candidates:
+                continue
+            symbol = table.lookup(read, otherwise=None)
+            if read in written or not isinstance(symbol, DataSymbol):
+                return False
+            if not (symbol.is_constant or symbol.is_argument) and (
+                    calls or not symbol.is_import):
+                return False
+    return True
