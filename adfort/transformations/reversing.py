@@ -62,7 +62,7 @@ def _copy(keep, value):
 
 
 def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared,
-               restored, written, primal_intents=None):
+               restored, written, primal_intents=None, lean=None):
     """Build ``r_rev``: record, then return, keeping the calling convention.
 
     Independent-only adjoints are increments: if the routine overwrites
@@ -74,7 +74,17 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
 
     :param increments: names of the independent-only variables.
     :param cleared: names of the ``intent(out)`` dependents.
+    :param lean: for a callee, ``f_rev``'s whole body: the statements of
+        its recording the returning motion needs (:mod:`adfort.liveness`),
+        then those of the returning motion; it does not give the callee's
+        results (its joint callers have them).
     """
+    intents = dict(primal_intents) if primal_intents else \
+        {a.name.lower(): a.interface.access for a in arguments}
+    intents.update({s.name.lower(): _INOUT for s in adj_args if s not in arguments})
+    if lean is not None:
+        return _make_routine(work, names["rev"], list(lean), adj_args, intents,
+                             ctx.module_variable, ctx.attributes)
     table = work.symbol_table
     taken = ctx.taken
     optional = optional_names(work)
@@ -120,10 +130,6 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         body.extend(guarded([Assignment.create(Reference(a), Reference(keep))],
                             optional_in([a], optional)))
     body.extend(epilogue)
-
-    intents = dict(primal_intents) if primal_intents else \
-        {a.name.lower(): a.interface.access for a in arguments}
-    intents.update({s.name.lower(): _INOUT for s in adj_args if s not in arguments})
     return _make_routine(work, names["rev"], body, adj_args, intents, ctx.module_variable, ctx.attributes)
 
 

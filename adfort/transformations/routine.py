@@ -27,6 +27,7 @@ from adfort.tape import TapeSet, tidy_reserves, written_names
 from adfort.recompute import candidates, choose
 from adfort.taping import plan_taping
 from adfort.iterations import recomputed_in_loops, strip_conditions, strip_reads
+from adfort.liveness import lean_recording
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import Reverser, enclosing_loop_indices
@@ -339,6 +340,19 @@ def reverse_work(work, spec, options, names, filename=None):
         if a.name.lower() in active_args:
             adj_args.append(ctx.adjoints[a.name.lower()])
 
+    lean = None
+    if spec.callee:
+        # f_rev of a callee (its joint callers' reversal) is one routine:
+        # the recording, keeping only what the returning motion needs (the
+        # caller has f's results already), then the returning motion; the
+        # locals live on from one to the other (no hand-over on the tape)
+        # and the compiler sees the values and their partials together.
+        tape_names = {t.symbol.name.lower() for t in tape_list} | {
+            t.top.name.lower() for t in tape_list if t.dynamic}
+        reserves = {t.reserve_name.lower(): t.symbol.name.lower()
+                    for t in tape_list if t.dynamic}
+        lean = lean_recording([s.copy() for s in rec_body if not _among(s, final_rec)],
+                              table, plan.exit_reads, tape_names, reserves)
     rec_intents = dict(primal_intents)
     rec_intents.update({t.name.lower(): _OUT for t in tape_args})
     recording = _make_routine(work, names["rec"], rec_body,
@@ -349,6 +363,8 @@ def reverse_work(work, spec, options, names, filename=None):
     ret_intents.update({t.name.lower(): _IN for t in tape_args})
     _allocate_at_first_use(ret_body, [t for pool in ctx._op_adjoints.values() for t in pool
                                       if symbol_rank(t) > 0])
+    if lean is not None:
+        lean += [s.copy() for s in ret_body if not _among(s, final_ret)]
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents, ctx.module_variable, ctx.attributes)
 
@@ -360,7 +376,7 @@ def reverse_work(work, spec, options, names, filename=None):
     else:
         increments, cleared = [], []  # pullback: no increments to keep apart
     reversing = _reversing(work, names, arguments, adj_args, tape_args, ctx,
-                           increments, cleared, restored, written, primal_intents)
+                           increments, cleared, restored, written, primal_intents, lean)
     jacobian = None
     if options["jacobian"] and not spec.callee:
         jacobian = _jacobian(work, names, arguments, adj_args, ctx,
@@ -372,6 +388,10 @@ def reverse_work(work, spec, options, names, filename=None):
     motions.pushes = tapes.pushes_made() > 0 or any(
         getattr(c, "pushes", True) for c in spec.calls.values() if c is not None)
     return motions
+
+
+def _among(stmt, statements):
+    return any(stmt is other for other in statements)
 
 
 def _allocate_at_first_use(body, temporaries):

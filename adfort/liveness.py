@@ -1,0 +1,178 @@
+"""Adjoint liveness: the part of a recording motion its returning motion
+needs.
+
+A callee reversed joint runs forward twice: once as itself, where its
+caller runs it, and once more inside ``f_rev``, recording for ``f_ret``.
+The second run need not produce the callee's results (its caller has them
+already, and puts back from its own tape what it needs of the values
+before): it must only push what ``f_ret`` pops and leave what ``f_ret``
+reads on entry.  A backward liveness pass over the recording keeps
+
+- the roots: tape pushes and tape-top moves, calls (they may push, read or
+  write anything not local), intrinsic statements (ALLOCATE…), jumps
+  (EXIT, CYCLE, RETURN) and statements calling a user function;
+- every assignment to a variable a kept statement reads later, or that the
+  returning motion reads on entry (the exit reads), or that outlives the
+  call (module, COMMON and SAVE'd variables);
+- the IF blocks and loops around kept statements, with what their
+  conditions and bounds read, and a loop whose index is read after it.
+
+Everything else (the callee's results, intermediate values only they
+need) is dropped from ``f_rev``'s recording: the flux a routine returns,
+the final formula of a thermodynamic function.
+"""
+
+from psyclone.psyir.nodes import (
+    Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, Schedule, Statement,
+    WhileLoop)
+from psyclone.psyir.symbols import AutomaticInterface, DataSymbol
+
+
+def lean_recording(statements, table, exit_reads, tapes, reserves=None):
+    """Drop from `statements` (a recording motion's body, modified in
+    place) what neither its pushes nor the returning motion need.
+
+    :param statements: the body's top-level statements (a list).
+    :param table: the symbol table of the routine the body belongs to.
+    :param exit_reads: lower-case names the returning motion reads on
+        entry.
+    :param tapes: lower-case names of the tapes and their tops.
+    :param reserves: {lower-case name of a tape's reserve routine: the
+        tape's name}: room is not made on a tape nothing is pushed on.
+    :returns: the statements kept (a new list).
+    """
+    if any(s.walk(CodeBlock) for s in statements):
+        return statements  # what an I/O statement reads is not known here
+    names = {r.symbol.name.lower() for s in statements for r in s.walk(Reference)}
+    symbols = {n: table.lookup(n, otherwise=None) for n in names}
+    # Arguments: the caller has the results of the first run already.
+    arguments = {n for n, sym in symbols.items() if getattr(sym, "is_argument", False)}
+    lasting = {n for n, sym in symbols.items() if not _local(sym)} - arguments
+    pass_ = _Liveness(tapes, lasting | arguments)
+    pass_.block(statements, set(exit_reads) | lasting)
+    kept = _prune(statements, pass_.kept)
+    return _drop_idle_reserves(kept, reserves or {})
+
+
+def _drop_idle_reserves(statements, reserves):
+    """`statements` without the reserve calls of tapes they push nothing
+    on (and the IF blocks left empty)."""
+    pushed = {a.lhs.symbol.name.lower() for s in statements for a in s.walk(Assignment)}
+    idle = {name for name, tape in reserves.items() if tape not in pushed}
+    if not idle:
+        return statements
+    for stmt in statements:
+        for call in stmt.walk(Call):
+            if not isinstance(call, IntrinsicCall) and call.routine.name.lower() in idle:
+                call.detach()
+        for block in reversed(stmt.walk(IfBlock)):
+            if block.parent is not None and not block.if_body.children and (
+                    block.else_body is None or not block.else_body.children):
+                block.detach()
+    return [s for s in statements
+            if not (isinstance(s, Call) and not isinstance(s, IntrinsicCall)
+                    and s.routine.name.lower() in idle)
+            and not (isinstance(s, IfBlock) and not s.if_body.children
+                     and (s.else_body is None or not s.else_body.children))]
+
+
+def _local(symbol):
+    """An automatic local of the routine: its value dies with the call."""
+    return (isinstance(symbol, DataSymbol) and isinstance(symbol.interface, AutomaticInterface)
+            and symbol.initial_value is None and not symbol.is_constant)
+
+
+def _names(node):
+    return {r.symbol.name.lower() for r in node.walk(Reference)}
+
+
+def _user_call(node):
+    return any(not isinstance(c, IntrinsicCall) for c in node.walk(Call))
+
+
+class _Liveness:
+    """The backward pass; ``kept`` collects the ids of the statements kept.
+
+    :param lasting: what a call may read besides its arguments (module,
+        COMMON, SAVE'd variables, the routine's own arguments: an internal
+        procedure sees its host's)."""
+
+    def __init__(self, tapes, lasting):
+        self.tapes = tapes
+        self.lasting = lasting
+        self.kept = set()
+
+    def block(self, statements, live):
+        """Live names before `statements`, given those live after."""
+        for stmt in reversed(list(statements)):
+            live = self.statement(stmt, live)
+        return live
+
+    def statement(self, stmt, live):
+        if isinstance(stmt, Assignment) and not stmt.is_pointer and not _user_call(stmt):
+            target = stmt.lhs.symbol.name.lower()
+            if target not in self.tapes and target not in live:
+                return live
+            self.kept.add(id(stmt))
+            live = set(live)
+            if type(stmt.lhs) is Reference:
+                live.discard(target)
+            # Subscripts of the target, and what the value reads.
+            live |= {r.symbol.name.lower() for r in stmt.lhs.walk(Reference)
+                     if r is not stmt.lhs}
+            return live | _names(stmt.rhs)
+        if isinstance(stmt, IfBlock):
+            after_if = self.block(stmt.if_body.children, live)
+            after_else = self.block(stmt.else_body.children, live) \
+                if stmt.else_body is not None else live
+            if not self._holds_kept(stmt):
+                return live
+            self.kept.add(id(stmt))
+            return set(after_if) | set(after_else) | _names(stmt.condition)
+        if isinstance(stmt, (Loop, WhileLoop)):
+            return self.loop(stmt, live)
+        # Calls, intrinsic statements, jumps, pointer assignments: kept, and
+        # a call may read anything that outlives it.
+        self.kept.add(id(stmt))
+        live = set(live) | _names(stmt)
+        if _user_call(stmt):
+            live |= self.lasting
+        return live
+
+    def _holds_kept(self, node):
+        return any(id(s) in self.kept for s in node.walk(Statement) if s is not node)
+
+    def loop(self, stmt, live):
+        body = stmt.loop_body.children
+        inside = set()
+        while True:  # until what the body needs at its start is stable
+            before = self.block(body, set(live) | inside)
+            if before <= inside:
+                break
+            inside |= before
+        index = stmt.variable.name.lower() if isinstance(stmt, Loop) else None
+        if not self._holds_kept(stmt) and index not in live:
+            return live
+        self.kept.add(id(stmt))
+        live = set(live) | inside
+        if isinstance(stmt, Loop):
+            live.discard(index)
+            for expr in (stmt.start_expr, stmt.stop_expr, stmt.step_expr):
+                live |= _names(expr)
+        else:
+            live |= _names(stmt.condition)
+        return live
+
+
+def _prune(statements, kept):
+    """Detach every statement not in `kept` (ids), at every depth; drop
+    ELSE branches left empty."""
+    for stmt in statements:
+        for inner in stmt.walk(Statement):
+            if inner is not stmt and isinstance(inner.parent, Schedule) and \
+                    id(inner) not in kept and inner.parent is not None:
+                inner.detach()
+        for block in stmt.walk(IfBlock):
+            if block.else_body is not None and not block.else_body.children:
+                block.children[2].detach()
+    return [s for s in statements if id(s) in kept]

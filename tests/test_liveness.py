@@ -1,0 +1,43 @@
+"""Adjoint liveness (adfort/liveness.py): a callee's f_rev, the reversal
+its joint callers run, records only what its returning motion needs, in
+one routine with it.  The derivatives are checked by the call fixtures and
+benchmarks/ kernels under the joint schedule; here is what the generated
+code must (not) contain."""
+
+import re
+from pathlib import Path
+
+from adfort.api import differentiate_file
+from adfort.schedules import JointReversalSchedule
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _routine(text, name):
+    low = text.lower()
+    start = low.index(f"subroutine {name}(")
+    return low[start:low.index(f"end subroutine {name}", start)]
+
+
+def test_callee_reversal_skips_the_results_and_the_hand_over():
+    text, _, _ = differentiate_file(str(BENCH / "moist_thermo.f90"), ["thetae", "twet"],
+                                    ["t", "q"], JointReversalSchedule(),
+                                    routine="moist_column")
+    rev = _routine(text, "thermo_point_rev")
+    # The callee's results are not computed again (its caller has them) ...
+    assert not re.search(r"^\s*(thetae|twet) =", rev, re.M), rev
+    # ... what their partials need is (tl, thetal: read by the adjoint) ...
+    assert re.search(r"^\s*thetal = ", rev, re.M), rev
+    # ... in the same routine as the adjoint: no tape hand-over, no call.
+    assert "value_tape" not in rev and "call thermo_point_ret" not in rev, rev
+    assert "thetal_adj" in rev
+
+
+def test_loop_index_kept_when_its_body_is_dead():
+    """A loop whose body computes only results still runs when its index
+    is pushed for the returning motion; its dead statements are gone."""
+    text, _, _ = differentiate_file(str(BENCH / "lorenz96_rk4.f"), ["cost"],
+                                    ["x0", "forc"], JointReversalSchedule())
+    rev = _routine(text, "l96tnd_rev")
+    assert "dxdt(i) = " not in rev, rev
+    assert "x_adj(im1)" in rev
