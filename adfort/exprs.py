@@ -46,6 +46,20 @@ def real_kind(node):
     return None
 
 
+def kind_key(kind):
+    """A comparable key of a real kind: a named constant by its name, a
+    number by its value, DOUBLE PRECISION as 8 (gfortran's kind of 1.0d0;
+    options promoting reals, -freal-8-real-16, promote both alike)."""
+    if isinstance(kind, Literal):
+        kind = kind.value
+    if kind == ScalarType.Precision.DOUBLE:
+        return "8"
+    if isinstance(kind, Reference):
+        kind = kind.symbol
+    name = getattr(kind, "name", None)
+    return name.lower() if isinstance(name, str) else str(kind).strip().lower()
+
+
 def real_type(kind):
     """Return the scalar real datatype of precision `kind` (default if None)."""
     if kind is None:

@@ -1,24 +1,25 @@
-"""Integer scalars each iteration of a DO loop computes afresh from its
-indices and from values the routine never changes (neighbour indices
-``im1 = i - 1; if (im1 < 1) im1 = im1 + n``, level pointers ``kp = min(k +
-1, nz)``): the returning motion computes them again at the start of each
-reversed iteration instead of taping them.
+"""Scalars each iteration of a DO loop computes afresh from its indices
+and from values the routine never changes (neighbour indices ``im1 = i -
+1; if (im1 < 1) im1 = im1 + n``, level pointers ``kp = min(k + 1, nz)``,
+differences of inputs ``dc = c(i+1) - c(i)``): the returning motion computes
+them again at the start of each reversed iteration instead of taping them.
 
 Cost model: taping such a variable costs a push per overwrite in the
 recording, a pop in the returning motion and tape room; computing it again
-costs the few integer operations of its statements once per reversed
-iteration.  The statements are at most a few operations each (no function
-of the user, only cheap intrinsics), so computing again is always cheaper.
+costs the operations of its statements once per reversed iteration.  Those
+are cheap (no function of the user, only cheap intrinsics; a real value's
+formula at most a few operations), so computing again wins.
 
-A variable ``v`` (an integer scalar local, without SAVE or an initial
-value) of loop ``L`` qualifies when
+A variable ``v`` (an integer or real scalar local, without SAVE or an
+initial value) of loop ``L`` qualifies when
 
 - every write of ``v`` is an assignment in ``L``'s body, at its top level
   or in IF blocks at its top level that hold only such assignments (no
   call, no I/O, no nested loop sets it), and ``v`` is named nowhere outside
   ``L``;
-- the first statement of the body naming ``v`` assigns it without
-  reading it (its value is not carried from one iteration to the next);
+- the first statement of the body naming ``v`` sets it on every path
+  without reading it (its value is not carried from one iteration to the
+  next);
 - those statements (and the conditions of their IF blocks) read only
   literals, the indices of ``L`` and of the loops around it, variables the
   routine never writes (arguments, named constants) and other qualifying
@@ -26,15 +27,23 @@ value) of loop ``L`` qualifies when
 - every other statement of the body naming ``v`` comes after the last
   statement setting it, so the value computed again is the one each of
   them read.
+
+Only primal values are computed again; an active variable's adjoint is
+untouched.
 """
 
 import re
 
 from psyclone.psyir.nodes import (
-    Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, WhileLoop)
+    Assignment, Call, CodeBlock, DataNode, IfBlock, IntrinsicCall, Loop, Reference, WhileLoop)
 from psyclone.psyir.symbols import AutomaticInterface, DataSymbol, ScalarType
 
 from adfort.recompute import condition_reads
+
+# A real value computed again costs its operations once per reversed
+# iteration, a taped one a push and a pop: only short formulas are
+# computed again (a difference, a ratio, a clipped value).
+_MAX_REAL_NODES = 16
 from adfort.tape import written_names
 from adfort.transformations.reverser import enclosing_loop_indices
 
@@ -90,11 +99,29 @@ def strip_conditions(conditions, routine, found):
     return stripped
 
 
-def _local_integer(symbol):
+def _local_scalar(symbol):
     return (isinstance(symbol, DataSymbol) and isinstance(symbol.interface, AutomaticInterface)
             and isinstance(symbol.datatype, ScalarType)
-            and symbol.datatype.intrinsic == ScalarType.Intrinsic.INTEGER
+            and symbol.datatype.intrinsic in (ScalarType.Intrinsic.INTEGER,
+                                              ScalarType.Intrinsic.REAL)
             and symbol.initial_value is None and not symbol.is_constant)
+
+
+def _defines(stmt, name):
+    """Whether `stmt` sets `name` on every path without reading it first:
+    an assignment not reading it, or an IF block with an ELSE each branch
+    of which does so before any other use of `name`."""
+    if isinstance(stmt, Assignment):
+        return (type(stmt.lhs) is Reference and stmt.lhs.symbol.name.lower() == name
+                and name not in _named(stmt.rhs))
+    if not isinstance(stmt, IfBlock) or stmt.else_body is None or \
+            name in _named(stmt.condition):
+        return False
+    for branch in (stmt.if_body.children, stmt.else_body.children):
+        first = next((s for s in branch if name in _named(s)), None)
+        if first is None or not _defines(first, name):
+            return False
+    return True
 
 
 def _named(node):
@@ -149,7 +176,7 @@ def _loop_recomputed(routine, loop, written, opaque, calls):
             continue
         name = assign.lhs.symbol.name.lower()
         symbol = table.lookup(name, otherwise=None)
-        if (_local_integer(symbol) and name not in outside
+        if (_local_scalar(symbol) and name not in outside
                 and not re.search(r"\b%s\b" % re.escape(name), opaque)):
             candidates.add(name)
     indices = enclosing_loop_indices(loop)
@@ -184,15 +211,14 @@ def _qualifies(name, body, candidates, indices, written, table, calls):
         others.append(position)
     if not setters:
         return False
-    first = body[setters[0]]
-    if not (isinstance(first, Assignment) and name not in _named(first.rhs)) or \
-            (others and min(others) < setters[0]):
+    if not _defines(body[setters[0]], name) or (others and min(others) < setters[0]):
         return False  # carried from the iteration before
     if others and min(others) < setters[-1]:
         return False  # read between two of its settings
+    real = table.lookup(name).datatype.intrinsic == ScalarType.Intrinsic.REAL
     for position in setters:
         reads = _cheap_reads(body[position])
-        if reads is None:
+        if reads is None or (real and len(body[position].walk(DataNode)) > _MAX_REAL_NODES):
             return False
         for read in reads - {name} - indices:
             if read in candidates:

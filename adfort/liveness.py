@@ -144,7 +144,9 @@ class _Liveness:
 
     def loop(self, stmt, live):
         body = stmt.loop_body.children
-        inside = set()
+        # A DO WHILE tests its condition after every iteration: what it
+        # reads is live at the end of the body (else the loop may not end).
+        inside = _names(stmt.condition) if isinstance(stmt, WhileLoop) else set()
         while True:  # until what the body needs at its start is stable
             before = self.block(body, set(live) | inside)
             if before <= inside:

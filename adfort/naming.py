@@ -95,6 +95,11 @@ def tape_module(routine):
     return routine + TAPE_MODULE_SUFFIX
 
 
+def stored_value(label):
+    """A value of a costly call kept for the adjoint (exp_value, pow_value)."""
+    return f"{label}_value"
+
+
 def loop_bound(label):
     """Name of a local keeping a DO loop's first value or step."""
     return f"loop_{label}"

@@ -31,7 +31,7 @@ from adfort import intrinsics
 from adfort.arrays import expr_rank
 from adfort.exprs import (
     E, all_of, aint, asum, call, cos, cosh, count, cshift, eoshift, exp,
-    indicator, int_literal, log, matmul, maxval, merge, minval, product, real_literal,
+    indicator, int_literal, kind_key, log, matmul, maxval, merge, minval, product, real_literal,
     sign, sin, sinh, size, spread, sqrt, tan, tanh, transpose)
 
 
@@ -135,17 +135,6 @@ def _product(g, array, dim=None, mask=None):
     partial = merge(others / safe, array.zero(), zeros.eq(0)) + \
         merge(others, array.zero(), zeros.eq(1) & zero)
     return {"array": _masked(_broadcast(g, array, dim) * partial, mask, array)}
-
-
-def _guarded_at_zero(partial):
-    """A partial that is infinite where its argument is zero (SQRT's):
-    taken as zero there, as what multiplies it (a clipped argument,
-    ``sqrt(max(q, 0))``) is then zero too; the argument is replaced by 1
-    where zero so that no 1/0 is ever evaluated."""
-    def rule(x):
-        zero = x.eq(x.zero())
-        return merge(x.zero(), partial(merge(x.one(), x, zero)), zero)
-    return rule
 
 
 def _extremum(value):
@@ -271,7 +260,17 @@ def _pick(args, strictly_better, at_least_as_good):
 def _pow_base_partial(x, y):
     """d(x**y)/dx = y*x**(y-1).  For an integer variable exponent equal to
     0 the partial is 0 whatever x is; the exponent is then nudged to 0 so
-    that x = 0 does not give 0*x**(-1) = NaN (``t**k`` summed from k = 0)."""
+    that x = 0 does not give 0*x**(-1) = NaN (``t**k`` summed from k = 0).
+
+    A real exponent of x's kind: y*(x**y)/x, the value x**y the statement
+    computes anyway (one power, not two; adfort/stored_values.py keeps it
+    from the forward run); at x = 0 the partial is taken as 1 if y = 1, else
+    0 (as SQRT's: finite where the true one is infinite)."""
+    if y.kind is not None and x.kind is not None and not _is_integer_literal(y) \
+            and _same_kind(x.kind, y.kind):
+        zero = x.eq(x.zero())
+        at_zero = merge(x.one(), x.zero(), y.eq(1))
+        return y * merge(at_zero, x ** y / merge(x.one(), x, zero), zero)
     if _is_literal(y) or y.kind is not None:
         return y * x ** (y - 1)
     return y * x ** (y - 1 + merge(E(int_literal(1)), E(int_literal(0)), y.eq(0)))
@@ -286,6 +285,27 @@ def _pow_exponent_partial(x, y):
     # (DBLE(i) has a kind adfort may not know; MERGE needs equal kinds).
     safe = x + merge(E(int_literal(1)), E(int_literal(0)), x.eq(0))
     return x ** y * log(_as_real(safe, y))
+
+
+def _is_integer_literal(e):
+    node = e.node
+    if isinstance(node, UnaryOperation):
+        node = node.children[0]
+    return isinstance(node, Literal) and node.datatype.intrinsic == ScalarType.Intrinsic.INTEGER
+
+
+def _same_kind(a, b):
+    return kind_key(a) == kind_key(b)
+
+
+def _sqrt_partial(x):
+    """d(sqrt(x))/dx = 1/(2*sqrt(x)), infinite at x = 0: taken as zero
+    there, as what multiplies it (a clipped argument, ``sqrt(max(q, 0))``)
+    is then zero too; sqrt(x) is replaced by 1 where x is zero so that no
+    1/0 is ever evaluated, and written whole so that the value the statement
+    computes is used again."""
+    zero = x.eq(x.zero())
+    return merge(x.zero(), 1 / (2 * merge(x.one(), sqrt(x), zero)), zero)
 
 
 def _is_literal(e):
@@ -328,7 +348,7 @@ RULES = {
     "DIV": (lambda x, y: x.one() / y, lambda x, y: -x / y ** 2),
     "POW": (_pow_base_partial, _pow_exponent_partial),
     # Elementary functions.
-    "SQRT": _guarded_at_zero(lambda x: 1 / (2 * sqrt(x))),
+    "SQRT": _sqrt_partial,
     "EXP": lambda x: exp(x),
     "LOG": lambda x: 1 / x,
     "LOG10": lambda x: 1 / (x * log(x.const(10))),

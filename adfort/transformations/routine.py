@@ -28,6 +28,7 @@ from adfort.recompute import candidates, choose
 from adfort.taping import plan_taping
 from adfort.iterations import recomputed_in_loops, strip_conditions, strip_reads
 from adfort.liveness import lean_recording
+from adfort.stored_values import store_costly_values
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import Reverser, enclosing_loop_indices
@@ -200,6 +201,8 @@ def reverse_work(work, spec, options, names, filename=None):
     assignments = work.walk(Assignment)
     adjoints = {id(a): assignment_adjoint(a, ctx) for a in assignments
                 if id(a.rhs) not in spec.calls}
+    if store_costly_values(work, adjoints, table, taken):
+        assignments = work.walk(Assignment)
     reads = {id(a): adjoint_reads(a, adjoints[id(a)], ctx) for a in assignments
              if id(a) in adjoints}
     for a in assignments:
