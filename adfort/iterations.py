@@ -21,15 +21,19 @@ initial value) of loop ``L`` qualifies when
   without reading it (its value is not carried from one iteration to the
   next);
 - those statements (and the conditions of their IF blocks) read only
-  literals, the indices of ``L`` and of the loops around it, variables the
-  routine never writes (arguments, named constants) and other qualifying
-  variables set before;
+  literals, the indices of ``L`` and of the loops around it, other
+  qualifying variables set before, and locals and arguments ``L`` never
+  writes (nor a call in it: ``diff = u(ip) - 2*u(i) + u(im)`` in a time
+  step's space loop, ``u`` set after it), or module variables the routine
+  never writes and no callee can;
 - every other statement of the body naming ``v`` comes after the last
   statement setting it, so the value computed again is the one each of
   them read.
 
 Only primal values are computed again; an active variable's adjoint is
-untouched.
+untouched.  Where the adjoint of a statement read ``v``, it now reads what
+``v``'s statements read: the taping plan sees those reads, so a variable
+changed after ``L`` is put back before ``L`` is reversed.
 """
 
 import re
@@ -42,13 +46,14 @@ from adfort.recompute import condition_reads
 
 # A real value computed again costs its operations once per reversed
 # iteration, a taped one a push and a pop: only short formulas are
-# computed again (a difference, a ratio, a clipped value).
+# computed again (a difference, a ratio, a clipped value); each
+# assignment's right-hand side counts (an IF block runs one branch).
 _MAX_REAL_NODES = 16
 from adfort.tape import written_names
 from adfort.transformations.reverser import enclosing_loop_indices
 
 
-def recomputed_in_loops(routine, alias):
+def recomputed_in_loops(routine, alias, call_writes=None):
     """{id(Loop): (names, statements)}: the variables each loop's reversed
     iterations compute again, and the top-level statements of its body
     (assignments and IF blocks, in order) that compute them, to be copied.
@@ -56,6 +61,9 @@ def recomputed_in_loops(routine, alias):
     :param routine: the working copy of the routine (structured).
     :param alias: {pointer: target} of the routine (nothing is computed
         again when a pointer may write anything).
+    :param call_writes: {id(call statement): names the call may change}
+        (from the callees' summaries); a variable only given to a callee
+        that does not change it is read there, not set.
     """
     if alias:
         return {}
@@ -63,12 +71,38 @@ def recomputed_in_loops(routine, alias):
     opaque = " ".join(str(n).lower() for block in routine.walk(CodeBlock)
                       for n in block.parse_tree_nodes)
     calls = any(not isinstance(c, IntrinsicCall) for c in routine.walk(Call))
+    calls = (call_writes or {}) if calls else None
     found = {}
     for loop in routine.walk(Loop):
         names, statements = _loop_recomputed(routine, loop, written, opaque, calls)
         if names:
             found[id(loop)] = (names, statements)
     return found
+
+
+def keep_needed(found, reads, conditions, routine):
+    """`found` with only the variables some adjoint (or IF condition
+    evaluated again) in their loop reads, and those their statements read:
+    computing again a value nobody reads would be wasted work."""
+    kept = {}
+    for loop in routine.walk(Loop):
+        if id(loop) not in found:
+            continue
+        names, statements = found[id(loop)]
+        needed = set()
+        for node in loop.loop_body.walk((Assignment, Call, IfBlock, Loop, WhileLoop)):
+            needed |= set(reads.get(id(node), ())) & names
+            needed |= set(conditions.get(id(node), ())) & names
+        while True:  # what the statements setting the needed ones read
+            more = {n for s in statements if (_setters(s, names) or set()) & needed
+                    for n in (_cheap_reads(s) or set()) & names} - needed
+            if not more:
+                break
+            needed |= more
+        statements = [s for s in statements if (_setters(s, names) or set()) & needed]
+        if statements:
+            kept[id(loop)] = ({n for s in statements for n in _setters(s, names)}, statements)
+    return kept
 
 
 def strip_reads(reads, routine, found):
@@ -78,11 +112,22 @@ def strip_reads(reads, routine, found):
     for loop in routine.walk(Loop):
         if id(loop) not in found:
             continue
-        names = found[id(loop)][0]
+        names, extra = found[id(loop)][0], _extra_reads(loop, found[id(loop)])
         for node in loop.loop_body.walk((Assignment, Call, IfBlock, Loop, WhileLoop)):
-            if id(node) in stripped:
-                stripped[id(node)] = set(stripped[id(node)]) - names
+            if id(node) in stripped and names & set(stripped[id(node)]):
+                stripped[id(node)] = (set(stripped[id(node)]) - names) | extra
     return stripped
+
+
+def _extra_reads(loop, recomputed):
+    """What computing `recomputed` again reads besides itself and the loop
+    indices: it reads those where the computed values were read, so they
+    must have there the values they had in the forward iteration."""
+    names, statements = recomputed
+    read = set()
+    for stmt in statements:
+        read |= _cheap_reads(stmt) or set()
+    return read - names - enclosing_loop_indices(loop)
 
 
 def strip_conditions(conditions, routine, found):
@@ -92,10 +137,10 @@ def strip_conditions(conditions, routine, found):
     for loop in routine.walk(Loop):
         if id(loop) not in found:
             continue
-        names = found[id(loop)][0]
+        names, extra = found[id(loop)][0], _extra_reads(loop, found[id(loop)])
         for block in loop.loop_body.walk(IfBlock):
-            if id(block) in stripped:
-                stripped[id(block)] = set(stripped[id(block)]) - names
+            if id(block) in stripped and names & set(stripped[id(block)]):
+                stripped[id(block)] = (set(stripped[id(block)]) - names) | extra
     return stripped
 
 
@@ -180,10 +225,12 @@ def _loop_recomputed(routine, loop, written, opaque, calls):
                 and not re.search(r"\b%s\b" % re.escape(name), opaque)):
             candidates.add(name)
     indices = enclosing_loop_indices(loop)
+    written_here = written_names(body)
     while candidates:
         dropped = set()
         for name in candidates:
-            if not _qualifies(name, body, candidates, indices, written, table, calls):
+            if not _qualifies(name, body, candidates, indices, written, written_here,
+                              table, calls):
                 dropped.add(name)
         if not dropped:
             break
@@ -194,7 +241,16 @@ def _loop_recomputed(routine, loop, written, opaque, calls):
     return candidates, statements
 
 
-def _qualifies(name, body, candidates, indices, written, table, calls):
+def _may_set(call, name, call_writes):
+    """Whether `call` (a user routine) may change `name`, given to it."""
+    if isinstance(call, IntrinsicCall) or name not in _named(call):
+        return False
+    statement = call if id(call) in (call_writes or {}) else call.parent
+    writes = (call_writes or {}).get(id(statement))
+    return writes is None or name in writes
+
+
+def _qualifies(name, body, candidates, indices, written, written_here, table, calls):
     setters, others = [], []
     for position, stmt in enumerate(body):
         if name not in _named(stmt):
@@ -205,8 +261,7 @@ def _qualifies(name, body, candidates, indices, written, table, calls):
             continue
         if any(a.lhs.symbol.name.lower() == name for a in stmt.walk(Assignment)):
             return False  # set in a nested loop or a mixed IF block
-        if any(not isinstance(c, IntrinsicCall) and name in _named(c)
-               for c in stmt.walk(Call)):
+        if any(_may_set(c, name, calls) for c in stmt.walk(Call)):
             return False  # a callee may set it
         others.append(position)
     if not setters:
@@ -218,15 +273,18 @@ def _qualifies(name, body, candidates, indices, written, table, calls):
     real = table.lookup(name).datatype.intrinsic == ScalarType.Intrinsic.REAL
     for position in setters:
         reads = _cheap_reads(body[position])
-        if reads is None or (real and len(body[position].walk(DataNode)) > _MAX_REAL_NODES):
+        if reads is None or (real and any(len(a.rhs.walk(DataNode)) > _MAX_REAL_NODES
+                                          for a in body[position].walk(Assignment))):
             return False
         for read in reads - {name} - indices:
             if read in candidates:
                 continue
             symbol = table.lookup(read, otherwise=None)
-            if read in written or not isinstance(symbol, DataSymbol):
+            if read in written_here or not isinstance(symbol, DataSymbol):
                 return False
-            if not (symbol.is_constant or symbol.is_argument) and (
-                    calls or not symbol.is_import):
+            if isinstance(symbol.interface, AutomaticInterface) or symbol.is_argument:
+                continue  # unchanged in L; restored for L's reversal if changed after
+            if not symbol.is_constant and (read in written or calls is not None
+                                           or not symbol.is_import):
                 return False
     return True

@@ -6,8 +6,10 @@ import textwrap
 
 LINE_LIMIT = 100
 # Break points by preference: between terms, between arguments, then
-# between factors.
-_BREAKS = ((" + ", " - "), (", ",), (" * ", " / ", " .AND. ", " .OR. "))
+# between factors; as a last resort after a comma or an opening
+# parenthesis with no space (subscripts as PSyclone writes them).
+_BREAKS = ((" + ", " - "), (", ",), (" * ", " / ", " .AND. ", " .OR. "), (",", "("))
+_AFTER = (", ", ",", "(")  # broken after the token, the others before it
 
 
 def _outside_quotes(line):
@@ -36,7 +38,10 @@ def _break_point(line, limit):
                 pos = line.find(token, start)
                 if pos < 0 or pos + len(token) > limit - 2:
                     break
-                cut = pos + (len(token) if token == ", " else 1)
+                cut = pos + (len(token) if token in _AFTER else 1)
+                if token == "(" and line[cut:cut + 1] == "/":
+                    start = pos + 1
+                    continue  # (/ … /) is one token
                 if free[pos] and line[:cut].strip():
                     best = max(best or 0, cut)
                 start = pos + 1

@@ -50,7 +50,7 @@ def _target(assign, alias):
 
 
 def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
-                reevaluate=None):
+                reevaluate=None, call_restores=None, reads_after=(), fresh=None):
     """Plan the taping of a routine's statements.
 
     :param statements: the routine's top-level statements.
@@ -64,10 +64,24 @@ def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
     :param reevaluate: {id(IfBlock): names its condition reads} for the IFs
         whose condition the returning motion evaluates again (after
         reversing what follows them: read at their end).
+    :param call_restores: {id(call statement): names the callee's returning
+        motion itself puts back as they were before the call} (split
+        links): the caller does not save them around the call.
+    :param reads_after: ids of the calls whose adjoint reads the values
+        the call leaves (split links): their reads count after their
+        writes (the value before the call is saved only if an earlier
+        statement's adjoint needs it).
+    :param fresh: {id(Assignment): id(Loop)} of the writes of fresh
+        elements (:mod:`adfort.fresh_elements`): taped only if their array
+        is needed as it was when their loop started.
     :rtype: :class:`TapingPlan`
     """
     plan = TapingPlan()
+    plan.fresh = fresh or {}
+    plan.loop_entry = {}
     plan.call_writes = call_writes or {}
+    plan.call_restores = call_restores or {}
+    plan.reads_after = set(reads_after)
     plan.alias = alias or {}
     plan.reevaluate = reevaluate or {}
     plan.reevaluated = set(plan.reevaluate)
@@ -91,16 +105,22 @@ def _walk(statements, reads, used, plan):
         if id(stmt) in plan.call_writes:
             # A call may or may not overwrite each variable it is given:
             # its old value is saved if needed, but it is not a sure kill.
-            for name in reads.get(id(stmt), ()):
-                used[name] = True
+            after = id(stmt) in plan.reads_after
+            if not after:
+                for name in reads.get(id(stmt), ()):
+                    used[name] = True
+            restores = plan.call_restores.get(id(stmt), ())
             for name in plan.call_writes[id(stmt)]:
-                if used.get(name):
+                if used.get(name) and name not in restores:
                     plan.taped_calls.add((id(stmt), name))
             if isinstance(stmt, Assignment) and _kills(stmt, plan.alias):
                 target = _target(stmt, plan.alias)
                 if used.get(target):
                     plan.taped.add(id(stmt))
                 used[target] = False
+            if after:
+                for name in reads.get(id(stmt), ()):
+                    used[name] = True
         elif isinstance(stmt, Assignment) and stmt.is_pointer:
             for name in reads.get(id(stmt), ()):
                 used[name] = True  # its subscripts, to re-associate it
@@ -108,7 +128,10 @@ def _walk(statements, reads, used, plan):
             for name in reads.get(id(stmt), ()):
                 used[name] = True
             target = _target(stmt, plan.alias)
-            if used.get(target):
+            needed = used
+            if id(stmt) in plan.fresh:
+                needed = plan.loop_entry.get(plan.fresh[id(stmt)], used)
+            if needed.get(target):
                 plan.taped.add(id(stmt))
             if _kills(stmt, plan.alias):
                 used[target] = False
@@ -128,6 +151,7 @@ def _walk(statements, reads, used, plan):
             for name in plan.reevaluate.get(id(stmt), ()):
                 used[name] = True
         elif isinstance(stmt, (Loop, WhileLoop)):
+            plan.loop_entry[id(stmt)] = dict(used)
             body = stmt.loop_body.children
             once = _walk(body, reads, used, plan)
             again = _walk(body, reads, _merge(used, once), plan)
@@ -138,3 +162,60 @@ def _walk(statements, reads, used, plan):
                     plan.loop_indices.add(id(stmt))
                 used[index] = False
     return used
+
+
+def restored_on_return(routine, plan, formals):
+    """Names among `formals` that the returning motion leaves as they were
+    when the recording motion started: every write of each (assignments,
+    calls, kept statements) has its overwritten value put back, by this
+    routine's tape or by a split callee's own returning motion.  A caller
+    linking this routine split needs not save them around the call.
+
+    Conservative: a variable also written otherwise (a DO variable, an
+    allocation, an intrinsic subroutine, an opaque statement, through a
+    pointer) is not counted.
+
+    :param routine: the working copy the plan was made for.
+    :param plan: its :class:`TapingPlan`.
+    :param formals: lower-case names of its dummy arguments.
+    :rtype: set of str
+    """
+    from psyclone.psyir.nodes import Call, CodeBlock, IntrinsicCall, Schedule
+    candidates = set(formals) - set(plan.alias) - set(plan.alias.values())
+    for loop in routine.walk(Loop):
+        candidates.discard(loop.variable.name.lower())
+    calls = {key for key in plan.call_writes}
+    for node in routine.walk((Call, CodeBlock)):
+        if isinstance(node, CodeBlock):
+            if id(node) not in calls:
+                text = " ".join(str(a).lower() for a in node.parse_tree_nodes)
+                candidates = {n for n in candidates
+                              if not _names_word(text, n)}
+            continue
+        statement = isinstance(node.parent, Schedule)
+        if statement and (isinstance(node, IntrinsicCall) or id(node) not in calls):
+            # ALLOCATE, intrinsic subroutines: writes not put back here.
+            for ref in node.walk(Reference):
+                candidates.discard(ref.symbol.name.lower())
+    for assign in routine.walk(Assignment):
+        name = assign.lhs.symbol.name.lower()
+        if name not in candidates:
+            continue
+        if id(assign) in plan.call_writes:
+            continue  # a function call's target: checked with the calls
+        if assign.is_pointer or id(assign) not in plan.taped:
+            candidates.discard(name)
+    targets = {id(a): a.lhs.symbol.name.lower() for a in routine.walk(Assignment)
+               if id(a) in plan.call_writes and id(a) in plan.taped}
+    for key, names in plan.call_writes.items():
+        restores = plan.call_restores.get(key, ())
+        for name in names & candidates:
+            if (key, name) not in plan.taped_calls and name not in restores \
+                    and targets.get(key) != name:
+                candidates.discard(name)
+    return candidates
+
+
+def _names_word(text, name):
+    import re
+    return re.search(r"\b%s\b" % re.escape(name), text) is not None

@@ -220,3 +220,28 @@ def test_simplified_trees_keep_their_value_through_the_writer(seed, table):
         assert evaluate(FortranReader().psyir_from_expression(text, table)) == expected, text
         checked += 1
     assert checked > 30
+
+
+def test_long_subscript_lines_are_broken_under_the_limit(workdir):
+    """A line whose only spaces are in places that do not fit (subscripts
+    written with bare commas) is broken after a comma or a parenthesis, never
+    inside ``(/ … /)``, and compiles (fuzz L4 seed 90139: a 132-column line)."""
+    import subprocess
+    from adfort.layout import LINE_LIMIT, wrap
+    name = "limiter_argument_1"
+    line = (f"        limiter_value_1(element,element_1) = lim({name}(element,LBOUND({name}, "
+            "dim=2) + (element_1 - 1)), 1.0)")
+    assert len(line) > LINE_LIMIT
+    src = ("module m\ncontains\n  real function lim(a, b)\n    real, intent(in) :: a, b\n"
+           "    lim = a + b\n  end function lim\n  subroutine s(lv, " + name + ")\n"
+           f"    real, intent(inout) :: lv(2,2), {name}(2,2)\n    real :: limiter_value_1(2,2)\n    integer :: element, element_1\n"
+           "    do element = 1, 2\n    do element_1 = 1, 2\n" + line + "\n    end do\n"
+           "    end do\n    lv = limiter_value_1\n    lv(1,1) = lv(1,1) + sum((/1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, "
+           "9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0/))\n"
+           "  end subroutine s\nend module m\n")
+    text = wrap(src)
+    assert all(len(row) <= LINE_LIMIT for row in text.splitlines()), text
+    path = workdir / "wrapped.f90"
+    path.write_text(text)
+    subprocess.run(["gfortran", "-std=f2008", "-Werror", "-c", str(path), "-o",
+                    str(workdir / "wrapped.o")], check=True, cwd=workdir)

@@ -518,7 +518,7 @@ class _ProgramBuild:
         for unit in chosen:
             host = hosts.setdefault(unit.module, Host(unit.module, self))
             callee_motions = {}
-            call_io, clears = {}, {}
+            call_io, clears, restores, after = {}, {}, {}, set()
             for stmt_call in user_calls(unit.work):
                 callee = unit.calls.get(id(stmt_call))
                 callee_motions[id(stmt_call)] = motions_of.get(id(callee)) if callee else None
@@ -526,6 +526,10 @@ class _ProgramBuild:
                 clears[key] = self._passive_outputs(unit, stmt_call, callee)
                 call_io[key] = self._call_io(unit, stmt_call, callee, clears[key],
                                              self._motions.get(id(callee)))
+                restores[key] = self._call_restores(unit, stmt_call, callee,
+                                                    self._motions.get(id(callee)))
+                if self._returns_split(unit, callee):
+                    after.add(key)
             names = host.names(unit)
             module_adjoints = host.module_adjoints(unit)
             if unit is self.top:
@@ -551,6 +555,7 @@ class _ProgramBuild:
                 active=self.activity.active_locals(unit),
                 module_adjoints=module_adjoints,
                 calls=callee_motions, call_io=call_io, call_clears=clears,
+                call_restores=restores, call_reads_after=after,
                 tapes=None if single else host.tapes(unit),
                 schedule=self.schedule, callee=unit is not self.top,
                 module_dependents=self._module_names(self.dependents),
@@ -670,6 +675,36 @@ class _ProgramBuild:
         fixed = {f.name.lower() for f in unit.formals
                  if f.interface.access == ArgumentInterface.Access.READ}
         return reads - enclosing_loop_indices(statement), writes - enclosing_loop_indices(statement) - fixed
+
+    def _returns_split(self, unit, callee):
+        """Whether the call's adjoint is the callee's returning motion (a
+        split link to a generated callee): it reads the arguments as the
+        call left them, not as they were before it."""
+        return (callee is not None and not getattr(callee, "opaque", False)
+                and callee in self.chosen and self.schedule.is_split(unit.name, callee.name))
+
+    def _call_restores(self, unit, call, callee, motions):
+        """Names of the variables a call is given that the callee's returning
+        motion puts back as they were before the call (a split link to a
+        callee whose every write of the dummy is undone, see
+        :func:`adfort.taping.restored_on_return`): the caller need not save
+        them too.  Only plain positional calls; a variable given twice, or
+        also a module variable the callee writes, is not counted."""
+        if (motions is None or not self._returns_split(unit, callee)
+                or any(name is not None for name in call.argument_names)):
+            return set()
+        formals = [f for f in callee.formals if f is not callee.result]
+        given = [a.symbol.name.lower() for a in call.arguments if is_variable(a)]
+        write_mod = self.access[id(callee)][1]
+        found = set()
+        for actual, formal in zip(call.arguments, formals):
+            if not is_variable(actual):
+                continue
+            name = actual.symbol.name.lower()
+            if (formal.name.lower() in motions.restores and given.count(name) == 1
+                    and name not in write_mod):
+                found.add(name)
+        return found
 
     def _arguments_read_back(self, unit, callee, motions):
         """Names of the callee's formals whose values its reversal reads

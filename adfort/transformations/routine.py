@@ -25,8 +25,9 @@ from adfort.optional import optional_names
 from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.tape import TapeSet, tidy_reserves, written_names
 from adfort.recompute import candidates, choose
-from adfort.taping import plan_taping
-from adfort.iterations import recomputed_in_loops, strip_conditions, strip_reads
+from adfort.taping import plan_taping, restored_on_return
+from adfort.fresh_elements import fresh_element_writes
+from adfort.iterations import keep_needed, recomputed_in_loops, strip_conditions, strip_reads
 from adfort.liveness import lean_recording
 from adfort.stored_values import store_costly_values
 from adfort.transformations.assignment import assignment_adjoint
@@ -53,6 +54,7 @@ class RoutineMotions:
 
     def __init__(self, recording, returning, reversing, jacobian, tapes, dynamic):
         self.exit_reads = None  # argument names r_ret reads as r_rec left them
+        self.restores = set()   # argument names r_ret puts back as r_rec found them
         self.recording = recording
         self.returning = returning
         self.reversing = reversing
@@ -102,6 +104,10 @@ class UnitSpec:
     :param call_io: {id(call statement): (names read, names written)}.
     :param call_clears: {id(call statement): [actual arguments whose
         adjoints the call clears (overwritten with passive values)]}.
+    :param call_restores: {id(call statement): names of variables the
+        (split) callee's returning motion puts back itself}.
+    :param call_reads_after: ids of the call statements whose adjoint reads
+        the values the call leaves (split links), not those before it.
     :param tapes: the shared dynamic TapeSet of the routine's host, or None.
     :param schedule: the reversal schedule (for calls).
     :param callee: True for a routine called by another: its ``_rev`` has
@@ -126,7 +132,7 @@ class UnitSpec:
                  callee=False,
                  module_dependents=(), module_independents=(), module_variable=None,
                  jacobian_dependents=(), jacobian_independents=(), types=None,
-                 attributes=None):
+                 attributes=None, call_restores=None, call_reads_after=()):
         self.dependents = [d.lower() for d in dependents]
         self.independents = [i.lower() for i in independents]
         self.active = active
@@ -134,6 +140,8 @@ class UnitSpec:
         self.calls = calls or {}
         self.call_io = call_io or {}
         self.call_clears = call_clears or {}
+        self.call_restores = call_restores or {}
+        self.call_reads_after = set(call_reads_after)
         self.tapes = tapes
         self.schedule = schedule
         self.callee = callee
@@ -234,14 +242,21 @@ def reverse_work(work, spec, options, names, filename=None):
            if not sym.is_import and not sym.is_unresolved
            and not isinstance(sym.interface, CommonBlockInterface)}
     # Index arithmetic of each iteration is computed again while returning.
-    recomputed = recomputed_in_loops(work, alias)
+    recomputed = recomputed_in_loops(work, alias, call_writes)
     recomputed = {key: (names, [s.copy() for s in stmts])
                   for key, (names, stmts) in recomputed.items()}
+    fresh = fresh_element_writes(work, alias)
+    conditions = candidates(work, alias)
+    recomputed = keep_needed(recomputed, reads, conditions, work)
     reads = strip_reads(reads, work, recomputed)
-    conditions = strip_conditions(candidates(work, alias), work, recomputed)
+    conditions = strip_conditions(conditions, work, recomputed)
     plan = choose(conditions, lambda reevaluate: plan_taping(
         work.children, reads, (written & own) - set(arg_names) - allocatables,
-        {**call_writes, **kept_writes}, alias, reevaluate))
+        {**call_writes, **kept_writes}, alias, reevaluate, spec.call_restores,
+        spec.call_reads_after, fresh))
+    # Before reversing (which takes statements out of `work`).
+    restores = restored_on_return(work, plan, [a for a in arg_names if result is None
+                                               or a != result.name.lower()])
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
     # Strings go on the tape character by character: their length may be
@@ -387,6 +402,7 @@ def reverse_work(work, spec, options, names, filename=None):
                              spec.jacobian_independents or indep, written, taken)
     motions = RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
     motions.exit_reads = plan.exit_reads & set(arg_names)
+    motions.restores = restores
     # Whether r_rec may push onto shared tapes (itself or through a callee).
     motions.pushes = tapes.pushes_made() > 0 or any(
         getattr(c, "pushes", True) for c in spec.calls.values() if c is not None)
