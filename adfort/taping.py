@@ -9,7 +9,10 @@ by union; loop bodies are visited until the marks are stable, since a
 later iteration's write follows an earlier iteration's read.
 """
 
-from psyclone.psyir.nodes import Assignment, IfBlock, Loop, Reference, WhileLoop
+import re
+
+from psyclone.psyir.nodes import (
+    Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, Schedule, WhileLoop)
 
 from adfort.transformations.allocation import allocated_symbols, is_allocation
 
@@ -180,11 +183,10 @@ def restored_on_return(routine, plan, formals):
     :param formals: lower-case names of its dummy arguments.
     :rtype: set of str
     """
-    from psyclone.psyir.nodes import Call, CodeBlock, IntrinsicCall, Schedule
     candidates = set(formals) - set(plan.alias) - set(plan.alias.values())
     for loop in routine.walk(Loop):
         candidates.discard(loop.variable.name.lower())
-    calls = {key for key in plan.call_writes}
+    calls = set(plan.call_writes)
     for node in routine.walk((Call, CodeBlock)):
         if isinstance(node, CodeBlock):
             if id(node) not in calls:
@@ -217,5 +219,4 @@ def restored_on_return(routine, plan, formals):
 
 
 def _names_word(text, name):
-    import re
     return re.search(r"\b%s\b" % re.escape(name), text) is not None
