@@ -1,6 +1,6 @@
 """Differentiate a Fortran file: read, transform, write."""
 
-from adfort import __version__
+from adfort import __version__, timing
 from adfort.errors import AdfortError
 from adfort.frontend import read_file, routines
 from adfort.layout import wrap
@@ -78,11 +78,13 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
     """
     trans = ADReverseContainerTrans(search_path, extra_files, adjoint_libraries,
                                     passive_routines, defines, undefines, cpp)
-    tree = read_file(path, trans.preprocessing)
-    if routine is None:
-        routine = choose_routine(tree, list(dependents) + list(independents), path)
-    result = trans.apply(tree, routine, list(dependents), list(independents),
-                         schedule, options)
-    text = header(path, routine, dependents, independents, schedule) + \
-        wrap(Writer()(result))
+    with timing.phase("analyse"):
+        tree = read_file(path, trans.preprocessing)
+        if routine is None:
+            routine = choose_routine(tree, list(dependents) + list(independents), path)
+        result = trans.apply(tree, routine, list(dependents), list(independents),
+                             schedule, options)
+    with timing.phase("write"):
+        text = header(path, routine, dependents, independents, schedule) + \
+            wrap(Writer()(result))
     return text, routine, trans.tape_sizes

@@ -3,11 +3,12 @@
 import os
 import sys
 import tempfile
+import time
 import traceback
 
 import click
 
-from adfort import __version__
+from adfort import __version__, timing
 from adfort.api import differentiate_file
 from adfort.errors import AdfortError
 from adfort.schedules import SCHEDULES, LinkReversalSchedule
@@ -19,6 +20,15 @@ def _names(values):
     for value in values:
         names.extend(n.strip() for n in value.split(",") if n.strip())
     return names
+
+
+def _print_timings(startup, phases):
+    """The ``-v`` report on standard error: one line per phase, then the
+    total (start-up is CPU time, the phases wall time)."""
+    rows = [("start-up", startup)] + [(name, phases.get(name, 0.0)) for name in timing.PHASES]
+    for name, seconds in rows:
+        click.echo(f"adfort: {name:<9} {seconds:7.3f} s", err=True)
+    click.echo(f"adfort: {'total':<9} {sum(s for _, s in rows):7.3f} s", err=True)
 
 
 def _check_output(path):
@@ -128,14 +138,17 @@ followed by its adjoint <name>_adj.""")
 @click.option("--jacobian", is_flag=True, help="Also generate r_jacobian.")
 @click.option("--verbose", is_flag=True,
               help="Comment each adjoint block with the statement it reverses.")
+@click.option("-v", "--timings", is_flag=True,
+              help="Print the time of each phase (start-up, read, analyse, transform, "
+                   "write) on standard error.")
 @click.option("--no-simplify", is_flag=True, help="Do not simplify generated expressions.")
 @click.option("--simplify-n-times", type=click.IntRange(min=0), default=5,
               show_default=True, help="Passes of simplification.")
 @click.option("--no-inline-operation-adjoints", is_flag=True,
               help="Keep every op_adj temporary instead of substituting single-use ones.")
 def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjoint_libs,
-         passive, search_path, defines, undefines, cpp, jacobian, verbose, no_simplify, simplify_n_times,
-         no_inline_operation_adjoints):
+         passive, search_path, defines, undefines, cpp, jacobian, verbose, timings, no_simplify,
+         simplify_n_times, no_inline_operation_adjoints):
     """Differentiate FILE in reverse mode and write the adjoint Fortran.
 
     EXTRA_FILES hold routines and modules that FILE's routines call.
@@ -164,6 +177,9 @@ def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjo
         for path in list(extra_files) + list(adjoint_libs):
             if not os.path.isfile(path):
                 raise AdfortError(f"no such file: '{path}'")
+        if timings:
+            startup = time.process_time()  # CPU of the interpreter and imports
+            timing.start()
         text, _, _ = differentiate_file(file, dependents, independents,
                                         _schedule(schedule, links), routine, options,
                                         search_path=search_path, extra_files=extra_files,
@@ -174,6 +190,8 @@ def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjo
             click.echo(text, nl=False)
         else:
             _write_atomically(output, text)
+        if timings:
+            _print_timings(startup, timing.stop())
     except AdfortError as err:
         click.echo(f"adfort: error: {err}", err=True)
         sys.exit(1)

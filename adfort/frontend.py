@@ -12,7 +12,7 @@ from psyclone.psyir.symbols import (
     ArrayType, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
     UnresolvedInterface, UnsupportedFortranType)
 
-from adfort import implicit, internal, naming, preprocess
+from adfort import implicit, internal, naming, preprocess, timing
 
 from adfort.declarations import rewrite_specifications
 from adfort.optional import read_optional_arguments
@@ -32,7 +32,8 @@ def is_fixed_form(path):
 
 
 def read_file(path, preprocessing=None):
-    """Parse a Fortran file into a PSyIR FileContainer.
+    """Parse a Fortran file into a PSyIR FileContainer (timed as the
+    ``read`` phase, see :mod:`adfort.timing`).
 
     The returned tree records the file name (``adfort_filename``) so that
     messages can name ``file:line``.
@@ -43,6 +44,11 @@ def read_file(path, preprocessing=None):
     :raises AdfortError: if the file is missing, unreadable or not valid
         Fortran.
     """
+    with timing.phase("read"):
+        return _read_file(path, preprocessing)
+
+
+def _read_file(path, preprocessing):
     if not os.path.isfile(path):
         raise AdfortError(f"no such file: '{path}'")
     suffix = os.path.splitext(path)[1].lower()

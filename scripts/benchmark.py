@@ -35,6 +35,7 @@ the tests, ``bench`` for the sizes timed here) the script
     python scripts/benchmark.py [KERNEL...] [--tapenade DIR] [--filter NAME]
         [--batches 5] [--min-time 0.1] [--workdir DIR] [--verbose]
     python scripts/benchmark.py --fixture-mode [benchmark_fixtures.py options]
+    python scripts/benchmark.py --tool-speed [tool_speed.py options]
 
 Caveats: inputs are drawn per element at random (as in the tests), so
 data-dependent branches are unpredictable (white noise, not smooth model
@@ -339,6 +340,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         argv.remove("--fixture-mode")
         import benchmark_fixtures
         return benchmark_fixtures.main(argv)
+    if "--tool-speed" in argv:
+        argv.remove("--tool-speed")
+        import tool_speed
+        return tool_speed.main(argv)
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -356,6 +361,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--fixture-mode", action="store_true",
                         help="time the test fixtures instead "
                              "(scripts/benchmark_fixtures.py)")
+    parser.add_argument("--tool-speed", action="store_true",
+                        help="time adfort itself on a large generated module "
+                             "(scripts/tool_speed.py)")
     args = parser.parse_args(argv)
     tapdir = args.tapenade.resolve() if args.tapenade else None
     if tapdir and not (tapdir / "bin" / "tapenade").exists():

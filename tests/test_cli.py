@@ -105,6 +105,20 @@ def test_stdout_output(kernel, tmp_path):
     assert not list(tmp_path.glob("*_ad.f90"))
 
 
+def test_timings_are_reported_on_stderr_only(kernel, tmp_path):
+    """``-v`` prints each phase's time on standard error; the output is the
+    same as without it."""
+    args = ["diff", str(kernel), "--dep", "flux", "--indep", "ts", "-o", "-"]
+    plain, timed = run(args, tmp_path), run(args + ["-v"], tmp_path)
+    assert plain.returncode == timed.returncode == 0, timed.stderr
+    assert timed.stdout == plain.stdout and plain.stderr == ""
+    rows = [line.split() for line in timed.stderr.splitlines()]
+    assert [r[1] for r in rows] == ["start-up", "read", "analyse", "transform", "write", "total"]
+    seconds = [float(r[2]) for r in rows]
+    assert all(s >= 0 for s in seconds) and seconds[1] > 0 and seconds[3] > 0
+    assert abs(sum(seconds[:-1]) - seconds[-1]) < 0.01
+
+
 def test_options_change_the_output(kernel, tmp_path):
     base = ["diff", str(kernel), "--dep", "flux", "--indep", "rho,cp,ts", "-o", "-"]
     plain = run(base, tmp_path).stdout

@@ -6,7 +6,7 @@ from psyclone.psyir.nodes import (
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, Symbol)
 
-from adfort import naming
+from adfort import naming, timing
 from adfort.activity import is_real
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.commons import common_statements, parse_common
@@ -278,7 +278,8 @@ class _ProgramBuild:
             # The user seeds and reads these, whether or not code uses them.
             self._module_adjoint(key[1], key[2])
         self._fence()
-        return self._generate()
+        with timing.phase("transform"):
+            return self._generate()
 
     def _check_links(self, order, targets):
         """Every --link must name a call that exists: a typo would otherwise

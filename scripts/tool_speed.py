@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""adfort's own run time and peak memory on a large generated module, side
+by side with Tapenade's (``scripts/benchmark.py --tool-speed``).
+
+The module (``--routines`` stencil routines, about 50 lines each, written
+the way model code is: loop nests, IFs, intrinsics, local work arrays)
+holds two targets:
+
+- ``model_step``, at the top of a call tree ``--depth`` levels deep, each
+  level calling the next and two stencil routines;
+- one stencil routine in the middle of the file that calls nothing.
+
+Each tool runs in its own process; its wall time and peak resident memory
+(``ru_maxrss`` of the process and what it ran, from ``wait4``) are the
+median and the maximum over ``--repeat`` runs.  adfort's time includes the
+interpreter's start-up and imports, Tapenade's the JVM's.
+
+    python scripts/benchmark.py --tool-speed [--tapenade DIR] [--routines 200]
+        [--depth 8] [--repeat 3] [--workdir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def stencil(k: int, callees=()) -> str:
+    """A 2-D stencil routine of about 50 lines; it calls `callees`."""
+    calls = "".join(f"    call {c}(nx, ny, dt, work, q)\n" for c in callees)
+    return f"""\
+  subroutine kern_{k:03d}(nx, ny, dt, u, q)
+    ! advection-diffusion of q by u with a limiter, variant {k}
+    integer, intent(in) :: nx, ny
+    real(wp), intent(in) :: dt
+    real(wp), intent(in) :: u(nx, ny)
+    real(wp), intent(inout) :: q(nx, ny)
+    real(wp) :: work(nx, ny), flux(0:nx, ny), r, lim, dq
+    integer :: i, j, im, ip
+    do j = 1, ny
+      do i = 0, nx
+        im = max(i, 1)
+        ip = min(i + 1, nx)
+        dq = q(ip, j) - q(im, j)
+        if (abs(dq) > 1.0e-12_wp) then
+          r = (q(im, j) - q(max(im - 1, 1), j))/dq
+        else
+          r = 0.0_wp
+        end if
+        lim = max(0.0_wp, min(2.0_wp*r, 1.0_wp), min(r, 2.0_wp))
+        if (u(ip, j) > 0.0_wp) then
+          flux(i, j) = u(ip, j)*(q(im, j) + 0.5_wp*lim*dq)
+        else
+          flux(i, j) = u(ip, j)*(q(ip, j) - 0.5_wp*lim*dq)
+        end if
+      end do
+    end do
+    do j = 1, ny
+      do i = 1, nx
+        work(i, j) = q(i, j) - dt*(flux(i, j) - flux(i - 1, j))
+        work(i, j) = work(i, j) + {0.001 * (k % 7 + 1):.4f}_wp*dt*exp(-work(i, j)**2)
+      end do
+    end do
+    do j = 2, ny - 1
+      do i = 1, nx
+        q(i, j) = 0.25_wp*(work(i, j - 1) + 2.0_wp*work(i, j) + work(i, j + 1))
+      end do
+    end do
+    q(:, 1) = work(:, 1)
+    q(:, ny) = work(:, ny)
+    where (q < 0.0_wp) q = 0.0_wp
+{calls}  end subroutine kern_{k:03d}
+
+"""
+
+
+def level(d: int, depth: int, kernels) -> str:
+    inner = f"    call level_{d + 1:02d}(nx, ny, dt, u, q)\n" if d < depth else ""
+    calls = "".join(f"    call kern_{k:03d}(nx, ny, dt, u, q)\n" for k in kernels)
+    return f"""\
+  subroutine level_{d:02d}(nx, ny, dt, u, q)
+    integer, intent(in) :: nx, ny
+    real(wp), intent(in) :: dt
+    real(wp), intent(in) :: u(nx, ny)
+    real(wp), intent(inout) :: q(nx, ny)
+{calls}{inner}  end subroutine level_{d:02d}
+
+"""
+
+
+def generate(routines: int, depth: int) -> tuple[str, str]:
+    """(module text, name of the stand-alone target)."""
+    parts = ["module big_model\n  implicit none\n"
+             "  integer, parameter :: wp = kind(1.0d0)\ncontains\n"]
+    for k in range(1, routines + 1):
+        parts.append(stencil(k))
+    for d in range(1, depth + 1):
+        parts.append(level(d, depth, [2 * d - 1, 2 * d]))
+    parts.append("""\
+  subroutine model_step(nx, ny, dt, u, q, cost)
+    integer, intent(in) :: nx, ny
+    real(wp), intent(in) :: dt
+    real(wp), intent(in) :: u(nx, ny)
+    real(wp), intent(inout) :: q(nx, ny)
+    real(wp), intent(out) :: cost
+    call level_01(nx, ny, dt, u, q)
+    cost = sum(q**2)
+  end subroutine model_step
+end module big_model
+""")
+    return "".join(parts), f"kern_{routines // 2 + 1:03d}"
+
+
+def measure(command: list[str], cwd: Path, repeat: int) -> tuple[float, float, str]:
+    """(median wall seconds, max peak RSS in MB, error text or '')."""
+    times, peaks = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        times.append(time.perf_counter() - start)
+        peaks.append(usage.ru_maxrss / 1024.0)
+        err = proc.stderr.read().decode(errors="replace")
+        proc.stderr.close()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            return 0.0, 0.0, err.strip().splitlines()[-1] if err.strip() else "failed"
+    return statistics.median(times), max(peaks), ""
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tapenade", type=Path, metavar="DIR")
+    parser.add_argument("--routines", type=int, default=200)
+    parser.add_argument("--depth", type=int, default=8)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--workdir", type=Path)
+    args = parser.parse_args(argv)
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="adfort_speed_"))
+    work.mkdir(parents=True, exist_ok=True)
+    text, alone = generate(args.routines, args.depth)
+    source = work / "big_model.f90"
+    source.write_text(text)
+    lines = text.count("\n")
+    adfort = shutil.which("adfort", path=str(Path(sys.executable).parent)) or "adfort"
+    targets = [("model_step", "cost", "q", f"call tree {args.depth} levels deep"),
+               (alone, "q", "q", "calls nothing")]
+    rows = []
+    for routine, dep, indep, what in targets:
+        out = work / f"{routine}_ad.f90"
+        row = [f"{routine} ({what})"]
+        t, m, err = measure([adfort, "diff", str(source), "--routine", routine, "--dep", dep,
+                             "--indep", indep, "-o", str(out)], work, args.repeat)
+        row.append(f"{t:.2f} s, {m:.0f} MB" if not err else f"failed: {err[:60]}")
+        if args.tapenade:
+            tapout = work / f"tapenade_{routine}"
+            tapout.mkdir(exist_ok=True)
+            t, m, err = measure([str(args.tapenade.resolve() / "bin" / "tapenade"), "-b",
+                                 "-head", f"{routine}({dep})/({indep})", "-O", str(tapout),
+                                 str(source)], work, args.repeat)
+            row.append(f"{t:.2f} s, {m:.0f} MB" if not err else f"failed: {err[:60]}")
+        rows.append(row)
+    print(f"tool run time on a generated module of {lines} lines, {args.routines} stencil "
+          f"routines (median of {args.repeat}; peak resident memory)")
+    print("| target | adfort |" + (" Tapenade |" if args.tapenade else ""))
+    print("|---|---|" + ("---|" if args.tapenade else ""))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print(f"files in {work}")
+    return 1 if any("failed" in cell for row in rows for cell in row[1:]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
