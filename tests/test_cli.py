@@ -388,3 +388,32 @@ def test_f77_any_size_dummy_is_not_taken_as_one_element(tmp_path):
     result = run(["diff", str(src), "--routine", "elim", "--dep", "a", "--indep", "a",
                   "--schedule", "joint", "-o", "out.f90"], tmp_path)
     assert_clean_failure(result, tmp_path, "m.f:6:", "assumed-size array 'a'")
+
+
+def test_element_starting_an_array_overwritten_passively_is_refused(tmp_path):
+    """An element given as the start of an array dummy the callee fills with
+    constants (sequence association): the adjoints of every element it
+    reaches must be cleared and adfort cannot count them, so it is an error
+    at the call (fuzz L3 seed 100144 was a wrong gradient: only the first
+    element's adjoint was cleared)."""
+    source = tmp_path / "fill.f90"
+    source.write_text(textwrap.dedent("""\
+        subroutine fill(n, q)
+          integer, intent(in) :: n
+          real(8), intent(out) :: q(n)
+          q = -1.25d0
+        end subroutine fill
+        subroutine column(n, t, cost)
+          integer, intent(in) :: n
+          real(8), intent(inout) :: t(n)
+          real(8), intent(out) :: cost
+          t = t**2
+          call fill(n - 1, t(2))
+          cost = sum(t)
+        end subroutine column
+        """))
+    for schedule in ("split", "joint"):
+        result = run(["diff", str(source), "--dep", "cost", "--indep", "t", "--routine",
+                      "column", "--schedule", schedule], tmp_path)
+        assert_clean_failure(result, tmp_path, "fill.f90:11:", "'t(2)' starts the array 'q'",
+                             "'fill'")

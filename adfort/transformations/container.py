@@ -594,6 +594,7 @@ class _ProgramBuild:
                     and formal.interface.access == ArgumentInterface.Access.WRITE
                     and formal.name.lower() not in active
                     and self.activity.is_active(unit, actual.symbol)):
+                self._check_sequence_cleared(unit, call, actual, formal, callee.name)
                 found.append(actual)
         statement = _call_statement(call)
         if (statement is not call and callee.result is not None
@@ -616,8 +617,27 @@ class _ProgramBuild:
                        or formal.name.lower() in assigned)
             if (is_variable(actual) and written
                     and self.activity.is_active(unit, actual.symbol)):
+                self._check_sequence_cleared(unit, call, actual, formal, routine.name)
                 found.append(actual)
         return found
+
+    def _check_sequence_cleared(self, unit, call, actual, formal, callee):
+        """An array element given as the start of an array dummy the callee
+        overwrites with passive values (sequence association, ``call
+        fill(n, a(k))``): the adjoints of all the elements it reaches must
+        be cleared, and adfort cannot count them here.
+
+        :raises AdfortError: in that case, at the call.
+        """
+        if isinstance(actual, ArrayReference) and symbol_rank(formal) > 0 \
+                and expr_rank(actual) == 0:
+            raise AdfortError(
+                f"'{actual.debug_string()}' starts the array '{formal.name}' that "
+                f"'{callee}' overwrites with values that carry no derivative: adfort "
+                f"cannot tell how many elements of '{actual.symbol.name}' lose their "
+                "derivative; pass the section the callee writes (e.g. "
+                f"'{actual.symbol.name}(k:k+n-1)') or the whole array",
+                where(call, source_name(unit.original) or self.filename))
 
     def _call_io(self, unit, call, callee, clears=(), motions=None):
         """(names the call's adjoint reads, names it may overwrite).
