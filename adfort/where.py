@@ -302,6 +302,15 @@ class _Lowering:
         array `lhs` assigns other than ``lhs`` itself, read from
         temporaries set in `body` first."""
         for part in self.parts(expr, lhs):
+            # An elemental user function given arrays inside a part
+            # (CSHIFT(f(a), 2)) is an array of the WHERE's shape: stored
+            # first, so that the part's rank is known.
+            for call in part.walk(Call):
+                if call is not part and not isinstance(call, IntrinsicCall) and any(
+                        expr_rank(a) > 0 for a in call.arguments):
+                    inner = self.temporary(call)
+                    call.replace_with(Reference(inner))
+                    body.append(Assignment.create(Reference(inner), call))
             temp = self.temporary(part)
             if part is expr:
                 expr = Reference(temp)
