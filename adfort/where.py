@@ -239,8 +239,13 @@ class _Lowering:
                 condition = self.at(control)
             for lhs, rhs, statement in read:
                 own_element = _reads_own_element(rhs, lhs)
+                functions = [c for c in rhs.walk(Call) if not isinstance(c, IntrinsicCall)]
                 rhs = self.hoisted(rhs, lhs, body)
                 assign = Assignment.create(self.elementwise(lhs), self.elementwise(rhs))
+                if functions:
+                    # A function reading the assigned array through its module
+                    # meets the same disagreement (checked with the callees).
+                    assign.adfort_where_functions = functions
                 # The assignment of a one-line WHERE has no line of its own.
                 assign.ast = statement if getattr(statement, "item", None) else ast
                 if own_element is not None:

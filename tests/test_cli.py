@@ -417,3 +417,34 @@ def test_element_starting_an_array_overwritten_passively_is_refused(tmp_path):
                       "column", "--schedule", schedule], tmp_path)
         assert_clean_failure(result, tmp_path, "fill.f90:11:", "'t(2)' starts the array 'q'",
                              "'fill'")
+
+
+def test_where_calling_a_function_that_reads_the_assigned_module_array_is_refused(tmp_path):
+    """gfortran evaluates ``h = 0.1 + fsat(h)`` in a WHERE element by element,
+    so ``fsat`` reading ``h(1)`` through its module sees the new value; the
+    standard (and adfort's lowering) the old one: an error, not an r_rev whose
+    primal results differ from r's (fuzz L4 seed 300078)."""
+    source = tmp_path / "soil.f90"
+    source.write_text(textwrap.dedent("""\
+        module soil_state
+          implicit none
+          real(8) :: h(6)
+        contains
+          elemental real(8) function fsat(psi)
+            real(8), intent(in) :: psi
+            fsat = 2.0d0 + 0.9d0*max(h(1), psi)
+          end function fsat
+        end module soil_state
+        subroutine wet(x, cost)
+          use soil_state
+          real(8), intent(in) :: x
+          real(8), intent(out) :: cost
+          where (h > -1.0d0)
+            h = 0.1d0 + 0.4d0*(fsat(h) + h*x)
+          end where
+          cost = sum(h)
+        end subroutine wet
+        """))
+    result = run(["diff", str(source), "--dep", "cost", "--indep", "x", "--routine", "wet"],
+                 tmp_path)
+    assert_clean_failure(result, tmp_path, "soil.f90:15:", "calls 'fsat'", "reads 'h'")

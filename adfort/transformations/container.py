@@ -4,7 +4,8 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, CodeBlock, Container, IntrinsicCall, Reference,
     Routine, ScopingNode, Statement)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, Symbol)
+    ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, DataSymbol,
+    Symbol)
 
 from adfort import naming, timing
 from adfort.activity import is_real
@@ -390,6 +391,7 @@ class _ProgramBuild:
                                     "its file after the main file or its directory with -I")
                 raise
             _check_private_variables(unit, filename)
+            self._check_where_functions(unit, filename)
             for call in user_calls(unit.work):
                 callee = unit.calls.get(id(call))
                 if callee is not None:
@@ -420,6 +422,31 @@ class _ProgramBuild:
                         f"--adjoint-lib, or, if no derivative flows through it, declare "
                         f"it passive (--passive {name}, or '!$adfort passive' before the "
                         "call)", where(call, filename))
+
+    def _check_where_functions(self, unit, filename):
+        """A WHERE assignment to a module array calling a function that reads
+        that array through its module (``h = 0.1 + fsat(h)``, ``fsat``
+        reading ``h(1)``): the standard evaluates the whole right-hand side
+        first, gfortran reads the elements assigned before; no adjoint can
+        match the compiled code.
+
+        :raises AdfortError: at the assignment.
+        """
+        for assign in unit.original.walk(Assignment):
+            target = assign.lhs.symbol.name.lower()
+            for call in getattr(assign, "adfort_where_functions", ()):
+                callee = self.program.resolve(call) if call.root is unit.original.root \
+                    else None
+                if callee is not None and unit.module_variable(target) \
+                        and _reads_global(callee, target):
+                    raise AdfortError(
+                        f"this WHERE assignment to '{target}' calls '{callee.name}', which "
+                        f"reads '{target}' through its module: compilers disagree on the "
+                        "values it sees (the standard evaluates the right-hand side before "
+                        "any element is assigned, gfortran after the elements before it "
+                        "are), so no adjoint can match the compiled code; store the "
+                        "function's values in an array before the WHERE and use that",
+                        where(assign, filename))
 
     def _missing_modules(self, unit):
         """Names of the modules `unit` uses that no file provides."""
@@ -780,6 +807,20 @@ class _ProgramBuild:
                 reads |= r
                 writes |= w
         return reads, writes
+
+
+def _reads_global(routine, name):
+    """Whether `routine` reads `name` as a variable it does not own (from a
+    module, COMMON or its host)."""
+    for ref in routine.walk(Reference):
+        if ref.symbol.name.lower() != name:
+            continue
+        symbol = ref.symbol
+        if symbol.is_import or symbol.is_unresolved or \
+                isinstance(symbol.interface, CommonBlockInterface) or \
+                ref.scope.symbol_table.lookup(name, scope_limit=routine, otherwise=None) is None:
+            return True
+    return False
 
 
 def _check_private_variables(unit, filename):
