@@ -1,5 +1,5 @@
 """Scalars each iteration of a DO loop computes afresh from its indices
-and from values the routine never changes (neighbour indices ``im1 = i -
+and from values the loop does not change (neighbour indices ``im1 = i -
 1; if (im1 < 1) im1 = im1 + n``, level pointers ``kp = min(k + 1, nz)``,
 differences of inputs ``dc = c(i+1) - c(i)``): the returning motion computes
 them again at the start of each reversed iteration instead of taping them.
