@@ -1,9 +1,12 @@
 """Differentiate a Fortran file: read, transform, write."""
 
+import os
+
 from adfort import __version__, timing
 from adfort.errors import AdfortError
 from adfort.frontend import read_file, routines
 from adfort.layout import wrap
+from adfort.reading import ReadPlan
 from adfort.transformations import ADReverseContainerTrans
 from adfort.writer import Writer
 
@@ -26,14 +29,20 @@ def _interface_names(routine):
     return names
 
 
+def _argument_names(variables):
+    """The lower-case argument names among dependents/independents (a
+    component ``state%t`` names its argument ``state``)."""
+    return {v.lower().split("%")[0].strip() for v in variables
+            if "::" not in v and not v.startswith("/")}
+
+
 def choose_routine(tree, variables, path):
     """The one routine whose arguments include all `variables`.
 
     :raises AdfortError: listing the candidates when there is not exactly one.
     """
     # (A component, state%t, names its argument: check_arguments explains.)
-    wanted = {v.lower().split("%")[0].strip() for v in variables
-              if "::" not in v and not v.startswith("/")}
+    wanted = _argument_names(variables)
     candidates = [r for r in routines(tree) if wanted <= _interface_names(r)]
     if len(candidates) == 1:
         return candidates[0].name
@@ -79,12 +88,21 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
     trans = ADReverseContainerTrans(search_path, extra_files, adjoint_libraries,
                                     passive_routines, defines, undefines, cpp)
     with timing.phase("analyse"):
-        tree = read_file(path, trans.preprocessing)
+        variables = list(dependents) + list(independents)
+        # Parse only the target's call tree and the modules it uses.
+        plan = ReadPlan(trans.preprocessing, search_path)
+        with timing.phase("read"):
+            target = routine or plan.choose(path, _argument_names(variables))
+            if target is not None and not os.environ.get("ADFORT_READ_ALL"):
+                plan.plan(path, target, extra_files,
+                          [v.split("::")[0].strip() for v in variables if "::" in v])
+        trans.plan = plan
+        tree = read_file(path, trans.preprocessing, plan)
         if routine is None:
-            routine = choose_routine(tree, list(dependents) + list(independents), path)
+            routine = choose_routine(tree, variables, path)
         result = trans.apply(tree, routine, list(dependents), list(independents),
                              schedule, options)
     with timing.phase("write"):
         text = header(path, routine, dependents, independents, schedule) + \
-            wrap(Writer()(result))
+            wrap(Writer(disable_copy=True)(result))  # the result is ours: no copy
     return text, routine, trans.tape_sizes

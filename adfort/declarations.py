@@ -223,7 +223,7 @@ def _drop_typed_intrinsics(declared, excluded, executable_text):
         if name not in _INTRINSICS or name in excluded:
             continue
         if not re.search(rf"(?<![\w%]){name}\s*\(", text, re.IGNORECASE) or \
-                re.search(rf"^\s*{name}\s*(?:\([^=]*\))?\s*=(?!=)", text,
+                re.search(rf"^[ \t]*{name}\s*(?:\([^=]*\))?\s*=(?!=)", text,
                           re.IGNORECASE | re.MULTILINE):
             continue
         typed, entities = _entities_of(stmt)

@@ -1,6 +1,5 @@
 """Reading Fortran files into PSyIR, with errors users can act on."""
 
-import os
 import re
 
 from psyclone.psyir.frontend.fortran import FortranReader
@@ -12,7 +11,7 @@ from psyclone.psyir.symbols import (
     ArrayType, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
     UnresolvedInterface, UnsupportedFortranType)
 
-from adfort import implicit, internal, naming, preprocess, timing
+from adfort import implicit, internal, naming, timing
 
 from adfort.declarations import rewrite_specifications
 from adfort.optional import read_optional_arguments
@@ -21,53 +20,35 @@ from adfort.where import lower_where, tolerate_where_failures
 from adfort.parentheses import keep_parenthesised_arguments
 from adfort.errors import AdfortError
 from adfort.restructure import restructure
-
-FIXED_FORM_SUFFIXES = {".f", ".for", ".f77", ".ftn", ".fpp"}
-FREE_FORM_SUFFIXES = {".f90", ".f95", ".f03", ".f08"}
+from adfort.reading import fixed_form_columns, is_fixed_form, load  # noqa: F401 (API)
 
 
-def is_fixed_form(path):
-    """Whether `path` names a fixed-form source (``.f``, ``.F``, ``.for``…)."""
-    return os.path.splitext(path)[1].lower() in FIXED_FORM_SUFFIXES
-
-
-def read_file(path, preprocessing=None):
+def read_file(path, preprocessing=None, plan=None):
     """Parse a Fortran file into a PSyIR FileContainer (timed as the
     ``read`` phase, see :mod:`adfort.timing`).
 
     The returned tree records the file name (``adfort_filename``) so that
-    messages can name ``file:line``.
+    messages can name ``file:line``, and the names of the routines left
+    unread (``adfort_dropped``).
 
     :param preprocessing: a :class:`adfort.preprocess.Preprocessing`
         (``-D``/``-U``/``-I``) for preprocessed sources and INCLUDE lines.
+    :param plan: a :class:`adfort.reading.ReadPlan`: only the units it
+        keeps are parsed (default: all).
 
     :raises AdfortError: if the file is missing, unreadable or not valid
         Fortran.
     """
     with timing.phase("read"):
-        return _read_file(path, preprocessing)
+        return _read_file(path, preprocessing, plan)
 
 
-def _read_file(path, preprocessing):
-    if not os.path.isfile(path):
-        raise AdfortError(f"no such file: '{path}'")
-    suffix = os.path.splitext(path)[1].lower()
-    if suffix not in FIXED_FORM_SUFFIXES | FREE_FORM_SUFFIXES:
-        raise AdfortError(
-            f"cannot tell the source form of '{path}' from its suffix "
-            f"'{suffix}': use .f90/.F90 for free form or .f/.F/.for for fixed form")
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            source = handle.read()
-    except OSError as err:
-        raise AdfortError(f"cannot read '{path}': {err.strerror}") from None
-    fixed = is_fixed_form(path)
-    # One (file, line) of the user's sources per line of the text parsed
-    # (None: lines unchanged); rewrites that add or move lines extend it.
-    source, origin = preprocess.load_source(path, source, fixed, preprocessing)
-    passive = passive_directives(source, path)
-    if fixed:
-        source = fixed_form_columns(source)
+def _read_file(path, preprocessing, plan):
+    loaded = plan.loaded(path) if plan is not None else load(path, preprocessing)
+    fixed = loaded.fixed
+    passive = passive_directives(loaded.raw, path)
+    origin = loaded.origin
+    source, dropped = plan.prune(path, loaded) if plan is not None else (loaded.source, {})
     source = rewrite_specifications(source, fixed)
     # GO TO, RETURN, statement functions…: the units using them are
     # rewritten, with an origin for the lines of the rewritten text.
@@ -93,6 +74,7 @@ def _read_file(path, preprocessing):
     tree.adfort_filename = path
     tree.adfort_origin = origin
     tree.adfort_passive = passive
+    tree.adfort_dropped = {name for names in dropped.values() for name in names}
     # Routines made from internal procedures: in adfort's working copy only,
     # so the output carries the copies its plain calls need.
     tree.adfort_hoisted = hoisted
@@ -533,18 +515,6 @@ def _rename_in_code(line, names):
 def _generic(match, names):
     generic = names.get(match.group(1).upper())
     return (generic + match.group(2)) if generic else match.group(0)
-
-
-def fixed_form_columns(source):
-    """Drop columns 73 and beyond of fixed-form statements, as compilers do
-    (old sources keep card sequence numbers there)."""
-    lines = []
-    for line in source.splitlines(keepends=True):
-        body = line.rstrip("\r\n")
-        if body[:1] not in ("c", "C", "*", "!") and len(body) > 72:
-            line = body[:72] + line[len(body):]
-        lines.append(line)
-    return "".join(lines)
 
 
 _TYPE_DECLARATION = re.compile(

@@ -22,6 +22,8 @@ import re
 from fparser.two import Fortran2003 as F
 from psyclone.psyir.nodes import IntrinsicCall
 
+from adfort import units
+
 _UNITS = (F.Subroutine_Subprogram, F.Function_Subprogram, F.Main_Program, F.Module)
 _HEADERS = (F.Subroutine_Stmt, F.Function_Stmt, F.Program_Stmt, F.Module_Stmt)
 _CONTAINED = (F.Internal_Subprogram_Part, F.Module_Subprogram_Part)
@@ -47,6 +49,9 @@ def declare_implicit(source, fixed_form, origin, path):
     """
     if not _may_need(source):
         return source, origin
+    found = units.scan(source, fixed_form)
+    if found is not None and found.all_typed_explicitly() and not _DIMENSIONED.search(source):
+        return source, origin   # every scope under IMPLICIT NONE: no parse
     from psyclone.psyir.frontend.fparser2 import Fparser2Reader
     try:
         tree = Fparser2Reader(free_form=not fixed_form, ignore_comments=True) \
@@ -70,10 +75,12 @@ def _may_need(source):
     or a dimensioned COMMON member is there."""
     units = len(re.findall(r"^[^!\n]*\b(?:subroutine|function|program|module)\s+\w+",
                            source, re.IGNORECASE | re.MULTILINE))
-    nones = len(re.findall(r"^\s*implicit\s+none", source, re.IGNORECASE | re.MULTILINE))
-    return nones < units or re.search(
-        r"^\s*(?:dimension\b|common\s*/[^/]*/.*\()", source,
-        re.IGNORECASE | re.MULTILINE) is not None
+    nones = len(re.findall(r"^[ \t]*implicit\s+none", source, re.IGNORECASE | re.MULTILINE))
+    return nones < units or _DIMENSIONED.search(source) is not None
+
+
+_DIMENSIONED = re.compile(r"^[ \t]*(?:dimension\b|common\s*/[^/]*/.*\()",
+                          re.IGNORECASE | re.MULTILINE)
 
 
 class _Edits:

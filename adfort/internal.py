@@ -18,7 +18,7 @@ import re
 from fparser.two import Fortran2003 as F
 from fparser.two.utils import StmtBase
 
-from adfort import implicit, naming
+from adfort import implicit, naming, units
 from adfort.errors import AdfortError
 
 _SUBPROGRAMS = (F.Subroutine_Subprogram, F.Function_Subprogram)
@@ -35,8 +35,11 @@ def hoist_internal_procedures(source, fixed_form, origin, path):
     :raises AdfortError: for an internal procedure an external host cannot
         pass its host variables to (assumed shape, allocatable, pointer).
     """
-    if not re.search(r"^\s*contains\b", source, re.IGNORECASE | re.MULTILINE):
+    if not re.search(r"^[ \t]*contains\b", source, re.IGNORECASE | re.MULTILINE):
         return source, origin, set()
+    found = units.scan(source, fixed_form)
+    if found is not None and not found.has_internal_procedures():
+        return source, origin, set()    # CONTAINS of modules only: no parse
     from psyclone.psyir.frontend.fparser2 import Fparser2Reader
     try:
         tree = Fparser2Reader(free_form=not fixed_form, ignore_comments=True) \

@@ -305,9 +305,30 @@ def _expression_type(expr):
         dtype = getattr(ref.symbol, "datatype", None)
         if (type(ref) is Reference and isinstance(dtype, ArrayType)
                 and len(dtype.shape) == rank and not dtype.is_allocatable
-                and all(isinstance(e, ArrayType.ArrayBounds) for e in dtype.shape)):
-            return dtype
+                and all(isinstance(e, ArrayType.ArrayBounds) for e in dtype.shape)
+                and _gives_shape(ref, expr)):
+            if dtype.intrinsic == ScalarType.Intrinsic.REAL:
+                return dtype
+            return ArrayType(real_type(kind), dtype.shape)  # real(n) of integers n
     return None
+
+
+def _gives_shape(ref, expr):
+    """Whether whole array `ref` gives `expr` its shape: only elementwise
+    operations lie between them (not ``sum(q)``, an argument of a user
+    function or a subscript, where its shape may not be the result's)."""
+    node = ref
+    while node is not expr:
+        parent = node.parent
+        if isinstance(parent, IntrinsicCall):
+            # An array argument of an elemental intrinsic conforms with its result.
+            if not parent.intrinsic.is_elemental or \
+                    not any(a is node for a in parent.arguments):
+                return False
+        elif not isinstance(parent, (BinaryOperation, UnaryOperation)):
+            return False
+        node = parent
+    return True
 
 
 def _statement_of(node):

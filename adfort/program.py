@@ -1,17 +1,12 @@
 """The routines a differentiation can see: the main file, extra files, and
 modules found on the search path, and who calls whom."""
 
-import glob
-import os
-import re
-
 from psyclone.psyir.nodes import Call, Container, FileContainer, IntrinsicCall, Routine
 
 from adfort.commons import CommonRegistry, common_statements, parse_common
 from adfort.errors import AdfortError, source_name, where
 from adfort.frontend import read_file
-
-_SOURCE_PATTERNS = ("*.f90", "*.F90", "*.f", "*.F", "*.for", "*.f95", "*.f03", "*.f08")
+from adfort.reading import find_module_file
 
 
 class Program:
@@ -22,11 +17,14 @@ class Program:
         for, in order.
     :param preprocessing: how files read are preprocessed
         (:class:`adfort.preprocess.Preprocessing`).
+    :param plan: the :class:`adfort.reading.ReadPlan` saying which units of
+        the files read are parsed (default: all).
     """
 
-    def __init__(self, trees, search_path=(), passive=(), preprocessing=None):
+    def __init__(self, trees, search_path=(), passive=(), preprocessing=None, plan=None):
         self.trees = list(trees)
         self.preprocessing = preprocessing
+        self.plan = plan
         self.search_path = list(search_path)
         self._searched = set()
         self._passive = {name.lower() for name in passive}
@@ -58,7 +56,7 @@ class Program:
         """Read one more file into the program."""
         if any(getattr(t, "adfort_filename", None) == path for t in self.trees):
             return
-        self.trees.append(read_file(path, self.preprocessing))
+        self.trees.append(read_file(path, self.preprocessing, self.plan))
 
     def modules(self):
         """{lower-case name: Container} of every module read."""
@@ -74,25 +72,11 @@ class Program:
         module = self.modules().get(name.lower())
         if module is None and name.lower() not in self._searched:
             self._searched.add(name.lower())
-            path = self._find_module_file(name)
+            path = find_module_file(name, self.search_path)
             if path is not None:
                 self.add_file(path)
                 module = self.modules().get(name.lower())
         return module
-
-    def _find_module_file(self, name):
-        pattern = re.compile(rf"^\s*module\s+{re.escape(name)}\s*(!.*)?$",
-                             re.IGNORECASE | re.MULTILINE)
-        for directory in self.search_path:
-            for glob_pattern in _SOURCE_PATTERNS:
-                for path in sorted(glob.glob(os.path.join(directory, glob_pattern))):
-                    try:
-                        with open(path, encoding="utf-8", errors="replace") as handle:
-                            if pattern.search(handle.read()):
-                                return path
-                    except OSError:
-                        continue
-        return None
 
     def externals(self):
         """{lower-case name: Routine} of the routines outside any module."""

@@ -71,6 +71,9 @@ class ADReverseContainerTrans(ADReverseTrans):
         self.adjoint_libraries = list(adjoint_libraries)
         self.passive_routines = list(passive_routines)
         self.tape_sizes = {}
+        #: the :class:`adfort.reading.ReadPlan` for the files apply() reads
+        #: (None: read them whole).
+        self.plan = None
 
     def validate(self, container, routine_name=None, dependent_vars=(),
                  independent_vars=(), reversal_schedule=None, options=None):
@@ -117,7 +120,7 @@ class ADReverseContainerTrans(ADReverseTrans):
         options = checked_options(options)
         filename = source_name(container)
         program = Program([container], self.search_path, self.passive_routines,
-                          self.preprocessing)
+                          self.preprocessing, self.plan)
         for path in self.extra_files:
             program.add_file(path)
         root = find_routine(container, routine_name)
@@ -372,6 +375,8 @@ class _ProgramBuild:
         scope = module if module is not None else unit.original.root
         taken = {s.name for s in scope.symbol_table.symbols}
         taken |= {r.name for r in unit.original.root.walk(Routine)}
+        # Routines of the file adfort did not need to read still own their names.
+        taken |= getattr(unit.original.root, "adfort_dropped", set())
         return taken
 
     def _fence(self):

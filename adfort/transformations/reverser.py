@@ -20,8 +20,12 @@ from adfort.writer import Writer
 
 
 def statement_text(stmt):
-    """One-line Fortran text of a statement, for ``! adjoint of:`` comments."""
-    text = Writer()(stmt).strip().splitlines()
+    """One-line Fortran text of a statement, for ``! adjoint of:`` comments.
+
+    Written straight from the node: the writer's usual call copies the whole
+    tree the statement is in first (to lower DSL nodes, which adfort's trees
+    do not hold), a cost per statement of the size of its routine."""
+    text = Writer()._visit(stmt).strip().splitlines()
     return text[0] if text else ""
 
 

@@ -1,0 +1,231 @@
+"""Read only what a differentiation needs.
+
+Parsing into PSyIR costs about 5 ms a line; a model file holds hundreds of
+routines of which one is differentiated.  A :class:`ReadPlan` scans the
+files a run may read (:mod:`adfort.units`), follows from the target
+routine every name its statements mention that is a routine or module of
+those files (and the modules they use, found on the search path), and
+gives each file the set of units to keep: the target's call tree, the
+modules it uses (their whole specification parts) and the block data.
+The rest is never parsed.
+
+The closure over names is an over-approximation (a name that is both a
+local variable and some other routine keeps that routine): it may read
+more than needed, never less.  When a file cannot be scanned with
+certainty the plan keeps all of it.
+"""
+
+import glob
+import os
+import re
+
+from adfort import preprocess, units
+from adfort.errors import AdfortError
+
+_SOURCE_PATTERNS = ("*.f90", "*.F90", "*.f", "*.F", "*.for", "*.f95", "*.f03", "*.f08")
+FIXED_FORM_SUFFIXES = {".f", ".for", ".f77", ".ftn", ".fpp"}
+FREE_FORM_SUFFIXES = {".f90", ".f95", ".f03", ".f08"}
+
+
+def is_fixed_form(path):
+    """Whether `path` names a fixed-form source (``.f``, ``.F``, ``.for``…)."""
+    return os.path.splitext(path)[1].lower() in FIXED_FORM_SUFFIXES
+
+
+def fixed_form_columns(source):
+    """Drop columns 73 and beyond of fixed-form statements, as compilers do
+    (old sources keep card sequence numbers there)."""
+    lines = []
+    for line in source.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        if body[:1] not in ("c", "C", "*", "!") and len(body) > 72:
+            line = body[:72] + line[len(body):]
+        lines.append(line)
+    return "".join(lines)
+
+
+class Loaded:
+    """A source as compilers would read it.
+
+    :ivar source: the text (preprocessed, INCLUDE lines expanded, fixed-form
+        columns beyond 72 dropped).
+    :ivar origin: (file, line) of the user's sources per line, or None.
+    :ivar fixed: whether it is fixed form.
+    :ivar raw: the preprocessed text before the columns were dropped (for
+        the ``!$adfort`` directives).
+    """
+
+    def __init__(self, source, origin, fixed, raw):
+        self.source, self.origin, self.fixed, self.raw = source, origin, fixed, raw
+
+
+def load(path, preprocessing=None):
+    """Read and preprocess `path`.
+
+    :raises AdfortError: if the file is missing, unreadable, of unknown form,
+        or its preprocessing fails.
+    """
+    if not os.path.isfile(path):
+        raise AdfortError(f"no such file: '{path}'")
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in FIXED_FORM_SUFFIXES | FREE_FORM_SUFFIXES:
+        raise AdfortError(
+            f"cannot tell the source form of '{path}' from its suffix "
+            f"'{suffix}': use .f90/.F90 for free form or .f/.F/.for for fixed form")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            source = handle.read()
+    except OSError as err:
+        raise AdfortError(f"cannot read '{path}': {err.strerror}") from None
+    fixed = is_fixed_form(path)
+    # One (file, line) of the user's sources per line of the text parsed
+    # (None: lines unchanged); rewrites that add or move lines extend it.
+    raw, origin = preprocess.load_source(path, source, fixed, preprocessing)
+    return Loaded(fixed_form_columns(raw) if fixed else raw, origin, fixed, raw)
+
+
+class ReadPlan:
+    """Which units of which files a differentiation reads.
+
+    :param preprocessing: how sources are preprocessed
+        (:class:`adfort.preprocess.Preprocessing`).
+    :param search_path: directories where used modules are looked for.
+    """
+
+    def __init__(self, preprocessing=None, search_path=()):
+        self.preprocessing = preprocessing
+        self.search_path = list(search_path)
+        self._loaded = {}   # path: Loaded
+        self._scans = {}    # path: Scan or None
+        self._keep = {}     # path: set of id(Unit) kept, or None for all
+
+    def loaded(self, path):
+        """The :class:`Loaded` source of `path`, read once."""
+        key = os.path.abspath(path)
+        if key not in self._loaded:
+            self._loaded[key] = load(path, self.preprocessing)
+        return self._loaded[key]
+
+    def scan(self, path):
+        """The :class:`adfort.units.Scan` of `path`, or None."""
+        key = os.path.abspath(path)
+        if key not in self._scans:
+            loaded = self.loaded(path)
+            self._scans[key] = units.scan(loaded.source, loaded.fixed)
+        return self._scans[key]
+
+    def choose(self, path, wanted):
+        """The one routine of `path` whose interface (arguments, function
+        result) holds all of `wanted`, or None when the scan cannot tell
+        (then the whole file is read and :func:`adfort.api.choose_routine`
+        explains)."""
+        found = self.scan(path)
+        if found is None or not wanted:
+            return None
+        wanted = {w.lower() for w in wanted}
+        candidates = []
+        for unit in found.units:
+            if unit.kind in ("subroutine", "function"):
+                names = set(unit.arguments) | ({unit.result} if unit.result else set())
+                if wanted <= names:
+                    candidates.append(unit)
+            for _, arguments, result in unit.inner:
+                if wanted <= set(arguments) | ({result} if result else set()):
+                    return None
+        return candidates[0].name if len(candidates) == 1 else None
+
+    def plan(self, path, routine, extra_files=(), modules=()):
+        """Decide what to read for differentiating `routine` of `path`.
+
+        :param extra_files: further files the program may call into.
+        :param modules: names of modules that must be read whole in
+            specification (those of ``module::variable`` dependents).
+        """
+        paths = [path] + list(extra_files)
+        scans = {p: self.scan(p) for p in paths}
+        if any(s is None for s in scans.values()):
+            return
+        by_name = {}        # name: [(path, Unit)] routines, modules, entries
+        for p, found in scans.items():
+            self._index(p, found, by_name)
+        target = [(p, u) for p, u in by_name.get(routine.lower(), ())
+                  if p == path and u.kind != "module"]
+        if len(target) != 1:
+            return
+        kept = {p: set() for p in paths}
+        work = list(target) + [(p, u) for name in modules
+                               for p, u in by_name.get(name.lower(), ())
+                               if u.kind == "module"]
+        for p, found in scans.items():
+            work.extend((p, u) for u in found.units if u.kind == "blockdata")
+        while work:
+            p, unit = work.pop()
+            if id(unit) in kept.setdefault(p, set()):
+                continue
+            kept[p].add(id(unit))
+            if unit.module:
+                work.extend(x for x in by_name.get(unit.module, ()) if x[1].kind == "module")
+            for name in sorted(unit.uses - set(by_name)):
+                if not self._find_module(name, by_name):
+                    return      # a module adfort cannot scan: read all
+            for name in sorted(unit.names | unit.uses):
+                work.extend(by_name.get(name, ()))
+        for p, ids in kept.items():
+            self._keep[os.path.abspath(p)] = ids
+
+    def _index(self, path, found, by_name):
+        for unit in found.units:
+            for name in [unit.name] + unit.entries:
+                if name:
+                    by_name.setdefault(name, []).append((path, unit))
+
+    def _find_module(self, name, by_name):
+        """Scan the file of module `name` on the search path (if any) into
+        `by_name`; False when that file cannot be scanned."""
+        path = find_module_file(name, self.search_path)
+        if path is None or os.path.abspath(path) in self._scans:
+            return True     # without source (an intrinsic module…), or known
+        found = self.scan(path)
+        if found is not None:
+            self._index(path, found, by_name)
+        return found is not None
+
+    def prune(self, path, loaded):
+        """(source, dropped names by module) of `path`: the planned units
+        kept, the lines of the others left empty (so that line numbers stay
+        those of the file, as messages about copied nodes need).
+
+        :returns: the text as loaded when the plan keeps the whole file.
+        """
+        key = os.path.abspath(path)
+        keep = self._keep.get(key)
+        found = self._scans.get(key)
+        if keep is None or found is None:
+            return loaded.source, {}
+        dropped = [u for u in found.units if id(u) not in keep]
+        if not dropped:
+            return loaded.source, {}
+        lines = list(found.lines)
+        names = {}
+        for unit in dropped:
+            for number in range(unit.first, unit.last + 1):
+                lines[number] = "\n"
+            if unit.kind in ("subroutine", "function") and unit.name:
+                names.setdefault(unit.module, set()).add(unit.name)
+        return "".join(lines), names
+
+
+def find_module_file(name, search_path):
+    """The first file on `search_path` that defines module `name`, or None."""
+    pattern = re.compile(rf"^\s*module\s+{re.escape(name)}\s*(!.*)?$",
+                         re.IGNORECASE | re.MULTILINE)
+    for directory in search_path:
+        for glob_pattern in _SOURCE_PATTERNS:
+            for path in sorted(glob.glob(os.path.join(directory, glob_pattern))):
+                try:
+                    with open(path, encoding="utf-8", errors="replace") as handle:
+                        if pattern.search(handle.read()):
+                            return path
+                except OSError:
+                    continue
+    return None
