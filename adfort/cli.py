@@ -9,7 +9,7 @@ import traceback
 import click
 
 from adfort import __version__, timing
-from adfort.api import differentiate_file
+from adfort.api import differentiate_file, differentiate_heads
 from adfort.errors import AdfortError
 from adfort.schedules import SCHEDULES, LinkReversalSchedule
 
@@ -69,6 +69,45 @@ def _write_atomically(path, text):
             os.unlink(tmp)
 
 
+def _head(value, dependents, independents):
+    """(routine, dependents, independents) of a --routine value: ``NAME``
+    (the --dep/--indep variables) or ``NAME:DEPS/INDEPS``, each a comma list
+    (a COMMON member ``/block/x`` keeps its slashes)."""
+    name, colon, variables = value.partition(":")
+    if not colon:
+        return name.strip(), dependents, independents
+    split = _separator(variables)
+    if not name.strip() or split is None:
+        raise AdfortError(f"--routine '{value}': write NAME or NAME:DEPS/INDEPS "
+                          "(e.g. step:y/x,u)")
+    return (name.strip(), _names([variables[:split]]), _names([variables[split + 1:]]))
+
+
+def _separator(variables):
+    """Position of the '/' between the dependents and the independents of
+    ``DEPS/INDEPS``, or None: a name starting with '/' (a COMMON member
+    ``/block/x``) keeps its two slashes."""
+    found, position, start = None, 0, True
+    while position < len(variables):
+        char = variables[position]
+        if char == "/" and start:
+            closing = variables.find("/", position + 1)
+            if closing < 0:
+                return None
+            position, start = closing + 1, False
+            continue
+        if char == "/":
+            if found is not None:
+                return None
+            found, start = position, True
+        elif char == ",":
+            start = True
+        elif not char.isspace():
+            start = False
+        position += 1
+    return found
+
+
 def _schedule(default, links):
     """The reversal schedule from --schedule and --link options."""
     if not links:
@@ -108,8 +147,11 @@ followed by its adjoint <name>_adj.""")
 @click.option("--indep", "indeps", multiple=True, metavar="NAME[,NAME…]",
               help="Independent variable(s): the inputs to differentiate with "
                    "respect to. Repeatable.")
-@click.option("--routine", help="Routine to differentiate (default: the only "
-                                 "routine whose arguments include all the variables).")
+@click.option("--routine", "routines", multiple=True, metavar="NAME[:DEPS/INDEPS]",
+              help="Routine to differentiate (default: the only routine whose arguments "
+                   "include all the variables). Repeat it to write the adjoints of several "
+                   "routines of FILE into one output, each with its own variables: "
+                   "--routine step:y/x,u --routine cost:j/x.")
 @click.option("-o", "--output", metavar="OUT",
               help="Output file ('-' for standard output; default <stem>_ad.f90 "
                    "in the current directory).")
@@ -146,7 +188,7 @@ followed by its adjoint <name>_adj.""")
               show_default=True, help="Passes of simplification.")
 @click.option("--no-inline-operation-adjoints", is_flag=True,
               help="Keep every op_adj temporary instead of substituting single-use ones.")
-def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjoint_libs,
+def diff(file, extra_files, deps, indeps, routines, output, schedule, links, adjoint_libs,
          passive, search_path, defines, undefines, cpp, jacobian, verbose, timings, no_simplify,
          simplify_n_times, no_inline_operation_adjoints):
     """Differentiate FILE in reverse mode and write the adjoint Fortran.
@@ -162,10 +204,17 @@ def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjo
     }
     try:
         dependents, independents = _names(deps), _names(indeps)
-        if not dependents:
-            raise AdfortError("no dependent variable: name at least one with --dep")
-        if not independents:
-            raise AdfortError("no independent variable: name at least one with --indep")
+        heads = [_head(value, dependents, independents) for value in routines]
+        if not heads:
+            heads = [(None, dependents, independents)]
+        for name, head_deps, head_indeps in heads:
+            which = f" of '{name}'" if len(heads) > 1 else ""
+            if not head_deps:
+                raise AdfortError(f"no dependent variable{which}: name at least one with "
+                                  "--dep (or --routine NAME:DEPS/INDEPS)")
+            if not head_indeps:
+                raise AdfortError(f"no independent variable{which}: name at least one with "
+                                  "--indep (or --routine NAME:DEPS/INDEPS)")
         if output is None:
             output = os.path.splitext(os.path.basename(file))[0] + "_ad.f90"
         if output != "-" and os.path.exists(file) and os.path.exists(output) \
@@ -180,12 +229,17 @@ def diff(file, extra_files, deps, indeps, routine, output, schedule, links, adjo
         if timings:
             startup = time.process_time()  # CPU of the interpreter and imports
             timing.start()
-        text, _, _ = differentiate_file(file, dependents, independents,
-                                        _schedule(schedule, links), routine, options,
-                                        search_path=search_path, extra_files=extra_files,
-                                        adjoint_libraries=adjoint_libs,
-                                        passive_routines=_names(passive),
-                                        defines=defines, undefines=undefines, cpp=cpp)
+        reading = dict(search_path=search_path, extra_files=extra_files,
+                       adjoint_libraries=adjoint_libs, passive_routines=_names(passive),
+                       defines=defines, undefines=undefines, cpp=cpp)
+        if len(heads) == 1:
+            routine, head_deps, head_indeps = heads[0]
+            text, _, _ = differentiate_file(file, head_deps, head_indeps,
+                                            _schedule(schedule, links), routine, options,
+                                            **reading)
+        else:
+            text, _, _ = differentiate_heads(file, heads, _schedule(schedule, links),
+                                             options, **reading)
         if output == "-":
             click.echo(text, nl=False)
         else:

@@ -15,15 +15,16 @@ from adfort.activity import (
     active_variables, argument_names, differentiable_args, is_complex, is_real, operands,
     operation_name)
 from adfort.arrays import expr_rank
-from adfort.derived import check_derived, holds_reals, is_derived, is_variable, unsupported_declaration
+from adfort.derived import (
+    check_derived, holds_reals, is_derived, is_real_value, is_variable, unsupported_declaration)
 from adfort.errors import AdfortError, where
-from adfort.pointers import check_pointers, declared_attribute
+from adfort.pointers import check_pointers, declared_attribute, is_nullify
 from adfort.exprs import E
 from adfort.forward_only import (
     check_character_expression, check_forward_only, is_character_expression,
     is_forward_only)
 from adfort.normalise import jump_kind
-from adfort.transformations.allocation import is_allocation
+from adfort.transformations.allocation import allocation_arguments, is_allocation
 
 _OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
 _SUPPORTED_STATEMENTS = (Assignment, IfBlock, Loop, WhileLoop, Call)
@@ -41,9 +42,13 @@ _CONSTRUCTS = {
     "Arithmetic_If_Stmt": "arithmetic IF",
     "Return_Stmt": "RETURN",
     "Stop_Stmt": "STOP",
-    "Forall_Stmt": "FORALL (write it as DO loops: adfort differentiates those)",
-    "Forall_Construct": "FORALL (write it as DO loops: adfort differentiates those)",
-    "Nullify_Stmt": "NULLIFY (pointers are not supported)",
+    "Forall_Stmt": "FORALL reading an array it assigns, or with a type-spec (DO loops "
+                   "would see values it has not assigned yet: copy the array read "
+                   "first, or write the loops yourself)",
+    "Forall_Construct": "FORALL reading an array it assigns, or with a type-spec (DO "
+                        "loops would see values it has not assigned yet: copy the array "
+                        "read first, or write the loops yourself)",
+    "Nullify_Stmt": "NULLIFY PSyclone cannot read (NULLIFY a plain pointer variable)",
 }
 
 
@@ -166,6 +171,8 @@ def check_routine(routine, dependents, independents, filename, active=None,
         if is_character_expression(block):
             check_character_expression(block, filename, routine.symbol_table)
             continue
+        if is_nullify(block):
+            continue    # of an alias pointer (check_pointers)
         kinds = {type(a).__name__ for a in block.parse_tree_nodes}
         if "Intrinsic_Function_Reference" in kinds:
             raise AdfortError(
@@ -177,7 +184,7 @@ def check_routine(routine, dependents, independents, filename, active=None,
             "differentiate it; remove it or move it out of the routine",
             where(block, filename))
     for stmt in routine.walk(Statement):
-        if jump_kind(stmt) or is_forward_only(stmt):
+        if jump_kind(stmt) or is_forward_only(stmt) or is_nullify(stmt):
             continue
         if is_allocation(stmt) and isinstance(stmt.parent, Schedule):
             _check_allocation(stmt, filename)
@@ -276,11 +283,16 @@ def _check_where(loop, filename):
 
 
 def _check_allocation(stmt, filename):
-    if any(stmt.argument_names):
-        raise AdfortError(
-            f"{stmt.intrinsic.name} with keyword arguments (stat=, source=…) is not "
-            "supported: allocate plain arrays", where(stmt, filename))
-    for arg in stmt.arguments:
+    for name, arg in zip(stmt.argument_names, stmt.arguments):
+        if name is None:
+            continue
+        if name.lower() not in ("stat", "errmsg") or not is_variable(arg) or \
+                is_real_value(arg):
+            raise AdfortError(
+                f"{stmt.intrinsic.name} with {name.lower()}= is not supported (only stat= and "
+                "errmsg= with an integer or character variable): allocate plain arrays "
+                "and assign their values after", where(stmt, filename))
+    for arg in allocation_arguments(stmt):
         symbol = getattr(arg, "symbol", None)
         if symbol is None or symbol.is_argument or not symbol.is_automatic:
             raise AdfortError(

@@ -19,7 +19,9 @@ from adfort.forward_only import keep_substring_assignments
 from adfort.where import lower_where, tolerate_where_failures
 from adfort.parentheses import keep_parenthesised_arguments
 from adfort.errors import AdfortError
+from adfort.exprs import INTEGER_TYPE
 from adfort.restructure import restructure
+from adfort.forall import lower_forall
 from adfort.reading import fixed_form_columns, is_fixed_form, load  # noqa: F401 (API)
 
 
@@ -58,6 +60,8 @@ def _read_file(path, preprocessing, plan):
         raise _relocated(err, origin) from None
     origin = _compose(origin, moved)
     source = generic_intrinsic_names(source, fixed)
+    source = standard_complex_types(source, fixed)
+    source = lower_forall(source, fixed)
     source = unlabel_do_loops(source, fixed)
     source = split_assumed_size_declarations(source, fixed)
     externals = external_names(source, fixed)
@@ -390,6 +394,18 @@ def recognise_intrinsics(tree, node=None):
             continue
         name = call.routine.name.upper()
         symbol = call.routine.symbol
+        if name == "DCMPLX" and name.lower() not in defined and _is_unresolved(symbol) \
+                and not isinstance(symbol, DataSymbol):
+            # DCMPLX(x, y) (GNU): CMPLX(x, y, kind=8), of double precision
+            arguments = [arg.detach() for arg in list(call.arguments)]
+            intrinsic = IntrinsicCall.create(
+                IntrinsicCall.Intrinsic.CMPLX,
+                arguments + [("kind", Literal("8", INTEGER_TYPE))])
+            call.replace_with(intrinsic)
+            table = symbol.find_symbol_table(intrinsic)
+            if table is not None and type(symbol).__name__ == "Symbol":
+                table._symbols.pop(table._normalize(symbol.name), None)
+            continue
         if (name.lower() in defined or name not in IntrinsicCall.Intrinsic.__members__
                 or isinstance(symbol, DataSymbol) or symbol.is_import
                 or not _is_unresolved(symbol)):
@@ -468,8 +484,35 @@ SPECIFIC_INTRINSICS = {
     "ISIGN": "SIGN", "DDIM": "DIM", "IDIM": "DIM", "AMOD": "MOD", "DMOD": "MOD",
     "SNGL": "REAL", "DFLOAT": "DBLE", "DINT": "AINT", "DNINT": "ANINT",
     "IDINT": "INT", "IFIX": "INT", "IDNINT": "NINT",
+    # double complex ones (GNU extensions): the generic returns the kind of
+    # its argument
+    "DCONJG": "CONJG", "DIMAG": "AIMAG", "DREAL": "REAL", "CDABS": "ABS",
+    "CDSQRT": "SQRT", "CDEXP": "EXP", "CDLOG": "LOG", "CDSIN": "SIN", "CDCOS": "COS",
 }
 _SPECIFIC = re.compile(r"\b(" + "|".join(SPECIFIC_INTRINSICS) + r")(\s*\()", re.IGNORECASE)
+
+
+_DOUBLE_COMPLEX = re.compile(r"^(\s*(?:\d+\s+)?(?:implicit\s+)?)(double\s*complex)\b",
+                             re.IGNORECASE)
+
+
+def standard_complex_types(source, fixed_form):
+    """Write ``DOUBLE COMPLEX`` (a GNU extension gfortran -std=f2008
+    rejects, and generated routines copy declarations) as ``complex(8)``,
+    padded so that columns stay where they were."""
+    if not re.search(r"double\s*complex", source, re.IGNORECASE):
+        return source
+    out = []
+    for line in source.splitlines(keepends=True):
+        if fixed_form and line[:1] in ("c", "C", "*", "!"):
+            out.append(line)
+            continue
+        head, body = (line[:6], line[6:]) if fixed_form and not line.startswith("\t") \
+            else ("", line)
+        body = _DOUBLE_COMPLEX.sub(
+            lambda m: m.group(1) + "complex(8)".ljust(len(m.group(2))), body)
+        out.append(head + body)
+    return "".join(out)
 
 
 def generic_intrinsic_names(source, fixed_form):

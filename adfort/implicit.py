@@ -34,6 +34,9 @@ _SKIPPED = (F.Use_Stmt, F.Implicit_Stmt, F.Format_Stmt, F.Intrinsic_Stmt,
             F.End_Select_Stmt, F.Goto_Stmt, F.Computed_Goto_Stmt,
             F.Subroutine_Stmt, F.Function_Stmt, F.Program_Stmt, F.Module_Stmt) + _CONTAINED
 _INTRINSICS = {name.lower() for name in IntrinsicCall.Intrinsic.__members__}
+# GNU intrinsics the front end turns into standard ones after this pass
+# (fparser may read DCMPLX(0d0, 0d0) as an array element).
+_GNU_INTRINSICS = {"dcmplx"}
 _DEFAULT_RULES = {chr(c): ("INTEGER" if "i" <= chr(c) <= "n" else "REAL")
                   for c in range(ord("a"), ord("z") + 1)}
 
@@ -208,6 +211,8 @@ def _scope(unit, rules, visible, edits, subprograms):
             continue
         if used.get(name) == "call" and name not in dimensioned and name in _INTRINSICS:
             continue  # an intrinsic function
+        if name in _GNU_INTRINSICS and name not in dimensioned:
+            continue
         if opaque and name not in arguments and name != result \
                 and name not in dimensioned and name not in _common_members(statements):
             continue  # may come from the module used

@@ -18,7 +18,7 @@ always the one the recording motion had.
 import re
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, IntrinsicCall, Loop, Reference, Routine, Schedule)
+    ArrayReference, Assignment, CodeBlock, IntrinsicCall, Loop, Reference, Routine, Schedule)
 from psyclone.psyir.symbols import UnsupportedFortranType
 
 from adfort.errors import AdfortError, where
@@ -127,7 +127,31 @@ def lifetime_end(statements, position):
         if isinstance(stmt, Assignment) and stmt.is_pointer and \
                 stmt.lhs.symbol.name.lower() == pointer:
             return later - 1
+        if pointer in nullified(stmt):
+            return later
     return len(statements) - 1
+
+
+def is_nullify(node):
+    """Whether `node` is a NULLIFY statement (PSyclone keeps it opaque)."""
+    if isinstance(node, IntrinsicCall):
+        return node.intrinsic.name == "NULLIFY"
+    return isinstance(node, CodeBlock) and bool(node.parse_tree_nodes) and all(
+        type(ast).__name__ == "Nullify_Stmt" for ast in node.parse_tree_nodes)
+
+
+def nullified(node):
+    """Lower-case names of the pointers a NULLIFY statement disassociates
+    (none for any other statement; a component ``s%p`` is named whole)."""
+    if not is_nullify(node):
+        return set()
+    if isinstance(node, IntrinsicCall):
+        return {a.symbol.name.lower() for a in node.arguments if isinstance(a, Reference)}
+    names = set()
+    for ast in node.parse_tree_nodes:
+        for item in str(ast).strip()[len("NULLIFY"):].strip().strip("()").split(","):
+            names.add(item.strip().lower())
+    return names
 
 
 def check_pointers(routine, filename, attributes):
@@ -145,13 +169,19 @@ def check_pointers(routine, filename, attributes):
                 f"'{symbol.name}' is a pointer dummy argument: not supported yet; pass "
                 "the array it points to (a plain dummy argument)", where(routine, filename))
     for call in routine.walk(IntrinsicCall):
-        if call.intrinsic.name in ("ALLOCATE", "DEALLOCATE", "NULLIFY") and any(
+        if call.intrinsic.name in ("ALLOCATE", "DEALLOCATE") and any(
                 getattr(a, "symbol", None) is not None and a.symbol.name.lower() in pointers
                 for a in call.arguments):
             raise AdfortError(
                 f"{call.intrinsic.name} of a pointer: adfort differentiates pointers "
                 "used as aliases of target variables only; allocate an allocatable "
                 "array and point to it", where(call, filename))
+    for block in routine.walk(CodeBlock):
+        unknown = sorted(nullified(block) - pointers)
+        if unknown:
+            raise AdfortError(
+                f"NULLIFY of '{unknown[0]}': adfort differentiates NULLIFY of pointer "
+                "variables used as aliases only", where(block, filename))
     lifetimes = {}  # id(statement) -> pointers associated while it runs
     for assign in routine.walk(Assignment):
         if not assign.is_pointer:

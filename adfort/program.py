@@ -60,12 +60,16 @@ class Program:
 
     def modules(self):
         """{lower-case name: Container} of every module read."""
-        found = {}
-        for tree in self.trees:
-            for node in tree.walk(Container):
-                if not isinstance(node, FileContainer):
-                    found.setdefault(node.name.lower(), node)
-        return found
+        key = tuple(id(tree) for tree in self.trees)
+        if getattr(self, "_modules_key", None) != key:
+            found = {}
+            for tree in self.trees:
+                # Modules are children of a file (PSyIR has no nested modules).
+                for node in tree.children:
+                    if isinstance(node, Container) and not isinstance(node, FileContainer):
+                        found.setdefault(node.name.lower(), node)
+            self._modules, self._modules_key = found, key
+        return dict(self._modules)
 
     def module(self, name):
         """The module called `name`, reading it from the search path if needed."""
@@ -107,7 +111,9 @@ class Program:
         caller = call.ancestor(Routine)
         if symbol.is_import:
             module = self.module(symbol.interface.container_symbol.name)
-            return _routine_in(module, name)
+            # use m, only: local => original
+            original = (symbol.interface.orig_name or name).lower()
+            return _routine_in(module, original)
         host = caller.parent if caller is not None else None
         if isinstance(host, Container) and not isinstance(host, FileContainer):
             found = _routine_in(host, name)

@@ -90,13 +90,15 @@ class ReadPlan:
     :param preprocessing: how sources are preprocessed
         (:class:`adfort.preprocess.Preprocessing`).
     :param search_path: directories where used modules are looked for.
+    :param shared: a plan whose loaded and scanned sources this one reuses
+        (several routines of one run).
     """
 
-    def __init__(self, preprocessing=None, search_path=()):
+    def __init__(self, preprocessing=None, search_path=(), shared=None):
         self.preprocessing = preprocessing
         self.search_path = list(search_path)
-        self._loaded = {}   # path: Loaded
-        self._scans = {}    # path: Scan or None
+        self._loaded = shared._loaded if shared is not None else {}  # path: Loaded
+        self._scans = shared._scans if shared is not None else {}    # path: Scan or None
         self._keep = {}     # path: set of id(Unit) kept, or None for all
 
     def loaded(self, path):
@@ -183,10 +185,11 @@ class ReadPlan:
         """Scan the file of module `name` on the search path (if any) into
         `by_name`; False when that file cannot be scanned."""
         path = find_module_file(name, self.search_path)
-        if path is None or os.path.abspath(path) in self._scans:
-            return True     # without source (an intrinsic module…), or known
+        if path is None:
+            return True     # without source (an intrinsic module…)
         found = self.scan(path)
-        if found is not None:
+        if found is not None and not any(p == path for entries in by_name.values()
+                                         for p, _ in entries):
             self._index(path, found, by_name)
         return found is not None
 

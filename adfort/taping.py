@@ -14,7 +14,8 @@ import re
 from psyclone.psyir.nodes import (
     Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, Schedule, WhileLoop)
 
-from adfort.transformations.allocation import allocated_symbols, is_allocation
+from adfort.transformations.allocation import (
+    allocated_symbols, is_allocation, status_variables)
 
 
 class TapingPlan:
@@ -143,6 +144,11 @@ def _walk(statements, reads, used, plan):
                 name = symbol.name.lower()
                 if stmt.intrinsic.name == "DEALLOCATE" and used.get(name):
                     plan.taped_arrays.add((id(stmt), name))
+                used[name] = False
+            for name in status_variables(stmt):
+                # stat= and errmsg= are always set: saved like a call's result.
+                if used.get(name):
+                    plan.taped_calls.add((id(stmt), name))
                 used[name] = False
         elif isinstance(stmt, IfBlock):
             branches = [_walk(stmt.if_body.children, reads, used, plan)]

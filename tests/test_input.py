@@ -393,3 +393,85 @@ def test_internal_procedure_of_an_external_host_using_an_assumed_shape_array(tmp
     done = run(["diff", "host.f90", "--dep", "cost", "--indep", "u"], tmp_path)
     assert_clean_failure(done, tmp_path, "host.f90:6:", "internal procedure 'total'",
                          "put 'host' in a module")
+
+
+CALLER_F90 = """\
+    ! The caller declares the external routine's interface itself, as the
+    ! standard asks for assumed-shape dummies: adfort adds no second one.
+    subroutine top(n, u, w, cost)
+      implicit none
+      integer, intent(in) :: n
+      real(kind=8), intent(in) :: u(n), w(n)
+      real(kind=8), intent(out) :: cost
+      real(kind=8) :: v(n)
+      interface
+        subroutine smooth_cost(u, w, cost)
+          real(kind=8), intent(in) :: u(:), w(:)
+          real(kind=8), intent(out) :: cost
+        end subroutine smooth_cost
+      end interface
+      v = 2.0d0 * u
+      call smooth_cost(v, w, cost)
+    end subroutine top
+    """
+
+CALLER_DRIVER = """\
+    program check_top
+      implicit none
+      integer, parameter :: n = 7
+      real(kind=8) :: u(n), w(n), du(n), dw(n), u_adj(n), w_adj(n)
+      real(kind=8) :: cost, cost_adj, cp, cm, h, lhs, rhs
+      integer :: i
+      h = 1.0d-6
+      do i = 1, n
+        u(i) = 0.3d0 * i + 0.1d0 * sin(1.0d0 * i)
+        w(i) = 1.0d0 + 0.05d0 * i
+        du(i) = cos(2.0d0 * i)
+        dw(i) = sin(3.0d0 * i)
+      end do
+      u_adj = 0.0d0
+      w_adj = 0.0d0
+      cost_adj = 1.5d0
+      call top_rev(n, u, u_adj, w, w_adj, cost, cost_adj)
+      lhs = sum(u_adj * du) + sum(w_adj * dw)
+      call top(n, u + h * du, w + h * dw, cp)
+      call top(n, u - h * du, w - h * dw, cm)
+      rhs = 1.5d0 * (cp - cm) / (2.0d0 * h)
+      print *, lhs, rhs
+      if (abs(lhs - rhs) > 1.0d-6 * max(abs(lhs), abs(rhs))) stop 1
+    end program check_top
+    """
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_caller_declaring_the_interface_of_an_assumed_shape_external(tmp_path, schedule):
+    import shutil
+    write(tmp_path / "smooth.f90", SMOOTH_F90)
+    write(tmp_path / "top.f90", CALLER_F90)
+    write(tmp_path / "driver.f90", CALLER_DRIVER)
+    done = run(["diff", "top.f90", "smooth.f90", "--routine", "top", "--dep", "cost",
+                "--indep", "u,w", "--schedule", schedule, "-o", "top_ad.f90"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    generated = (tmp_path / "top_ad.f90").read_text()
+    build = subprocess.run([shutil.which("gfortran"), "-std=f2008", "-Wall", "-fcheck=all",
+                            "smooth.f90", "top.f90", "top_ad.f90", "driver.f90", "-o", "check"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr + generated
+    check = subprocess.run(["./check"], cwd=tmp_path, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_allocate_with_source_is_a_clear_error(tmp_path):
+    write(tmp_path / "s.f90", """\
+        subroutine s(n, x, y)
+          integer, intent(in) :: n
+          real(kind=8), intent(in) :: x(n)
+          real(kind=8), intent(out) :: y
+          real(kind=8), allocatable :: w(:)
+          allocate(w(n), source=x)
+          y = sum(w**2)
+        end subroutine s
+        """)
+    done = run(["diff", "s.f90", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "s.f90:6:", "source= is not supported",
+                         "stat= and errmsg=")

@@ -86,18 +86,18 @@ LOOKUP = textwrap.dedent("""\
      "end subroutine k\n", ["--dep", "y", "--indep", "x"],
      ["k.f90:5:", "EQUIVALENCE is not supported"]),
     ("subroutine k(x, y)\n  real(8), intent(in) :: x(4)\n  real(8), intent(out) :: y\n"
-     "  real(8) :: a(4)\n  integer :: i\n  forall (i = 1:4) a(i) = x(i)**2\n  y = sum(a)\n"
-     "end subroutine k\n", ["--dep", "y", "--indep", "x"],
-     ["k.f90:6:", "FORALL (write it as DO loops"]),
+     "  real(8) :: a(4)\n  integer :: i\n  forall (i = 2:4) a(i) = a(i - 1) + x(i)**2\n"
+     "  y = sum(a)\nend subroutine k\n", ["--dep", "y", "--indep", "x"],
+     ["k.f90:6:", "FORALL reading an array it assigns"]),
     # A statement PSyclone keeps opaque in a callee that looks passive: the
     # derivative flows through it (argument -> module array), so the callee
     # is differentiated and the statement rejected, not silently dropped.
     ("module st\n  real(8) :: v(5)\nend module st\nsubroutine relax(psi)\n  use st\n"
-     "  real(8) :: psi\n  integer :: i\n  forall (i = 1:5) v(i) = v(i) + psi*i\n"
+     "  real(8) :: psi\n  integer :: i\n  forall (i = 1:4) v(i) = v(i + 1) + psi*i\n"
      "end subroutine relax\nsubroutine k(x, y)\n  use st\n  real(8) :: x, y\n"
      "  call relax(x)\n  y = sum(v)\nend subroutine k\n",
      ["--routine", "k", "--dep", "y", "--indep", "x"],
-     ["k.f90:8:", "FORALL (write it as DO loops"]),
+     ["k.f90:8:", "FORALL reading an array it assigns"]),
     # Complex values: passive ones are kept, but not taped.
     ("subroutine k(n, x, y)\n  integer, intent(in) :: n\n  real(8), intent(in) :: x(n)\n"
      "  real(8), intent(out) :: y\n  complex(8) :: z\n  integer :: i\n  y = 0\n"

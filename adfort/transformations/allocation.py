@@ -26,7 +26,21 @@ def is_allocation(node):
 
 def allocated_symbols(node):
     """The array symbols an ALLOCATE/DEALLOCATE statement acts on."""
-    return [arg.symbol for arg in node.arguments if isinstance(arg, Reference)]
+    return [arg.symbol for arg in allocation_arguments(node) if isinstance(arg, Reference)]
+
+
+def allocation_arguments(node):
+    """The arrays an ALLOCATE/DEALLOCATE statement acts on (not its stat=
+    and errmsg= variables)."""
+    return [arg for name, arg in zip(node.argument_names, node.arguments) if name is None]
+
+
+def status_variables(node):
+    """Lower-case names of the stat= and errmsg= variables of an
+    ALLOCATE/DEALLOCATE statement: it overwrites them."""
+    return {arg.symbol.name.lower() for name, arg in zip(node.argument_names, node.arguments)
+            if name is not None and name.lower() in ("stat", "errmsg")
+            and isinstance(arg, Reference)}
 
 
 def _bound(which, symbol, dim):
@@ -39,13 +53,19 @@ def reverse_allocation(node, reverser):
     symbols = allocated_symbols(node)
     adjoints = [reverser.ctx.adjoint_symbol(s) for s in symbols]
     text = statement_text(node)
+    # stat= and errmsg= variables it overwrites, saved as a call's results.
+    saved, restored = [], []
+    for name in sorted(n for key, n in reverser.plan.taped_calls if key == id(node)):
+        save, restore = reverser.tapes.save(Reference(reverser.ctx.table.lookup(name)))
+        saved += save
+        restored = restore + restored
     if node.intrinsic.name == "ALLOCATE":
         gone = [s for s in symbols] + [a for a in adjoints if a is not None]
         ret = [IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE,
-                                    [Reference(s) for s in gone])]
+                                    [Reference(s) for s in gone])] + restored
         reverser.comment(ret, text)
-        return [node.detach()], ret
-    rec, ret = [], []
+        return saved + [node.detach()], ret
+    rec, ret = list(saved), list(restored)
     control = reverser.tapes.control
     for symbol, adjoint in zip(symbols, adjoints):
         rank = symbol_rank(symbol)

@@ -43,7 +43,8 @@ class Host:
     @property
     def name(self):
         if self.module is None:
-            return naming.tape_module(self.build.root.name)
+            return getattr(self.build, "tape_module", None) or \
+                naming.tape_module(self.build.root.name)
         return self.build.module_output_name(self.module)
 
     def names(self, unit):
@@ -204,6 +205,8 @@ def _explicit_interfaces(children, program):
             for name in sorted({c.routine.name.lower() for c in routine.walk(Call)}):
                 if name not in wanted or name == routine.name.lower():
                     continue
+                if _has_user_interface(table, name):
+                    continue    # the routine declares it itself
                 if name not in texts:
                     texts[name] = _interface_text(wanted[name])
                 symbol = table.lookup(name, otherwise=None)
@@ -211,6 +214,20 @@ def _explicit_interfaces(children, program):
                     symbol.datatype = UnsupportedFortranType(texts[name])
                 elif symbol is None:
                     table.add(RoutineSymbol(name, UnsupportedFortranType(texts[name])))
+
+
+def _has_user_interface(table, name):
+    """Whether an interface block of the user's, kept in `table` as text,
+    declares routine `name` (a second one would be an error)."""
+    pattern = re.compile(rf"^\s*(?:[\w(),*=\s]*\s)?(?:subroutine|function)\s+{name}\b",
+                         re.IGNORECASE | re.MULTILINE)
+    for symbol in table.symbols:
+        datatype = getattr(symbol, "datatype", None)
+        if isinstance(datatype, UnsupportedFortranType) and \
+                re.match(r"\s*(?:abstract\s+)?interface\b", datatype.declaration, re.IGNORECASE) \
+                and pattern.search(datatype.declaration):
+            return True
+    return False
 
 
 def _interface_text(routine):
@@ -364,7 +381,9 @@ def _provide(table, routine_table, name):
         if container is None:
             container = ContainerSymbol(origin)
             table.add(container)
-        table.add(Symbol(symbol.name, interface=ImportInterface(container)))
+        # (use m, only: local => original keeps its rename)
+        table.add(Symbol(symbol.name, interface=ImportInterface(
+            container, symbol.interface.orig_name)))
     else:
         table.add(symbol.copy())
 
@@ -405,12 +424,14 @@ def _derived_type_names(node):
     return names
 
 
-def _imported(name, container, types):
-    """The symbol importing `name` from `container`: a type symbol for a
-    derived type (variables of that type are linked to it by name)."""
+def _imported(name, container, types, original=None):
+    """The symbol importing `name` (renamed from `original`, if given) from
+    `container`: a type symbol for a derived type (variables of that type
+    are linked to it by name)."""
+    interface = ImportInterface(container, original)
     if name.lower() in types:
-        return DataTypeSymbol(name, UnresolvedType(), interface=ImportInterface(container))
-    return Symbol(name, interface=ImportInterface(container))
+        return DataTypeSymbol(name, UnresolvedType(), interface=interface)
+    return Symbol(name, interface=interface)
 
 
 def _adjoint_type_host(hosts, name):
@@ -524,7 +545,8 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
             continue  # an external routine, called through its implicit interface
         if symbol.is_import:
             origin = symbol.interface.container_symbol.name
-            sources.setdefault(origin, []).append(symbol.name)
+            # (a rename, use m, only: local => original, is kept)
+            sources.setdefault(origin, []).append((symbol.name, symbol.interface.orig_name))
         elif symbol.visibility == Symbol.Visibility.PRIVATE:
             if isinstance(symbol, DataSymbol) and symbol.is_constant:
                 table.add(symbol.copy())
@@ -545,8 +567,9 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
     for origin in sorted(sources, key=lambda n: (n.lower() != module.name.lower(), n)):
         container = ContainerSymbol(origin)
         table.add(container)
-        for name in sources[origin]:
-            table.add(_imported(name, container, types))
+        for entry in sources[origin]:
+            name, original = entry if isinstance(entry, tuple) else (entry, None)
+            table.add(_imported(name, container, types, original))
     if module.name not in sources:
         # Keep the documented `use m` even when nothing is taken from it.
         if module.name.lower() not in table:

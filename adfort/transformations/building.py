@@ -41,16 +41,10 @@ def _make_routine(work, name, body, arguments, intents, origin=None, attributes=
         variable the body refers to.
     :param attributes: {lower-case name: "POINTER"/"TARGET"} to declare.
     """
-    # Copy the routine without its statements (copying them all again for
-    # each motion costs more than the rest of the generation), then move the
-    # body in and point its references at the copy's symbols, as copy()
-    # does.
     work.pop_all_children()
-    routine = work.copy()
     for stmt in body:
-        routine.addchild(stmt.detach() if stmt.parent is not None else stmt)
-    for stmt in routine.children:
-        stmt.replace_symbols_using(routine.symbol_table)
+        work.addchild(stmt.detach() if stmt.parent is not None else stmt)
+    routine = work.copy()
     routine.name = name
     if routine.name != name:
         # A function's name is also its result variable's, which PSyclone

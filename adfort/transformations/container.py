@@ -74,6 +74,9 @@ class ADReverseContainerTrans(ADReverseTrans):
         #: the :class:`adfort.reading.ReadPlan` for the files apply() reads
         #: (None: read them whole).
         self.plan = None
+        #: the module of the tapes of routines outside any module (None:
+        #: named after the differentiated routine); several heads share one.
+        self.tape_module = None
 
     def validate(self, container, routine_name=None, dependent_vars=(),
                  independent_vars=(), reversal_schedule=None, options=None):
@@ -136,6 +139,7 @@ class ADReverseContainerTrans(ADReverseTrans):
                               reversal_schedule, options, filename,
                               _user_adjoints(self.adjoint_libraries,
                                              self.preprocessing))
+        build.tape_module = self.tape_module
         result = build.run()
         self.tape_sizes = build.tape_sizes
         return result
@@ -295,7 +299,10 @@ class _ProgramBuild:
         edges = set()
         for routine in order:
             for call in user_calls(routine):
-                edges.add((routine.name.lower(), call.routine.name.lower()))
+                # A callee imported under another name is linked by its own.
+                callee = targets.get(id(call))
+                name = callee.name if callee is not None else call.routine.name
+                edges.add((routine.name.lower(), name.lower()))
         unknown = sorted(links - edges)
         if unknown:
             listing = ", ".join(f"{a}:{b}" for a, b in sorted(edges)) or "none"
@@ -552,10 +559,12 @@ class _ProgramBuild:
             host = hosts.setdefault(unit.module, Host(unit.module, self))
             callee_motions = {}
             call_io, clears, restores, after = {}, {}, {}, set()
+            sequences = {}
             for stmt_call in user_calls(unit.work):
                 callee = unit.calls.get(id(stmt_call))
                 callee_motions[id(stmt_call)] = motions_of.get(id(callee)) if callee else None
                 key = id(_call_statement(stmt_call))
+                sequences[key] = self._sequence_positions(unit, stmt_call, callee)
                 clears[key] = self._passive_outputs(unit, stmt_call, callee)
                 call_io[key] = self._call_io(unit, stmt_call, callee, clears[key],
                                              self._motions.get(id(callee)))
@@ -588,7 +597,7 @@ class _ProgramBuild:
                 active=self.activity.active_locals(unit),
                 module_adjoints=module_adjoints,
                 calls=callee_motions, call_io=call_io, call_clears=clears,
-                call_restores=restores, call_reads_after=after,
+                call_restores=restores, call_reads_after=after, call_sequences=sequences,
                 tapes=None if single else host.tapes(unit),
                 schedule=self.schedule, callee=unit is not self.top,
                 module_dependents=self._module_names(self.dependents),
@@ -652,6 +661,23 @@ class _ProgramBuild:
                 self._check_sequence_cleared(unit, call, actual, formal, routine.name)
                 found.append(actual)
         return found
+
+    def _sequence_positions(self, unit, call, callee):
+        """Positions of the array elements a call gives as the start of an
+        array dummy (sequence association, ``call fill(n, a(k))``): the
+        callee may change any element from there on, so what is saved
+        around the call is the whole array, not the element."""
+        if callee is not None:
+            formals = [f for f in callee.formals if f is not callee.result]
+        else:
+            routine = unit.passive.get(id(call))
+            if routine is None:
+                return set()
+            formals = list(routine.symbol_table.argument_list)
+        return {position for position, (actual, formal) in enumerate(zip(call.arguments,
+                                                                          formals))
+                if isinstance(actual, ArrayReference) and expr_rank(actual) == 0
+                and symbol_rank(formal) > 0}
 
     def _check_sequence_cleared(self, unit, call, actual, formal, callee):
         """An array element given as the start of an array dummy the callee

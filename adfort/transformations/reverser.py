@@ -14,7 +14,7 @@ from psyclone.psyir.symbols import DataSymbol
 
 from adfort.derived import is_variable
 from adfort.errors import AdfortError, where
-from adfort.pointers import lifetime_end
+from adfort.pointers import is_nullify, lifetime_end
 from adfort.forward_only import drop_reason_comment
 from adfort.writer import Writer
 
@@ -59,6 +59,8 @@ class Reverser:
         self.schedule = schedule
         self.routine_name = routine_name
         self.clears = clears or {}  # id(call statement) -> actuals to clear
+        # id(call statement) -> positions of elements starting array dummies
+        self.sequences = {}
         # id(Loop) -> (names, statements) each reversed iteration computes
         # again (adfort/iterations.py).
         self.recomputed = {}
@@ -105,6 +107,11 @@ class Reverser:
         from adfort.transformations.call import ADReverseCallTrans
         if is_allocation(stmt):
             return ADReverseAllocationTrans().reverse(stmt, self)
+        if is_nullify(stmt):
+            # The end of an alias's lifetime: the returning motion
+            # re-associates the pointer where it reverses that lifetime.
+            drop_reason_comment(stmt)
+            return [stmt.detach()], []
         if isinstance(stmt, CodeBlock):
             return self.forward_only(stmt)
         if isinstance(stmt, Call) and id(stmt) in self.calls:
@@ -144,13 +151,19 @@ class Reverser:
         lower case)."""
         names = {name for key, name in self.plan.taped_calls if key == id(stmt)}
         call = stmt.rhs if isinstance(stmt, Assignment) else stmt
+        sequences = self.sequences.get(id(stmt), ())
         pairs, seen = [], set()
-        for actual in call.arguments:
+        for position, actual in enumerate(call.arguments):
             if is_variable(actual) and actual.symbol.name.lower() in names:
-                text = actual.debug_string().lower()
+                saved = actual.copy()
+                if position in sequences:
+                    # a(k) starting an array dummy: the callee may change
+                    # any element of a from k on.
+                    saved = Reference(actual.symbol)
+                text = saved.debug_string().lower()
                 if text not in seen:
                     seen.add(text)
-                    pairs.append((text, *self.tapes.save(actual.copy())))
+                    pairs.append((text, *self.tapes.save(saved)))
         for name in sorted(names - {a.symbol.name.lower() for a in call.arguments
                                     if is_variable(a)}):
             # A module variable the callee writes.

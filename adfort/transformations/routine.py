@@ -31,6 +31,7 @@ from adfort.iterations import keep_needed, recomputed_in_loops, strip_conditions
 from adfort.liveness import lean_recording
 from adfort.stored_values import store_costly_values
 from adfort.transformations.assignment import assignment_adjoint
+from adfort.transformations.allocation import is_allocation, status_variables
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import Reverser, enclosing_loop_indices
 from adfort.transformations.building import _argument_symbols, _make_routine
@@ -132,7 +133,8 @@ class UnitSpec:
                  callee=False,
                  module_dependents=(), module_independents=(), module_variable=None,
                  jacobian_dependents=(), jacobian_independents=(), types=None,
-                 attributes=None, call_restores=None, call_reads_after=()):
+                 attributes=None, call_restores=None, call_reads_after=(),
+                 call_sequences=None):
         self.dependents = [d.lower() for d in dependents]
         self.independents = [i.lower() for i in independents]
         self.active = active
@@ -142,6 +144,8 @@ class UnitSpec:
         self.call_clears = call_clears or {}
         self.call_restores = call_restores or {}
         self.call_reads_after = set(call_reads_after)
+        # id(call statement) -> positions of elements starting array dummies
+        self.call_sequences = call_sequences or {}
         self.tapes = tapes
         self.schedule = schedule
         self.callee = callee
@@ -233,6 +237,9 @@ def reverse_work(work, spec, options, names, filename=None):
         {loop.variable.name.lower() for loop in work.walk(Loop)}
     for wrote in list(call_writes.values()) + list(kept_writes.values()):
         written |= wrote
+    for node in work.walk(IntrinsicCall):
+        if is_allocation(node):
+            written |= status_variables(node)   # ALLOCATE(…, stat=ierr) sets ierr
     # Allocatable locals are handed over by their (explicit) deallocation.
     allocatables = {sym.name.lower() for sym in table.datasymbols
                     if getattr(sym.datatype, "is_allocatable", False)}
@@ -274,6 +281,7 @@ def reverse_work(work, spec, options, names, filename=None):
         a.name.lower() for a in arguments if getattr(a.interface, "access", None) == _IN})
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
+    reverser.sequences = spec.call_sequences
     reverser.recomputed = recomputed
     location = where(work, filename)
     try:

@@ -1,0 +1,216 @@
+"""Several routines of one file in one run (``--routine a:y/x --routine
+b:z/w``): one output file holding every adjoint, shared callees and tapes
+once, each gradient right against central finite differences."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+MODEL = """\
+    module column
+      implicit none
+      integer, parameter :: wp = kind(1.0d0)
+      real(wp) :: kappa = 0.3_wp
+    contains
+      subroutine smooth(n, t, r)
+        integer, intent(in) :: n
+        real(wp), intent(inout) :: t(n)
+        real(wp), intent(in) :: r
+        integer :: k
+        do k = 2, n - 1
+          t(k) = t(k) + kappa*r*(t(k - 1) - 2*t(k) + t(k + 1))
+        end do
+      end subroutine smooth
+      subroutine step(n, t, r, q)
+        integer, intent(in) :: n
+        real(wp), intent(inout) :: t(n)
+        real(wp), intent(in) :: r
+        real(wp), intent(out) :: q
+        call smooth(n, t, r)
+        q = sum(t**2)
+      end subroutine step
+      subroutine cost(n, t, r, j)
+        integer, intent(in) :: n
+        real(wp), intent(in) :: t(n)
+        real(wp), intent(in) :: r
+        real(wp), intent(out) :: j
+        real(wp) :: w(n)
+        w = t
+        call smooth(n, w, r)
+        j = sum(exp(-w))
+      end subroutine cost
+    end module column
+    """
+
+DRIVER = """\
+    program check
+      use column
+      use column_ad
+      implicit none
+      integer, parameter :: n = 7
+      real(wp) :: t(n), td(n), tb(n), r, rb, q, qb, j, jb, tp(n), tm(n), qp, qm, h
+      integer :: k
+      h = 1.0e-6_wp
+      do k = 1, n
+        t(k) = 1.0_wp + 0.1_wp*k*k
+        td(k) = cos(1.0_wp*k)
+      end do
+      r = 0.8_wp
+      ! step: q(t), seed qb = 1, t_adj preset (incremented)
+      tb = 0.5_wp
+      rb = 0.0_wp
+      qb = 1.0_wp
+      tp = t
+      call step_rev(n, tp, tb, r, rb, q, qb)
+      tp = t + h*td
+      call step(n, tp, r + h, qp)
+      tm = t - h*td
+      call step(n, tm, r - h, qm)
+      print '(a, 2es24.15)', 'step', sum((tb - 0.5_wp)*td) + rb, (qp - qm)/(2*h)
+      ! cost: j(t, r) along (td, 1)
+      tb = 0.0_wp
+      rb = 0.0_wp
+      jb = 1.0_wp
+      call cost_rev(n, t, tb, r, rb, j, jb)
+      call cost(n, t + h*td, r + h, qp)
+      call cost(n, t - h*td, r - h, qm)
+      print '(a, 2es24.15)', 'cost', sum(tb*td) + rb, (qp - qm)/(2*h)
+    end program check
+    """
+
+
+def run(args, cwd):
+    return subprocess.run([sys.executable, "-m", "adfort"] + args, cwd=cwd,
+                          capture_output=True, text=True)
+
+
+@pytest.mark.skipif(shutil.which("gfortran") is None, reason="needs gfortran")
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_two_heads_in_one_file_give_both_gradients(tmp_path, schedule):
+    (tmp_path / "model.f90").write_text(textwrap.dedent(MODEL))
+    (tmp_path / "check.f90").write_text(textwrap.dedent(DRIVER))
+    done = run(["diff", "model.f90", "--routine", "step:q/t,r", "--routine", "cost:j/t,r",
+                "--schedule", schedule, "-o", "model_ad.f90"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "model_ad.f90").read_text()
+    assert text.count("\nmodule column_ad\n") == 1
+    # smooth's motions, needed by both, are there once.
+    for routine in ("step_rev", "cost_rev", "smooth_rec"):
+        assert text.count(f"subroutine {routine}(") == 1
+    build = subprocess.run(["gfortran", "-fcheck=all", "-o", "check", "model.f90",
+                            "model_ad.f90", "check.f90"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    out = subprocess.run(["./check"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    rows = {line.split()[0]: [float(v) for v in line.split()[1:]]
+            for line in out.stdout.splitlines()}
+    for name, (adjoint, fd) in rows.items():
+        assert abs(adjoint - fd) <= 1e-6*abs(fd), (name, adjoint, fd)
+
+
+def test_heads_sharing_a_callee_differently_is_a_clear_error(tmp_path):
+    """step needs smooth with r passive, cost with r active: the two
+    smooth_rev cannot share one module."""
+    (tmp_path / "model.f90").write_text(textwrap.dedent(MODEL))
+    done = run(["diff", "model.f90", "--routine", "step:q/t", "--routine", "cost:j/r",
+                "-o", "model_ad.f90"], tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "separate run" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "model_ad.f90").exists()
+
+
+@pytest.mark.parametrize("value, message", [
+    ("step:q", "NAME:DEPS/INDEPS"),
+    (":q/t", "NAME:DEPS/INDEPS"),
+    ("step:q/", "no independent variable of 'step'"),
+])
+def test_bad_head_values_are_clear_errors(tmp_path, value, message):
+    (tmp_path / "model.f90").write_text(textwrap.dedent(MODEL))
+    done = run(["diff", "model.f90", "--routine", value, "--routine", "cost:j/t",
+                "-o", "model_ad.f90"], tmp_path)
+    assert done.returncode == 1
+    assert message in done.stderr, done.stderr
+    assert not (tmp_path / "model_ad.f90").exists()
+
+
+def test_common_members_keep_their_slashes():
+    from adfort.cli import _head
+    assert _head("f:/state/x,y//state/u", [], []) == ("f", ["/state/x", "y"], ["/state/u"])
+    assert _head("f:m::g/x", [], []) == ("f", ["m::g"], ["x"])
+    assert _head("f", ["y"], ["x"]) == ("f", ["y"], ["x"])
+
+
+EXTERNAL = """\
+    subroutine f1(n, x, y)
+      integer, intent(in) :: n
+      real(8), intent(in) :: x(n)
+      real(8), intent(out) :: y
+      call g(n, x, y)
+      y = y**2
+    end subroutine f1
+    subroutine f2(n, x, z)
+      integer, intent(in) :: n
+      real(8), intent(in) :: x(n)
+      real(8), intent(out) :: z
+      call g(n, x, z)
+      z = sin(z)
+    end subroutine f2
+    subroutine g(n, x, s)
+      integer, intent(in) :: n
+      real(8), intent(in) :: x(n)
+      real(8), intent(out) :: s
+      s = sum(exp(x)*x)
+    end subroutine g
+    """
+
+EXTERNAL_DRIVER = """\
+    program check
+      implicit none
+      integer, parameter :: n = 5
+      real(8) :: x(n), dx(n), xb(n), y, yb, z, zb, fp, fm, h
+      integer :: k
+      h = 1.0d-6
+      do k = 1, n
+        x(k) = 0.1d0*k
+        dx(k) = cos(1.0d0*k)
+      end do
+      xb = 0
+      yb = 1
+      call f1_rev(n, x, xb, y, yb)
+      call f1(n, x + h*dx, fp)
+      call f1(n, x - h*dx, fm)
+      print '(a, 2es24.15)', 'f1', sum(xb*dx), (fp - fm)/(2*h)
+      xb = 0
+      zb = 1
+      call f2_rev(n, x, xb, z, zb)
+      call f2(n, x + h*dx, fp)
+      call f2(n, x - h*dx, fm)
+      print '(a, 2es24.15)', 'f2', sum(xb*dx), (fp - fm)/(2*h)
+    end program check
+    """
+
+
+@pytest.mark.skipif(shutil.which("gfortran") is None, reason="needs gfortran")
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_external_heads_share_one_tape_module(tmp_path, schedule):
+    (tmp_path / "ext.f90").write_text(textwrap.dedent(EXTERNAL))
+    (tmp_path / "check.f90").write_text(textwrap.dedent(EXTERNAL_DRIVER))
+    done = run(["diff", "ext.f90", "--routine", "f1:y/x", "--routine", "f2:z/x",
+                "--schedule", schedule, "-o", "ext_ad.f90"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "ext_ad.f90").read_text()
+    assert text.count("subroutine g_rev(") == 1 and text.count("\nmodule ") == 1
+    build = subprocess.run(["gfortran", "-std=f2008", "-fcheck=all", "-o", "check", "ext.f90",
+                            "ext_ad.f90", "check.f90"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    out = subprocess.run(["./check"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    for line in out.stdout.splitlines():
+        name, adjoint, fd = line.split()[0], float(line.split()[1]), float(line.split()[2])
+        assert abs(adjoint - fd) <= 1e-6*abs(fd), (name, adjoint, fd)
