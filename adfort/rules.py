@@ -158,7 +158,8 @@ def _nonzero(norm):
 
 def _norm2(g, x, dim=None):
     norm = call("NORM2", x, **({"dim": dim} if dim is not None else {}))
-    return {"x": _broadcast(g / _nonzero(norm), x, dim) * x}
+    # x/norm first: where x is 0, g/norm would overflow (norm kept at TINY).
+    return {"x": _broadcast(g, x, dim) * (x / _broadcast(_nonzero(norm), x, dim))}
 
 
 def _spread(g, source, dim, ncopies):

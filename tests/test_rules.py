@@ -281,3 +281,47 @@ def test_rules_match_finite_differences(tmp_path):
         if abs(ad - fd) / scale >= 1e-6:
             bad[name] = (ad, fd)
     assert not bad, f"adjoint vs finite differences: {bad}"
+
+
+def test_norm2_at_zero_takes_the_subgradient_without_overflow(tmp_path):
+    """NORM2 of a zero vector has no derivative; its adjoint is the
+    subgradient 0, computed as x/max(norm, tiny) before the seed is applied
+    (seed/tiny overflowed: a floating-point trap, fuzz L3 seed 700090)."""
+    (tmp_path / "gust.f90").write_text(textwrap.dedent("""\
+        module gust_mod
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+        contains
+          subroutine gust_factor(n, u, gust)
+            integer, intent(in) :: n
+            real(wp), intent(in) :: u(n)
+            real(wp), intent(out) :: gust(n)
+            real(wp) :: spread
+            spread = norm2(u - sum(u)/n)
+            gust = 40.0_wp*u*(1.0_wp + 3.0_wp*spread)
+          end subroutine gust_factor
+        end module gust_mod
+        """))
+    (tmp_path / "drive.f90").write_text(textwrap.dedent("""\
+        program drive
+          use gust_mod
+          use gust_mod_ad
+          implicit none
+          real(wp) :: u(6), u_adj(6), gust(6), gust_adj(6)
+          u = 7.5_wp          ! a calm, uniform profile: spread = 0
+          u_adj = 0
+          gust_adj = 1.0e3_wp
+          call gust_factor_rev(6, u, u_adj, gust, gust_adj)
+          print *, maxval(abs(u_adj - 4.0e4_wp))
+        end program drive
+        """))
+    text, _, _ = differentiate_file(str(tmp_path / "gust.f90"), ["gust"], ["u"],
+                                    SplitReversalSchedule())
+    (tmp_path / "gust_ad.f90").write_text(text)
+    build = subprocess.run(["gfortran", "-ffpe-trap=invalid,zero,overflow", "-o", "drive",
+                            "gust.f90", "gust_ad.f90", "drive.f90"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run(["./drive"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert float(run.stdout) < 1e-9
