@@ -8,11 +8,13 @@ order.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, CodeBlock, IfBlock, Loop, Reference, WhileLoop)
+    ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop, Range,
+    Reference, WhileLoop)
 
 from psyclone.psyir.symbols import DataSymbol
 
 from adfort.derived import is_variable
+from adfort.exprs import INTEGER_TYPE
 from adfort.errors import AdfortError, where
 from adfort.pointers import is_nullify, lifetime_end
 from adfort.forward_only import drop_reason_comment
@@ -27,6 +29,17 @@ def statement_text(stmt):
     do not hold), a cost per statement of the size of its routine."""
     text = Writer()._visit(stmt).strip().splitlines()
     return text[0] if text else ""
+
+
+def _from_element_on(element):
+    """What a callee given `element` (sequence association) may reach:
+    ``a(k:)`` for an element of a vector, the whole array otherwise."""
+    if len(element.indices) == 1:
+        upper = IntrinsicCall.create(IntrinsicCall.Intrinsic.UBOUND, [
+            Reference(element.symbol), ("dim", Literal("1", INTEGER_TYPE))])
+        return ArrayReference.create(element.symbol, [
+            Range.create(element.indices[0].copy(), upper)])
+    return Reference(element.symbol)
 
 
 def enclosing_loop_indices(node):
@@ -158,8 +171,8 @@ class Reverser:
                 saved = actual.copy()
                 if position in sequences:
                     # a(k) starting an array dummy: the callee may change
-                    # any element of a from k on.
-                    saved = Reference(actual.symbol)
+                    # any element of a from k on (a(k:) of a vector).
+                    saved = _from_element_on(actual)
                 text = saved.debug_string().lower()
                 if text not in seen:
                     seen.add(text)
