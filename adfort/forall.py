@@ -14,6 +14,8 @@ hold their last value after the loops, as DO variables do.)
 
 import re
 
+from adfort.units import split_comment, split_top_level
+
 _HEADER = re.compile(r"^(?P<lead>\s*)(?:(?P<name>\w+)\s*:\s*)?forall\s*\(", re.IGNORECASE)
 _END = re.compile(r"^\s*end\s*forall\b", re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"^\s*(?P<lhs>\w+)\s*(?P<subscripts>\(.*?\))?\s*=(?!=)(?P<rhs>.*)$",
@@ -35,7 +37,7 @@ def lower_forall(source, fixed_form):
         if header is None or line.rstrip().endswith("&"):
             number += 1
             continue
-        code, _ = _code_and_comment(line)
+        code, _ = split_comment(line)
         spec, rest = _balanced(code, header.end() - 1)
         if spec is None:
             number += 1
@@ -66,12 +68,12 @@ def lower_forall(source, fixed_form):
             # Each statement of the construct completes before the next: a
             # loop nest of its own, on its own lines.
             for (first, last), _ in groups:
-                code, comment = _code_and_comment(lines[first])
+                code, comment = split_comment(lines[first])
                 indent = code[:len(code) - len(code.lstrip())]
                 lines[first] = indent + "; ".join(_opening(loops, mask)) + "; " + \
                     code.lstrip() + comment
                 ending = lines[last][len(lines[last].rstrip("\r\n")):]
-                code, comment = _code_and_comment(lines[last].rstrip("\r\n"))
+                code, comment = split_comment(lines[last].rstrip("\r\n"))
                 lines[last] = code.rstrip() + "; " + "; ".join(_closing(loops, mask)) + \
                     (" " + comment.strip() if comment.strip() else "") + ending
             lines[number] = _blank(lines[number])
@@ -85,7 +87,7 @@ def _statement_groups(lines, start, end):
     when one is not an assignment."""
     groups, first, text = [], None, ""
     for number in range(start, end):
-        code, _ = _code_and_comment(lines[number])
+        code, _ = split_comment(lines[number])
         code = code.strip()
         if not code and first is None:
             continue
@@ -100,20 +102,6 @@ def _statement_groups(lines, start, end):
             groups.append(((first, number), text))
             first = None
     return groups if first is None else None
-
-
-def _code_and_comment(line):
-    """(code, ``!`` comment with the line ending) of a free-form line."""
-    quote = None
-    for position, char in enumerate(line):
-        if quote:
-            if char == quote:
-                quote = None
-        elif char in "'\"":
-            quote = char
-        elif char == "!":
-            return line[:position], line[position:]
-    return line, ""
 
 
 def _blank(line):
@@ -133,29 +121,13 @@ def _balanced(line, start):
     return None, None
 
 
-def _split(text):
-    parts, depth, current = [], 0, ""
-    for char in text:
-        if char in "([":
-            depth += 1
-        elif char in ")]":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    parts.append(current)
-    return parts
-
-
 def _controls(spec):
     """([(index, lower, upper, stride)], mask or None), or None."""
     loops, mask = [], None
-    for part in _split(spec):
+    for part in split_top_level(spec):
         triplet = _TRIPLET.match(part)
         if triplet and "==" not in part:
-            bounds = _split(triplet.group("bounds").replace(":", ","))
+            bounds = split_top_level(triplet.group("bounds").replace(":", ","))
             if len(bounds) not in (2, 3) or mask is not None:
                 return None
             loops.append((triplet.group("index"),) + tuple(b.strip() for b in bounds))

@@ -109,17 +109,9 @@ def _merge_spec(module, lines, unit, found, head):
 
 def _entities(entity_list):
     """Names declared by an entity list (``a(n), b = 0, c``)."""
-    names, depth, current = [], 0, ""
-    for char in entity_list + ",":
-        if char in "([":
-            depth += 1
-        elif char in ")]":
-            depth -= 1
-        if char == "," and depth == 0:
-            match = re.match(r"\s*(\w+)", current)
-            if match:
-                names.append(match.group(1).lower())
-            current = ""
-        else:
-            current += char
+    names = []
+    for entity in units.split_top_level(entity_list):
+        match = re.match(r"\s*(\w+)", entity)
+        if match:
+            names.append(match.group(1).lower())
     return names

@@ -22,6 +22,7 @@ from psyclone.psyir.nodes import (
 from psyclone.psyir.symbols import UnsupportedFortranType
 
 from adfort.errors import AdfortError, where
+from adfort.units import split_top_level
 
 _ATTRIBUTES = ("POINTER", "TARGET")
 
@@ -33,27 +34,11 @@ def declared_attribute(symbol):
     if not isinstance(dtype, UnsupportedFortranType) or dtype.partial_datatype is None:
         return None
     text = dtype.declaration.split("::")[0].upper()
-    attributes = [a.strip() for a in _top_level_split(text)[1:]]
+    attributes = [a.strip() for a in split_top_level(text)[1:]]
     found = [a for a in attributes if a in _ATTRIBUTES]
     if len(found) != 1:
         return None
     return found[0]
-
-
-def _top_level_split(text):
-    parts, depth, current = [], 0, ""
-    for char in text:
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    parts.append(current)
-    return parts
 
 
 def lower_declarations(work):

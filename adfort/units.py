@@ -145,20 +145,42 @@ def statements(source, fixed_form):
     return result
 
 
-def _strip_comment(code):
-    """`code` without a trailing ``!`` comment (a ``!`` in a string stays)."""
-    if "!" not in code:
-        return code
+def split_comment(line):
+    """(code, ``!`` comment) of a line; a ``!`` in a string is code."""
+    if "!" not in line:
+        return line, ""
     quote = None
-    for position, char in enumerate(code):
+    for position, char in enumerate(line):
         if quote:
             if char == quote:
                 quote = None
         elif char in "'\"":
             quote = char
         elif char == "!":
-            return code[:position]
-    return code
+            return line[:position], line[position:]
+    return line, ""
+
+
+def _strip_comment(code):
+    """`code` without a trailing ``!`` comment (a ``!`` in a string stays)."""
+    return split_comment(code)[0]
+
+
+def split_top_level(text):
+    """The comma-separated parts of `text` outside parentheses and brackets."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    parts.append(current)
+    return parts
 
 
 def _split_semicolons(text):
