@@ -2,9 +2,12 @@
 modules found on the search path, and who calls whom."""
 
 from psyclone.psyir.nodes import Call, Container, FileContainer, IntrinsicCall, Routine
+from psyclone.psyir.symbols import GenericInterfaceSymbol
 
+from adfort.arrays import expr_rank, symbol_rank
 from adfort.commons import CommonRegistry, common_statements, parse_common
 from adfort.errors import AdfortError, source_name, where
+from adfort.exprs import kind_key, real_kind
 from adfort.frontend import read_file
 from adfort.reading import find_module_file
 
@@ -113,19 +116,40 @@ class Program:
             module = self.module(symbol.interface.container_symbol.name)
             # use m, only: local => original
             original = (symbol.interface.orig_name or name).lower()
-            return _routine_in(module, original)
+            return _routine_in(module, original) or _specific(module, original, call)
         host = caller.parent if caller is not None else None
         if isinstance(host, Container) and not isinstance(host, FileContainer):
-            found = _routine_in(host, name)
+            found = _routine_in(host, name) or _specific(host, name, call)
             if found is not None:
                 return found
         for table in _scopes(caller):
             for container in table.containersymbols:
                 module = self.module(container.name)
-                found = _routine_in(module, name)
+                found = _routine_in(module, name) or _specific(module, name, call)
                 if found is not None:
                     return found
         return self.externals().get(name)
+
+    def generic_candidates(self, call):
+        """The module procedures of the generic interface a call names, if
+        it names one (for the message when none or several fit)."""
+        name = call.routine.name.lower()
+        symbol = call.routine.symbol
+        modules = []
+        if symbol.is_import:
+            modules.append(self.module(symbol.interface.container_symbol.name))
+            name = (symbol.interface.orig_name or name).lower()
+        caller = call.ancestor(Routine)
+        host = caller.parent if caller is not None else None
+        if isinstance(host, Container) and not isinstance(host, FileContainer):
+            modules.append(host)
+        for table in _scopes(caller):
+            modules += [self.module(c.name) for c in table.containersymbols]
+        for module in modules:
+            generic = _generic(module, name)
+            if generic is not None:
+                return [info.symbol.name for info in generic.routines]
+        return []
 
 
 def _routine_in(module, name):
@@ -135,6 +159,81 @@ def _routine_in(module, name):
         if isinstance(routine, Routine) and routine.name.lower() == name:
             return routine
     return None
+
+
+def _generic(module, name):
+    """The GenericInterfaceSymbol `name` of `module`, or None."""
+    if module is None:
+        return None
+    symbol = module.symbol_table.lookup(name, otherwise=None, scope_limit=module)
+    return symbol if isinstance(symbol, GenericInterfaceSymbol) else None
+
+
+def _specific(module, name, call):
+    """The module procedure of `module`'s generic interface `name` that
+    `call` invokes: the one whose dummy arguments take the actual ones
+    (number, keywords, ranks, types and real kinds), or None when none or
+    several do."""
+    generic = _generic(module, name)
+    if generic is None:
+        return None
+    routines = [_routine_in(module, info.symbol.name.lower()) for info in generic.routines]
+    fitting = [r for r in routines if r is not None and _takes(r, call)]
+    return fitting[0] if len(fitting) == 1 else None
+
+
+def _takes(routine, call):
+    """Whether `routine`'s dummy arguments take `call`'s actual ones."""
+    formals = [f for f in routine.symbol_table.argument_list]
+    by_name = {f.name.lower(): f for f in formals}
+    given = []
+    for position, (keyword, actual) in enumerate(zip(call.argument_names, call.arguments)):
+        formal = by_name.get(keyword.lower()) if keyword else (
+            formals[position] if position < len(formals) else None)
+        if formal is None:
+            return False
+        given.append((formal, actual))
+    missing = [f for f in formals if all(f is not g for g, _ in given)]
+    if any(not _is_optional(f) for f in missing):
+        return False
+    elemental = routine.symbol.is_elemental
+    for formal, actual in given:
+        if not elemental and expr_rank(actual) != symbol_rank(formal):
+            return False
+        if not _same_type(formal, actual):
+            return False
+    return True
+
+
+def _is_optional(formal):
+    datatype = getattr(formal, "datatype", None)
+    return "OPTIONAL" in str(getattr(datatype, "declaration", "")).upper()
+
+
+def _same_type(formal, actual):
+    """Whether the actual's type and (real) kind can be the formal's; True
+    when adfort cannot tell."""
+    datatype = getattr(formal, "datatype", None)
+    element = getattr(datatype, "elemental_type", datatype)
+    intrinsic = getattr(element, "intrinsic", None)
+    try:
+        actual_type = actual.datatype
+    except Exception:  # PSyclone cannot tell
+        return True
+    actual_element = getattr(actual_type, "elemental_type", actual_type)
+    actual_intrinsic = getattr(actual_element, "intrinsic", None)
+    if intrinsic is None or actual_intrinsic is None:
+        return True
+    if intrinsic != actual_intrinsic:
+        return False
+    if intrinsic.name == "REAL":
+        want, have = real_kind(formal), real_kind(actual)
+        if want is not None and have is not None:
+            want, have = kind_key(want), kind_key(have)
+            # Named kinds may be aliases of one another: only numbers differ surely.
+            if want.isdigit() and have.isdigit() and want != have:
+                return False
+    return True
 
 
 def _scopes(node):
@@ -174,6 +273,13 @@ def call_graph(program, root, filename=None):
                 passive[id(call)] = callee
                 continue
             targets[id(call)] = callee
+            if callee is None and program.generic_candidates(call):
+                raise AdfortError(
+                    f"cannot tell which procedure of the generic interface "
+                    f"'{call.routine.name}' ({', '.join(program.generic_candidates(call))}) "
+                    "this call invokes: adfort matches the arguments' number, ranks, types "
+                    "and numeric kinds; call the specific procedure by its name",
+                    where(call, source_name(call) or filename))
             if callee is None:
                 error = program.unreadable(call.routine.name)
                 if error is not None and not (getattr(error, "isolated", False)

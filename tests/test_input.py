@@ -475,3 +475,33 @@ def test_allocate_with_source_is_a_clear_error(tmp_path):
     done = run(["diff", "s.f90", "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(done, tmp_path, "s.f90:6:", "source= is not supported",
                          "stat= and errmsg=")
+
+
+def test_a_generic_call_no_specific_procedure_fits_is_a_clear_error(tmp_path):
+    """The procedures of a generic interface are told apart by their
+    arguments; when none fits (here: a rank the interface lacks) adfort
+    says so instead of treating the call as one without source."""
+    write(tmp_path / "g.f90", """\
+        module g
+          implicit none
+          interface blend
+            module procedure blend_point
+          end interface blend
+        contains
+          subroutine blend_point(x, f)
+            real(kind=8), intent(inout) :: x
+            real(kind=8), intent(in) :: f
+            x = x*f
+          end subroutine blend_point
+          subroutine top(n, x, y)
+            integer, intent(in) :: n
+            real(kind=8), intent(in) :: x(n)
+            real(kind=8), intent(out) :: y(n)
+            y = x
+            call blend(y, 2.0d0)
+          end subroutine top
+        end module g
+        """)
+    done = run(["diff", "g.f90", "--routine", "top", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "g.f90:17:", "generic interface 'blend'",
+                         "blend_point", "specific procedure")

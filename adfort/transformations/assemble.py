@@ -7,7 +7,8 @@ import re
 from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.nodes import Call, Container, FileContainer, Literal, Reference, Routine
 from psyclone.psyir.symbols import (
-    ArrayType, ContainerSymbol, DataSymbol, DataTypeSymbol, ImportInterface, RoutineSymbol,
+    ArrayType, ContainerSymbol, DataSymbol, DataTypeSymbol, GenericInterfaceSymbol,
+    ImportInterface, RoutineSymbol,
     ScalarType, StaticInterface, Symbol, SymbolTable, UnresolvedType, UnsupportedFortranType)
 
 from adfort import naming
@@ -540,8 +541,9 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
             continue
         if symbol is None:
             continue  # an intrinsic
-        if isinstance(symbol, RoutineSymbol) and not symbol.is_import and not any(
-                r.name.lower() == name for r in module.children if isinstance(r, Routine)):
+        if isinstance(symbol, RoutineSymbol) and not symbol.is_import and \
+                not isinstance(symbol, GenericInterfaceSymbol) and not any(
+                    r.name.lower() == name for r in module.children if isinstance(r, Routine)):
             continue  # an external routine, called through its implicit interface
         if symbol.is_import:
             origin = symbol.interface.container_symbol.name
