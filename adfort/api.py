@@ -85,7 +85,7 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
     :param cpp: preprocess every source whatever its suffix (``--cpp``).
     :raises AdfortError: for anything adfort cannot handle.
     """
-    body, routine, sizes = _differentiate(
+    body, routine, sizes, _ = _differentiate(
         path, dependents, independents, schedule, routine, options, search_path,
         extra_files, adjoint_libraries, passive_routines, defines, undefines, cpp)
     return header(path, routine, dependents, independents, schedule) + body, routine, sizes
@@ -108,7 +108,7 @@ def differentiate_heads(path, heads, schedule, options=None, **reading):
     for routine, dependents, independents in heads:
         body, routine, head_sizes, shared = _differentiate(
             path, dependents, independents, schedule, routine, options, shared=shared,
-            with_plan=True, tape_module=tapes, **reading)
+            tape_module=tapes, **reading)
         # The tapes of external routines: one module for all heads.
         tapes = tapes or naming.tape_module(routine)
         bodies.append(body)
@@ -135,9 +135,8 @@ def _write(result):
 
 def _differentiate(path, dependents, independents, schedule, routine=None, options=None,
                    search_path=(), extra_files=(), adjoint_libraries=(), passive_routines=(),
-                   defines=(), undefines=(), cpp=False, shared=None, with_plan=False,
-                   tape_module=None):
-    """(text without the header, routine name, tape sizes[, read plan]).
+                   defines=(), undefines=(), cpp=False, shared=None, tape_module=None):
+    """(text without the header, routine name, tape sizes, read plan).
 
     :param shared: a :class:`ReadPlan` of an earlier head, whose loaded and
         scanned sources this one reuses.
@@ -162,6 +161,4 @@ def _differentiate(path, dependents, independents, schedule, routine=None, optio
                              schedule, options)
     with timing.phase("write"):
         text = wrap(_write(result))
-    if with_plan:
-        return text, routine, trans.tape_sizes, plan
-    return text, routine, trans.tape_sizes
+    return text, routine, trans.tape_sizes, plan

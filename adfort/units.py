@@ -77,10 +77,6 @@ class Scan:
     def __init__(self, units, lines, interfaces):
         self.units, self.lines, self.interfaces = units, lines, interfaces
 
-    def routines(self):
-        """The external routines and module procedures."""
-        return [u for u in self.units if u.kind in ("subroutine", "function")]
-
     def modules(self):
         """{name: Unit} of the modules."""
         return {u.name: u for u in self.units if u.kind == "module"}
