@@ -147,12 +147,25 @@ def check_pointers(routine, filename, attributes):
     """
     pointers = {n for n, a in attributes.items() if a == "POINTER"}
     table = routine.symbol_table
-    for name in sorted(pointers):
-        symbol = table.lookup(name)
-        if symbol.is_argument:
+    # A pointer dummy keeps the caller's association throughout (the routine
+    # never re-associates it: checked below), so it reads and writes the
+    # caller's target like an assumed-shape dummy; its adjoint is a pointer
+    # dummy the caller associates with the target's adjoint.
+    dummies = {n for n in pointers if table.lookup(n).is_argument}
+    for assign in routine.walk(Assignment):
+        if assign.is_pointer and assign.lhs.symbol.name.lower() in dummies:
             raise AdfortError(
-                f"'{symbol.name}' is a pointer dummy argument: not supported yet; pass "
-                "the array it points to (a plain dummy argument)", where(routine, filename))
+                f"pointer dummy argument '{assign.lhs.symbol.name}' re-associated in "
+                f"'{routine.name}': adfort differentiates pointer dummies that keep the "
+                "caller's association; associate a local pointer instead",
+                where(assign, filename))
+    for block in routine.walk(CodeBlock):
+        changed = sorted(nullified(block) & dummies)
+        if changed:
+            raise AdfortError(
+                f"NULLIFY of the pointer dummy argument '{changed[0]}': adfort "
+                "differentiates pointer dummies that keep the caller's association",
+                where(block, filename))
     for call in routine.walk(IntrinsicCall):
         if call.intrinsic.name in ("ALLOCATE", "DEALLOCATE") and any(
                 getattr(a, "symbol", None) is not None and a.symbol.name.lower() in pointers
@@ -181,12 +194,14 @@ def check_pointers(routine, filename, attributes):
                 "before the IF (or in the enclosing DO loop's body)",
                 where(assign, filename))
         rhs = assign.rhs
-        if type(rhs) not in (Reference, ArrayReference) or \
-                attributes.get(rhs.symbol.name.lower()) != "TARGET":
+        if type(rhs) not in (Reference, ArrayReference) or not (
+                attributes.get(rhs.symbol.name.lower()) == "TARGET"
+                or rhs.symbol.name.lower() in dummies):
             raise AdfortError(
                 f"pointer assignment '{text}': the target must be a variable declared "
-                "TARGET (or a section of one); pointers to pointers, components and "
-                "expressions are not supported", where(assign, filename))
+                "TARGET (or a section of one) or a pointer dummy argument; pointers to "
+                "local pointers, components and expressions are not supported",
+                where(assign, filename))
         statements = list(block.children)
         position = statements.index(assign)
         end = lifetime_end(statements, position)
@@ -208,7 +223,7 @@ def check_pointers(routine, filename, attributes):
                         where(loop, filename))
     for ref in routine.walk(Reference):
         name = ref.symbol.name.lower()
-        if name not in pointers:
+        if name not in pointers or name in dummies:
             continue
         parent = ref.parent
         if isinstance(parent, Assignment) and parent.is_pointer and parent.lhs is ref:

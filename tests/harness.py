@@ -312,6 +312,8 @@ class Argument:
     # Type of a dummy argument written by the harness (assumed-length
     # character: character(len=*)); type_text is then the actual's type.
     dummy_type_text: Optional[str] = None
+    # A POINTER dummy: the driver's actuals are pointers (allocated).
+    pointer: bool = False
 
     @property
     def is_real(self) -> bool:
@@ -589,8 +591,11 @@ def parse_signature(path: Path, routine: Optional[str] = None,
         else:
             raise HarnessError(f"{path}: argument {sym.name} has a type the "
                                f"harness does not handle: {dtype}")
+        pointer = isinstance(dtype, UnsupportedFortranType) and re.search(
+            r",\s*pointer\b", dtype.declaration.split("::")[0], re.IGNORECASE)
         args.append(Argument(sym.name.lower(), type_text, intrinsic, intent,
-                             dims, dummy_type_text=dummy_type))
+                             dims, dummy_type_text=dummy_type,
+                             pointer=bool(pointer)))
 
     arg_names = {a.name for a in args}
     # Named integer constants in the bounds, and the ones they refer to.
@@ -989,7 +994,8 @@ class _DriverWriter:
         type_text = type_text or arg.type_text
         if arg.is_array:
             dims = ",".join(":" for _ in arg.dims)
-            self.decls.append(f"{type_text}, allocatable :: "
+            attribute = "pointer" if arg.pointer else "allocatable"
+            self.decls.append(f"{type_text}, {attribute} :: "
                               + ", ".join(f"{n}({dims})" for n in names))
         else:
             self.decls.append(f"{type_text} :: " + ", ".join(names))
@@ -1579,11 +1585,13 @@ def write_fd_adjoint(fixture, step: float = 1.0e-5,
     def decls(with_adj: bool, extra: Sequence[str] = ()) -> List[str]:
         out = []
         for a in sig.args:
-            out.append(f"{a.dummy_type_text or a.type_text} :: "
-                       f"{a.name}{shp(a.name)}")
+            # Pointer dummies (and their adjoints) keep the deferred shape.
+            dummy = (f", pointer :: {{}}({','.join(':' for _ in a.dims)})"
+                     if a.pointer else f" :: {{}}{shp(a.name)}")
+            out.append(f"{a.dummy_type_text or a.type_text}"
+                       + dummy.format(a.name))
             if with_adj and a.name in active:
-                out.append(f"{a.type_text} :: {n('adj', a.name)}"
-                           f"{shp(a.name)}")
+                out.append(a.type_text + dummy.format(n('adj', a.name)))
         out += list(extra)
         for a in sig.args:
             ctype = f"character(len=len({a.name}))" \

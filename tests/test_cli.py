@@ -230,6 +230,23 @@ def test_pointers_are_fenced(tmp_path):
     assert_clean_failure(result, tmp_path, "p.f90:7:", "pointer assignment")
 
 
+@pytest.mark.parametrize("body, fragments", [
+    # The reversed code relies on the caller's association throughout.
+    ("  p => w\n  y = sum(p)", ["p.f90:6:", "pointer dummy argument 'p' re-associated",
+                                "associate a local pointer"]),
+    ("  y = sum(p)\n  nullify(p)", ["p.f90:7:", "NULLIFY of the pointer dummy argument 'p'"]),
+])
+def test_pointer_dummies_that_change_association_are_fenced(tmp_path, body, fragments):
+    src = tmp_path / "p.f90"
+    src.write_text("subroutine k(p, w, y)\n  real(8), pointer :: p(:)\n"
+                   "  real(8), intent(in), target :: w(3)\n  real(8), intent(out) :: y\n"
+                   f"  y = 0\n{body}\nend subroutine k\n")
+    before = digest(src)
+    result = run(["diff", str(src), "--dep", "y", "--indep", "p"], tmp_path)
+    assert_clean_failure(result, tmp_path, *fragments)
+    assert digest(src) == before
+
+
 def test_recursion_is_fenced(tmp_path):
     src = tmp_path / "r.f90"
     src.write_text("module m\ncontains\n recursive subroutine f(n, x, y)\n"

@@ -17,6 +17,7 @@ from psyclone.psyir.symbols import ArgumentInterface, ArrayType, RoutineSymbol, 
 
 from adfort import naming
 from adfort.errors import AdfortError, where
+from adfort.pointers import canonical
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.derived import (
     is_derived_value, is_variable, value_type, zero_reference, zero_statements)
@@ -241,13 +242,22 @@ def reverse_call(call, reverser, target=None):
         # variables of enclosing loops and the routine's intent(in)
         # arguments cannot be overwritten.
         put_back = []
+        alias = reverser.plan.alias
         for actual, formal in zip(actuals, formals):
             if formal is info.unit.result:
                 continue
-            if (formal.interface.access not in (_OUT, ArgumentInterface.Access.READ)
-                    and is_variable(actual)
-                    and actual.symbol.name.lower() in written
-                    and actual.symbol.name.lower() not in loop_indices):
+            if not (formal.interface.access not in (_OUT, ArgumentInterface.Access.READ)
+                    and is_variable(actual)):
+                continue
+            name = actual.symbol.name.lower()
+            if name in alias:
+                # A pointer alias (col => t(:, i)): the call overwrites the
+                # target, which the caller keeps whole (its writes are the
+                # target's): put that back.
+                storage = canonical(name, alias)
+                if storage in written:
+                    put_back.append(Reference(stmt.scope.symbol_table.lookup(storage)))
+            elif name in written and name not in loop_indices:
                 put_back.append(_sequence_base(actual, formal, reverser.ctx.filename))
         for name in info.module_writes:
             found = info.unit.module_variable(name)
