@@ -95,6 +95,9 @@ _END_SELECT = re.compile(r"^end\s*select\b", re.I)
 _GOTO = re.compile(r"^go\s*to\s*(?P<label>\d+)\s*$", re.I)
 _COMPUTED = re.compile(r"^go\s*to\s*\(", re.I)
 _ASSIGNED = re.compile(r"^(go\s*to\s*[a-z]\w*|assign\s*\d+\s*to\s*[a-z])", re.I)
+_ASSIGN = re.compile(r"^assign\s*(?P<label>\d+)\s*to\s*(?P<var>[a-z]\w*)\s*$", re.I)
+_ASSIGNED_GOTO = re.compile(r"^go\s*to\s*(?P<var>[a-z]\w*)\s*(?:,?\s*\((?P<labels>[\d\s,]*)\))?\s*$",
+                            re.I)
 _RETURN = re.compile(r"^return\b\s*(?P<alt>.*)$", re.I)
 _STOP = re.compile(r"^(error\s*)?stop\b", re.I)
 _EXIT = re.compile(r"^(?P<kind>exit|cycle)\b\s*(?P<name>[a-z]\w*)?\s*$", re.I)
@@ -130,6 +133,12 @@ def jump_labels(text):
     match = _GOTO.match(text)
     if match:
         return [match.group("label")]
+    match = _ASSIGN.match(text)
+    if match:
+        return [match.group("label")]
+    match = _ASSIGNED_GOTO.match(text)
+    if match and match.group("labels"):
+        return [l.strip() for l in match.group("labels").split(",") if l.strip()]
     if _COMPUTED.match(text):
         start = text.index("(")
         end = matching_paren(text, start)
@@ -194,6 +203,15 @@ class _Builder:
         self.targets = set()
         for stmt in statements:
             self.targets.update(jump_labels(stmt.text))
+        # Labels ASSIGNed to each variable (those an assigned GO TO without a
+        # list may reach), and the labels of executable statements.
+        self.assigned = {}    # variable -> labels ASSIGNed to it
+        for match in map(_ASSIGN.match, (s.text for s in statements)):
+            if match:
+                self.assigned.setdefault(match.group("var").lower(), set()).add(
+                    match.group("label"))
+        self.executable_labels = {s.label for s in statements
+                                  if s.label and not _FORMAT.match(s.text)}
         self.labels = {}
         self.pending = []     # (edge, label)
         self.stack = []       # open constructs
@@ -273,9 +291,22 @@ class _Builder:
         if _ENTRY.match(text):
             self.error("ENTRY statements are not supported: make each entry a routine of "
                        "its own", line)
+        match = _ASSIGN.match(text)
+        if match:
+            # The variable holds the label's number; the assigned GO TO
+            # branches on it (F77's ASSIGN, deleted in F95).
+            if match.group("label") not in self.executable_labels:
+                self.error(f"ASSIGN of label {match.group('label')}, which is not the label of "
+                           "an executable statement of this routine (a FORMAT label?): "
+                           "adfort supports ASSIGN for assigned GO TO only", line)
+            self.node(line).stmts.append((f"{match.group('var')} = {match.group('label')}",
+                                          line))
+            return None
+        match = _ASSIGNED_GOTO.match(text)
+        if match:
+            return self.assigned_goto(match, line)
         if _ASSIGNED.match(text):
-            self.error("ASSIGN and assigned GO TO are not supported: replace them by an "
-                       "integer variable and a computed GO TO or IF blocks", line)
+            self.error("cannot read this ASSIGN or assigned GO TO statement", line)
         if _IO_BRANCH.match(text):
             self.error("ERR=, END= or EOR= branches of an I/O statement in a routine whose "
                        "jumps adfort restructures are not supported: use IOSTAT= and an IF",
@@ -362,6 +393,23 @@ class _Builder:
         arms = [("(" + ", ".join(positions) + ")", self.jump_to_label(label, line))
                 for label, positions in cases.items()]
         self.end_with(("select", expr, arms, Edge(following, line)))
+        self.current = following
+
+    def assigned_goto(self, match, line):
+        """``GO TO v [, (l1, l2, …)]``: a branch on the label number an
+        ASSIGN statement put in `v` (the labels listed, or every label the
+        routine ASSIGNs)."""
+        labels = [l.strip() for l in (match.group("labels") or "").split(",") if l.strip()]
+        labels = labels or sorted(self.assigned.get(match.group("var").lower(), ()), key=int)
+        if not labels:
+            self.error(f"assigned GO TO on '{match.group('var')}' with no ASSIGN statement "
+                       "in the routine", line)
+        arms = [(f"({label})", self.jump_to_label(label, line))
+                for label in dict.fromkeys(labels)]
+        # A value no arm names is an error in Fortran; like a computed GO TO
+        # out of range, it goes on with the next statement.
+        following = self.graph.new(line)
+        self.end_with(("select", match.group("var"), arms, Edge(following, line)))
         self.current = following
 
     def arithmetic_if(self, expr, labels, line):

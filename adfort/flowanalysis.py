@@ -221,14 +221,15 @@ def _dispatch(graph, analysis, head, names):
         dispatch.after = head
         final = primary
     others = [t for t in targets if t is not primary]
-    nested = any(head in body for h, body in analysis.regions.items() if h is not head)
     node = dispatch
     for index, target in enumerate(others):
         flag = _flag(graph, target, names)
         taken = Edge(target, head.line)
         taken.known = (flag, True)
-        # Reset for the next time through, if the loop can run again.
-        if target is not graph.exit and nested:
+        # Reset once taken: the loop may run again, and another loop's
+        # dispatch may test the same flag (one flag per target: a jump out
+        # of a loop to 120 and a jump back to 120 out of a later loop).
+        if target is not graph.exit:
             taken.set_flag(flag, False)
         if index == len(others) - 1:
             following = Edge(final, head.line)

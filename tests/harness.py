@@ -564,6 +564,10 @@ def parse_signature(path: Path, routine: Optional[str] = None,
                         hi = ":"
                     else:
                         hi = writer(upper)
+                        # adfort's front end (the fallback reader) marks
+                        # the '*' of assumed-size dummies with a name.
+                        if hi.lower() == "adfort_assumed_size":
+                            hi = "*"
                 elif extent == ArrayType.Extent.ATTRIBUTE:
                     lo, hi = "1", ":"
                 else:

@@ -103,6 +103,37 @@ def test_backward_go_to_loop_becomes_do_while():
     assert "DO WHILE (I .lt. N)" in new and "GO TO" not in new
 
 
+def _compile_and_run(workdir, name, source, main):
+    path = workdir / f"{name}.f"
+    path.write_text(source + main)
+    subprocess.run(["gfortran", "-w", str(path), "-o", str(workdir / name)], check=True)
+    return subprocess.run([str(workdir / name)], capture_output=True, text=True,
+                          check=True).stdout
+
+
+@needs_gfortran
+@pytest.mark.parametrize("jump", ["GO TO 120", "GO TO (120, 120) K + 1",
+                                  "IF (Y - 1.0D0) 120, 120, 120"])
+def test_flag_of_a_jump_out_of_a_loop_is_reset_for_a_later_loop(tmp_path, jump):
+    """One flag per target label: the jump out of the first loop to 120 set
+    it, and the later loop, whose jump back to 120 tests it, must not see
+    it still set (it ran once more: a wrong primal)."""
+    source = ("      SUBROUTINE S(N, X, Y, K)\n      INTEGER N, K, I, NB\n"
+              "      DOUBLE PRECISION X(N), Y\n      NB = 0\n"
+              "      DO 10 I = 1, N\n"
+              f"         IF (X(I) .GT. 0.5D0) {jump}\n"
+              "   10 CONTINUE\n      Y = Y + 1.0D0\n  120 Y = Y*0.75D0 + X(1)\n"
+              "      DO 20 I = 1, 1\n         K = K + 1\n         NB = NB + 1\n"
+              "         IF (NB .EQ. 2) GO TO 120\n   20 CONTINUE\n      END\n")
+    main = ("      PROGRAM MAIN\n      DOUBLE PRECISION X(3), Y\n      INTEGER K\n"
+            "      X = (/0.1D0, 0.7D0, 0.2D0/)\n      Y = 0.3D0\n      K = 0\n"
+            "      CALL S(3, X, Y, K)\n      PRINT *, Y, K\n      END\n")
+    new, _ = restructure(source, True, "s.f")
+    assert "GO TO" not in new.upper().replace("GOTO_", "")
+    assert _compile_and_run(tmp_path, "before", source, main) == \
+        _compile_and_run(tmp_path, "after", new, main)
+
+
 def test_statement_functions_are_inlined_with_their_type():
     source = ("      SUBROUTINE S(N, X, Y)\n"
               "      INTEGER N, IVAR, IDBL, M\n"
@@ -148,9 +179,11 @@ def run_cli(tmp_path, name, text):
      "      SUBROUTINE S(N, X, Y)\n      INTEGER N, I\n      DOUBLE PRECISION X(N), Y\n"
      "      I = 0\n      IF (Y .GT. 0) GO TO 20\n   10 Y = Y + X(1)\n   20 I = I + 1\n"
      "      IF (I .LT. N) GO TO 10\n      END\n", 7, "irreducible"),
-    ("assigned.f",
+    ("assigned_format.f",
      "      SUBROUTINE S(N, X, Y)\n      INTEGER N, L\n      DOUBLE PRECISION X(N), Y\n"
-     "      ASSIGN 10 TO L\n      GO TO L\n   10 Y = X(1)\n      END\n", 4, "ASSIGN"),
+     "      ASSIGN 100 TO L\n      Y = X(1)\n      IF (Y .GT. 2) GO TO 10\n"
+     "      WRITE (*, L) Y\n  100 FORMAT (F8.3)\n   10 CONTINUE\n      END\n", 4,
+     "not the label of an executable statement"),
     ("alternate.f90",
      "subroutine s(n, x, y, *)\n  integer n\n  real(8) x(n), y\n\n\n  y = x(1)\n"
      "  if (y > 1) return 1\nend subroutine\n", 7, "alternate return"),

@@ -47,7 +47,7 @@ class _Gen:
             elif r < 0.55:
                 out.append(("jump", self.rng.choice(
                     ["goto", "ifgoto", "ifgoto", "back", "computed", "arith", "return",
-                     "ifreturn", "ifgoto"]), None))
+                     "ifreturn", "ifgoto", "assigned"]), None))
             else:
                 out.append(("stmt", self.simple(loops), None))
             if self.rng.random() < 0.45:
@@ -196,6 +196,12 @@ class _Gen:
             elif kind == "computed":
                 targets = [self.rng.choice(forward) for _ in range(self.rng.randint(2, 3))]
                 lines.append((label, f"GO TO ({', '.join(targets)}) MOD(K, 4)"))
+            elif kind == "assigned":
+                # F77's ASSIGN and assigned GO TO (the list names the label).
+                target = self.rng.choice(forward)
+                others = [self.rng.choice(forward) for _ in range(self.rng.randint(0, 2))]
+                lines.append((label, f"ASSIGN {target} TO LA"))
+                lines.append((None, f"GO TO LA, ({', '.join(dict.fromkeys([target] + others))})"))
             elif kind == "arith":
                 targets = [self.rng.choice(forward) for _ in range(3)]
                 expr = self.rng.choice(["K - 3", "Y - 0.2D0", "MOD(K, 3) - 1"])
@@ -213,7 +219,7 @@ def subroutine(name, seed, fixed):
     flat = []
     gen.flatten(body, [], [], flat)
     lines = [(None, f"SUBROUTINE {name}(N, X, Y, K)"),
-             (None, "INTEGER N, K, I, J, L, NB, IDBL, M"),
+             (None, "INTEGER N, K, I, J, L, NB, IDBL, M, LA"),
              (None, "DOUBLE PRECISION X(N), Y, F, A"),
              (None, "F(A) = A*A + 0.5D0"),
              (None, "IDBL(M) = 2*M - 1"),
