@@ -100,6 +100,9 @@ _ASSIGNED_GOTO = re.compile(r"^go\s*to\s*(?P<var>[a-z]\w*)\s*(?:,?\s*\((?P<label
                             re.I)
 _RETURN = re.compile(r"^return\b\s*(?P<alt>.*)$", re.I)
 _STOP = re.compile(r"^(error\s*)?stop\b", re.I)
+# PAUSE (deleted in F95, in every Numerical Recipes routine): its message is
+# written and a line read before going on, as gfortran's run time does.
+_PAUSE = re.compile(r"^pause\b\s*(?P<code>.*)$", re.I)
 _EXIT = re.compile(r"^(?P<kind>exit|cycle)\b\s*(?P<name>[a-z]\w*)?\s*$", re.I)
 _CONTINUE = re.compile(r"^continue\s*$", re.I)
 _FORMAT = re.compile(r"^format\s*\(", re.I)
@@ -161,7 +164,7 @@ def is_control(text):
         return False
     if _GOTO.match(text) or _COMPUTED.match(text) or _ASSIGNED.match(text):
         return True
-    if _RETURN.match(text) or _ENTRY.match(text):
+    if _RETURN.match(text) or _ENTRY.match(text) or _PAUSE.match(text):
         return True
     match = _EXIT.match(text)
     if match and match.group("name"):
@@ -373,6 +376,13 @@ class _Builder:
         if _STOP.match(text):
             self.node(line).stmts.append((text, line))
             self.end_with(("halt",))
+            return
+        match = _PAUSE.match(text)
+        if match:
+            code = match.group("code").strip()
+            message = f"'PAUSE', {code}" if code else "'PAUSE'"
+            self.node(line).stmts.extend([(f"WRITE (*, *) {message}", line),
+                                          ("READ (*, *)", line)])
             return
         if _CONTINUE.match(text):
             self.node(line)

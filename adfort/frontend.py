@@ -208,7 +208,9 @@ def _any_size_dummies(routine):
     """Read a dummy array whose last extent is the literal 1 (``x(1)``,
     ``a(lda, 1)``) as assumed-size: F77 code declares "any size" so, and
     passes longer arrays.  Taking the 1 literally would copy, save or zero
-    a single element (or column) where the routine uses many."""
+    a single element (or column) where the routine uses many.  A dummy the
+    routine uses only through subscripts 1 in that dimension (and never
+    gives to a call) has the one element or column it declares."""
     for symbol in routine.symbol_table.argument_list:
         shape = getattr(symbol.datatype, "shape", None)
         if not isinstance(symbol.datatype, ArrayType) or not shape:
@@ -216,10 +218,27 @@ def _any_size_dummies(routine):
         last = shape[-1]
         if (isinstance(last, ArrayType.ArrayBounds) and isinstance(last.upper, Literal)
                 and last.upper.value == "1" and isinstance(last.lower, Literal)
-                and last.lower.value == "1"):
+                and last.lower.value == "1" and _reaches_beyond_one(routine, symbol)):
             symbol.datatype = ArrayType(symbol.datatype.elemental_type, shape[:-1] + [
                 ArrayType.ArrayBounds(Literal("1", _INTEGER), Reference(_STAR))])
             symbol.adfort_assumed_size = True
+
+
+def _reaches_beyond_one(routine, symbol):
+    """Whether `routine` may use `symbol` (declared with last extent 1)
+    beyond its first element or column: a last subscript other than the
+    literal 1, or the array (or an element of it) given to a call."""
+    for ref in routine.walk(Reference):
+        if ref.symbol is not symbol:
+            continue
+        call = ref.parent
+        if isinstance(call, Call) and not isinstance(call, IntrinsicCall):
+            return True
+        if isinstance(ref, ArrayReference):
+            index = ref.indices[-1]
+            if not (isinstance(index, Literal) and index.value == "1"):
+                return True
+    return False
 
 
 def _extent(text, table):
@@ -524,12 +543,42 @@ def generic_intrinsic_names(source, fixed_form):
     if not names:
         return source
     out = []
-    for line in source.splitlines(keepends=True):
+    lines = source.splitlines(keepends=True)
+    for index, line in enumerate(lines):
         if fixed_form and line[:1] in ("c", "C", "*", "!"):
             out.append(line)
             continue
+        line = _rename_before_continuation(line, lines[index + 1:], names, fixed_form)
         out.append(_rename_in_code(line, names))
     return "".join(out)
+
+
+_TRAILING_SPECIFIC = re.compile(
+    r"\b(" + "|".join(SPECIFIC_INTRINSICS) + r")(\s*&?\s*(?:!.*)?)$", re.IGNORECASE)
+
+
+def _rename_before_continuation(line, following, names, fixed_form):
+    """Rename a specific intrinsic name ending a line whose argument list
+    opens on the continuation line (``abserr = dmax1`` / ``*  ((…), e)``)."""
+    match = _TRAILING_SPECIFIC.search(line.rstrip("\r\n"))
+    if not match or match.group(1).upper() not in names:
+        return line
+    for nxt in following:
+        if fixed_form:
+            if nxt[:1] in ("c", "C", "*", "!") or not nxt.strip():
+                continue
+            body = nxt[6:] if len(nxt) > 6 and nxt[5] not in (" ", "0") else None
+        else:
+            if not nxt.strip() or nxt.lstrip().startswith("!"):
+                continue
+            body = nxt.lstrip()
+            body = body[1:] if body.startswith("&") else body
+        if body is None or not body.lstrip().startswith("("):
+            return line
+        end = len(line.rstrip("\r\n"))
+        return (line[:match.start(1)] + names[match.group(1).upper()]
+                + line[match.end(1):end] + line[end:])
+    return line
 
 
 def _rename_in_code(line, names):

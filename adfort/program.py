@@ -2,7 +2,7 @@
 modules found on the search path, and who calls whom."""
 
 from psyclone.psyir.nodes import Call, Container, FileContainer, IntrinsicCall, Routine
-from psyclone.psyir.symbols import GenericInterfaceSymbol
+from psyclone.psyir.symbols import GenericInterfaceSymbol, Symbol
 
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.commons import CommonRegistry, common_statements, parse_common
@@ -125,6 +125,8 @@ class Program:
         for table in _scopes(caller):
             for container in table.containersymbols:
                 module = self.module(container.name)
+                if _private(module, name):
+                    continue  # not seen through the USE: maybe an external
                 found = _routine_in(module, name) or _specific(module, name, call)
                 if found is not None:
                     return found
@@ -150,6 +152,14 @@ class Program:
             if generic is not None:
                 return [info.symbol.name for info in generic.routines]
         return []
+
+
+def _private(module, name):
+    """Whether `module` declares `name` private (a USE does not bring it)."""
+    if module is None:
+        return False
+    symbol = module.symbol_table.lookup(name, otherwise=None, scope_limit=module)
+    return symbol is not None and symbol.visibility == Symbol.Visibility.PRIVATE
 
 
 def _routine_in(module, name):

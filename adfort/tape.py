@@ -438,9 +438,9 @@ class TapeSet:
             from adfort.errors import AdfortError
             raise AdfortError(
                 f"the returning motion needs the value of '{reference.symbol.name}' "
-                f"('{getattr(dtype, 'declaration', dtype)}') after the routine overwrites "
-                "it, and adfort cannot save a value of this type; keep it in another "
-                "variable that is not overwritten")
+                + (f"('{getattr(dtype, 'declaration', dtype)}') " if dtype is not None else "")
+                + "after the routine overwrites it, and adfort cannot save a value of this "
+                "type; keep it in another variable that is not overwritten")
         if dtype.intrinsic == ScalarType.Intrinsic.CHARACTER:
             # Every length on one tape of single characters.
             dtype = ScalarType(dtype.intrinsic, ScalarType.Precision.UNDEFINED, 1)

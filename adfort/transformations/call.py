@@ -13,7 +13,8 @@ overwrite that its own adjoint still needs, as for any other overwrite.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Reference)
-from psyclone.psyir.symbols import ArgumentInterface, ArrayType, RoutineSymbol, ScalarType
+from psyclone.psyir.symbols import (
+    ArgumentInterface, ArrayType, DataSymbol, RoutineSymbol, ScalarType)
 
 from adfort import naming
 from adfort.errors import AdfortError, where
@@ -360,7 +361,9 @@ def _subscripts_at_call(actuals, written, reverser):
     symbols = []
     for name in names:
         symbol = ctx.table.lookup(name, otherwise=None)
-        if symbol is None and ctx.module_variable(name):
+        if (not isinstance(symbol, DataSymbol) or symbol.is_unresolved) \
+                and ctx.module_variable(name):
+            # Seen through a wildcard USE: its declaration gives the type.
             symbol = ctx.module_variable(name)[1]
         if symbol is None or expr_rank(Reference(symbol)) > 0:
             raise AdfortError(

@@ -753,7 +753,30 @@ class _ProgramBuild:
         # the routine's intent(in) arguments.
         fixed = {f.name.lower() for f in unit.formals
                  if f.interface.access == ArgumentInterface.Access.READ}
+        self._check_intent_in_kept(unit, call, callee, formals, fixed)
         return reads - enclosing_loop_indices(statement), writes - enclosing_loop_indices(statement) - fixed
+
+    def _check_intent_in_kept(self, unit, call, callee, formals, fixed):
+        """adfort trusts ``intent(in)``: an argument so declared is never
+        saved around a call.  A callee that may change it (assigning its
+        F77 dummy, or declaring it ``intent(out)``/``intent(inout)``) breaks
+        the standard, and the adjoint would silently be wrong.
+
+        :raises AdfortError: at the call, naming the argument and dummy.
+        """
+        if callee is None:
+            return
+        for position, actual in enumerate(call.arguments):
+            if (position < len(formals) and is_variable(actual)
+                    and actual.symbol.name.lower() in fixed
+                    and callee.writes_formal(formals[position])):
+                raise AdfortError(
+                    f"'{actual.debug_string()}' is intent(in) in '{unit.name}' but "
+                    f"'{callee.name}' may change its dummy '{formals[position].name}': "
+                    "the source breaks intent(in) (a compiler need not notice without "
+                    f"an explicit interface); declare '{actual.symbol.name}' "
+                    "intent(inout) or copy it to a local first",
+                    where(call, source_name(unit.original) or self.filename))
 
     def _returns_split(self, unit, callee):
         """Whether the call's adjoint is the callee's returning motion (a

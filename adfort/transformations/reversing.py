@@ -102,6 +102,11 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         epilogue.extend(guarded(add_statements(adj, keep, table, taken),
                                 optional_in([primal], optional)))
     for name in cleared:
+        if _assumed_size(ctx.adjoints[name]):
+            # Its size is not known, and the returning motion has already
+            # zeroed the adjoint of every element r writes; elements r does
+            # not write keep the seed (their output is undefined anyway).
+            continue
         epilogue.extend(guarded(zero_statements(ctx.adjoints[name], table, taken),
                                 optional_in([table.lookup(name, otherwise=None)], optional)))
     body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes]))
