@@ -23,10 +23,13 @@ import re
 
 from adfort.writer import Writer
 from psyclone.psyir.frontend.fortran import FortranReader
-from psyclone.psyir.symbols import CommonBlockInterface, DataSymbol, UnsupportedFortranType
+from psyclone.psyir.nodes import Literal
+from psyclone.psyir.symbols import (
+    ArrayType, CommonBlockInterface, DataSymbol, ScalarType, UnsupportedFortranType)
 
 from adfort import naming
 from adfort.errors import AdfortError
+from adfort.exprs import INTEGER_TYPE
 
 _STATEMENT = re.compile(r"^\s*common\b(?P<body>.*)$", re.IGNORECASE | re.DOTALL)
 
@@ -140,8 +143,17 @@ class CommonBlock:
 
 
 def _as_local(member):
+    """A copy of `member` to declare in the layout module, its ``real*8``
+    style kind written ``real(kind=8)`` (generated code compiles with
+    ``-std=f2008``)."""
     copy = member.copy()
     copy.interface = CommonBlockInterface()
+    dtype = copy.datatype
+    element = getattr(dtype, "elemental_type", dtype)
+    if isinstance(getattr(element, "precision", None), int):
+        fixed = ScalarType(element.intrinsic, Literal(str(element.precision), INTEGER_TYPE))
+        copy.datatype = ArrayType(fixed, dtype.shape) if isinstance(dtype, ArrayType) \
+            else fixed
     return copy
 
 

@@ -8,7 +8,7 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
     IntrinsicCall, Loop, Reference, Schedule, Statement, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, DataSymbol, ScalarType, StaticInterface)
+    ArgumentInterface, ArrayType, DataSymbol, ScalarType, StaticInterface, UnresolvedType)
 
 from adfort import naming, rules
 from adfort.activity import (
@@ -311,20 +311,26 @@ def _construct_name(stmt):
 def _check_types(routine, filename, resolve=None, types=None, active=None):
     """Reject references whose type adfort cannot see (implicit typing…).
 
-    :param resolve: ``resolve(name)`` gives the DataSymbol of a module
-        variable the routine sees through a ``use`` (or None).
+    :param resolve: ``resolve(name)`` gives (module name, DataSymbol) of a
+        module variable the routine sees through a ``use`` (or None).
     """
     for ref in routine.walk(Reference):
         if isinstance(ref.parent, Call) and ref is ref.parent.routine:
             continue
-        symbol = ref.symbol
-        if (not isinstance(symbol, DataSymbol) or symbol.is_unresolved) and resolve:
-            symbol = resolve(symbol.name) or symbol
+        symbol, module = ref.symbol, None
+        if (not isinstance(symbol, DataSymbol) or symbol.is_unresolved
+                or symbol.is_import and isinstance(symbol.datatype, UnresolvedType)) \
+                and resolve:
+            # Seen through a USE: its module's declaration gives the type.
+            module, found = resolve(symbol.name) or (None, None)
+            symbol = found or symbol
         dtype = getattr(symbol, "datatype", None)
         declaration = getattr(dtype, "declaration", None)
         if types is not None and is_derived(dtype):
             element = dtype.elemental_type if isinstance(dtype, ArrayType) else dtype
-            if types.resolve(element.name, routine) is None:
+            home = types.program.module(module) if module and types.program else None
+            if types.resolve(element.name, routine) is None and (
+                    home is None or types.resolve(element.name, home) is None):
                 raise AdfortError(
                     f"the definition of type '{element.name}' of '{symbol.name}' is not "
                     "in the files adfort reads: give the file of its module after the "

@@ -116,7 +116,10 @@ class Program:
             module = self.module(symbol.interface.container_symbol.name)
             # use m, only: local => original
             original = (symbol.interface.orig_name or name).lower()
-            return _routine_in(module, original) or _specific(module, original, call)
+            # Not a module procedure: the module's INTERFACE block declares
+            # an external routine (GSW's toolbox module of interfaces).
+            return (_routine_in(module, original) or _specific(module, original, call)
+                    or self.externals().get(original))
         host = caller.parent if caller is not None else None
         if isinstance(host, Container) and not isinstance(host, FileContainer):
             found = _routine_in(host, name) or _specific(host, name, call)
@@ -204,7 +207,8 @@ def _takes(routine, call):
             return False
         given.append((formal, actual))
     missing = [f for f in formals if all(f is not g for g, _ in given)]
-    if any(not _is_optional(f) for f in missing):
+    optional = getattr(routine, "adfort_optional", set())
+    if any(not _is_optional(f) and f.name.lower() not in optional for f in missing):
         return False
     elemental = routine.symbol.is_elemental
     for formal, actual in given:

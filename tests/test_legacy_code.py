@@ -91,6 +91,71 @@ CASES = {
           y = a(1)*a(i)
         end subroutine head
         """,
+    # A generic interface called without its optional argument (CESM's
+    # shr_assert), an external function declared by an INTERFACE block in
+    # a module (GSW's toolbox module), a derived-type module variable read
+    # through USE ONLY (CTSM's col%itype).
+    "generic_interface_external.f90": """\
+        ! adfort: routine=sq dep=y indep=x
+        ! adfort: shape x=3 y=3
+        module chk
+          interface check_all
+            module procedure check_all_1d
+          end interface
+        contains
+          subroutine check_all_1d(var, line)
+            logical, intent(in) :: var(:)
+            integer, intent(in), optional :: line
+            if (.not. all(var)) stop 'check'
+            if (present(line)) continue
+          end subroutine check_all_1d
+        end module chk
+        module iface
+          interface
+            elemental function cube(x)
+              real(8), intent(in) :: x
+              real(8) :: cube
+            end function cube
+          end interface
+        end module iface
+        module ctype
+          implicit none
+          type column_type
+            integer :: n
+          end type column_type
+          type(column_type) :: col
+        end module ctype
+        elemental function cube(x)
+          real(8), intent(in) :: x
+          real(8) :: cube
+          cube = x**3
+        end function cube
+        module m
+        contains
+          subroutine sq(x, y)
+            use chk
+            use iface, only: cube
+            use ctype, only: col
+            real(8), intent(in) :: x(:)
+            real(8), intent(out) :: y(:)
+            call check_all(x > 0d0)
+            if (col%n == 0) then
+              y = cube(x) + x
+            else
+              y = x
+            end if
+          end subroutine sq
+        end module m
+        """,
+    # COMMON members declared REAL*8 (MITgcm's EOS.h): the layout module
+    # declares them real(kind=8), as -std=f2008 wants.
+    "common_real_star_8.f": (
+        "c adfort: routine=scale dep=r indep=t\n"
+        "      SUBROUTINE SCALE(T, R)\n      REAL*8 T(3), R(3)\n      REAL*8 C\n"
+        "      COMMON /COEF/ C\n      INTEGER I\n      DO I = 1, 3\n"
+        "        R(I) = C*T(I)**2\n      ENDDO\n      END\n"
+        "      BLOCK DATA COEFIN\n      REAL*8 C\n      COMMON /COEF/ C\n"
+        "      DATA C /1.5D0/\n      END\n"),
     # QUADPACK's 'abserr = dmax1' with the arguments on the continuation
     # line, and Numerical Recipes' PAUSE on an error path.
     "continued_specific.f": (

@@ -394,8 +394,7 @@ class _ProgramBuild:
             try:
                 check_routine(unit.original, [], [], filename, active=active,
                               callee=unit is not self.top, types=self.types,
-                              resolve=lambda name, u=unit: (u.module_variable(name)
-                                                            or (None, None))[1])
+                              resolve=unit.module_variable)
             except AdfortError as err:
                 missing = self._missing_modules(unit)
                 if missing and "is unknown" in err.message:
