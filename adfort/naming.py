@@ -138,6 +138,15 @@ def output_copy(name):
     return name + OUTPUT_COPY_SUFFIX
 
 
+EXTENT_SUFFIX = "_extent"
+
+
+def extent(name):
+    """Name of the largest last subscript the recording motion assigns in
+    the assumed-size argument `name` (see :mod:`adfort.extents`)."""
+    return name + EXTENT_SUFFIX
+
+
 def jump_flag(tag):
     """Name of the flag set by a jump that leaves a loop for `tag` (a label)."""
     return f"{JUMP_FLAG_PREFIX}{tag}"

@@ -30,9 +30,10 @@ OPTIONS = ["--verbose", "--no-simplify", "--no-inline-operation-adjoints"]
 # every test of these fixtures, e.g. ["implicit_diffusion_alloc.f90"].
 ALLOCATABLE_PENDING = []
 # --jacobian with array dependents/independents: the r_jacobian test of
-# these fixtures.  tridiagonal_solve.f: its independents are assumed-size
-# A(*)..D(*), whose extents r_jacobian cannot know (adfort says so).
-ARRAY_JACOBIAN_PENDING = ["tridiagonal_solve.f"]
+# these fixtures.  Their independents are assumed-size (A(*)..D(*) of
+# tridiagonal_solve.f), whose extents r_jacobian cannot know (adfort says so).
+ARRAY_JACOBIAN_PENDING = ["tridiagonal_solve.f", "strided_norm_assign_goto.f",
+                          "tridiag_inplace_lapack_style.f"]
 PENDING_REASONS = {
     "allocatable": "allocatable work arrays not yet supported",
     "jacobian": "--jacobian with these array dependents/independents not "

@@ -59,9 +59,6 @@ class Host:
                     f"the generated routine name '{name}' is already used: rename the "
                     f"existing '{name}'", where(unit.original, self.build.filename))
         names["taken"] = taken | set(names.values())
-        if unit.module is None and unit.original.return_symbol is None:
-            # An external subroutine: r_rev may run it again (see _reversing).
-            names["advance"] = unit.original.name
         return names
 
     def tapes(self, unit):

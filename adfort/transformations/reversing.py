@@ -6,7 +6,7 @@ both built around the recording and returning motions."""
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, IntrinsicCall, Literal, Loop, Range,
-    Reference, Statement)
+    Reference)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, DataSymbol,
     ScalarType)
@@ -20,6 +20,7 @@ from adfort.exprs import INTEGER_TYPE, intrinsic_call, real_kind, real_literal
 from adfort.simplify import simplify, simplify_statements
 from adfort.symbols import new_local
 
+from adfort.extents import section
 from adfort.transformations.building import (
     _assumed_shape, _assumed_size, _call, _deferred, _make_routine)
 
@@ -32,9 +33,12 @@ def _int(value):
     return Literal(str(value), INTEGER_TYPE)
 
 
-def _local_copy(table, symbol, name, taken, filename=None, primal=None):
+def _local_copy(table, symbol, name, taken, filename=None, primal=None, extent=None):
     """A local to hold a copy of `symbol`'s value (sized on assignment
-    when `symbol` is an assumed-shape array)."""
+    when `symbol` is an assumed-shape array, or the part of an assumed-size
+    one up to its measured `extent`)."""
+    if _assumed_size(symbol) and extent is not None:
+        return new_local(table, name, _deferred(symbol.datatype), taken)
     if _assumed_size(symbol):
         label = (primal or symbol).name
         raise AdfortError(
@@ -48,21 +52,34 @@ def _local_copy(table, symbol, name, taken, filename=None, primal=None):
     return new_local(table, name, dtype, taken)
 
 
-def _copy(keep, value):
+def _copy(keep, value, part=None):
     """``keep = value``; an allocatable `keep` (the copy of an assumed-shape
     array) is allocated with the value as source, so its bounds are set
-    where a reader (and the compiler's -Wuninitialized) sees them."""
+    where a reader (and the compiler's -Wuninitialized) sees them.
+
+    :param part: the reference to copy from instead of all of `value`
+        (an assumed-size array up to its extent)."""
+    source = part.copy() if part is not None else Reference(value)
     if getattr(keep.datatype, "is_allocatable", False) and not getattr(
             value.datatype, "is_allocatable", False):
-        return IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
-            Reference(keep), ("source", Reference(value))])
-    return Assignment.create(Reference(keep), Reference(value))
+        allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [Reference(keep)])
+        allocate.append_named_arg("source", source)
+        return allocate
+    return Assignment.create(Reference(keep), source)
+
+
+def _part(symbol, of, extents, name):
+    """The part of `of` (the argument `name` or its adjoint) r_rev copies:
+    None for all of it, a section up to the measured extent of an
+    assumed-size argument."""
+    extent = extents.get(name)
+    return section(symbol, of, extent) if extent is not None else None
 
 
 
 
 def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared,
-               restored, written, primal_intents=None, lean=None):
+               restored, written, primal_intents=None, lean=None, extents=None):
     """Build ``r_rev``: record, then return, keeping the calling convention.
 
     Independent-only adjoints are increments: if the routine overwrites
@@ -78,7 +95,11 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         its recording the returning motion needs (:mod:`adfort.liveness`),
         then those of the returning motion; it does not give the callee's
         results (its joint callers have them).
+    :param extents: {name: DataSymbol} of the assumed-size arguments whose
+        extent the recording motion measures (:mod:`adfort.extents`): their
+        copies are sections up to it.
     """
+    extents = extents or {}
     intents = dict(primal_intents) if primal_intents else \
         {a.name.lower(): a.interface.access for a in arguments}
     intents.update({s.name.lower(): _INOUT for s in adj_args if s not in arguments})
@@ -88,19 +109,28 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
     table = work.symbol_table
     taken = ctx.taken
     optional = optional_names(work)
-    body, epilogue = [], []
+    # after_rec: what needs the extents the recording motion measured.
+    body, epilogue, after_rec = [], [], []
     for name in increments:
         if name not in written:
             continue  # nothing zeroes its adjoint: it is incremented in place
         adj = ctx.adjoints[name]
         primal = table.lookup(name, otherwise=None) or ctx.module_variable(name)[1]
         keep = _local_copy(table, adj, naming.input_copy(adj.name), taken, ctx.filename,
-                           primal=primal)
+                           primal=primal, extent=extents.get(name))
+        part = _part(primal, adj, extents, name)
+        if part is not None:
+            # The adjoints of the elements r assigns: kept, zeroed, added back.
+            zero = [Assignment.create(part.copy(), real_literal(0, real_kind(adj)))]
+            add_back = [Assignment.create(part.copy(), BinaryOperation.create(
+                BinaryOperation.Operator.ADD, part.copy(), Reference(keep)))]
+        else:
+            zero = zero_statements(adj, table, taken)
+            add_back = add_statements(adj, keep, table, taken)
         # An absent optional argument has no adjoint to keep.
-        body.extend(guarded([_copy(keep, adj)] + zero_statements(adj, table, taken),
-                            optional_in([primal], optional)))
-        epilogue.extend(guarded(add_statements(adj, keep, table, taken),
-                                optional_in([primal], optional)))
+        (body if part is None else after_rec).extend(guarded(
+            [_copy(keep, adj, part)] + zero, optional_in([primal], optional)))
+        epilogue.extend(guarded(add_back, optional_in([primal], optional)))
     for name in cleared:
         if _assumed_size(ctx.adjoints[name]):
             # Its size is not known, and the returning motion has already
@@ -109,60 +139,30 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
             continue
         epilogue.extend(guarded(zero_statements(ctx.adjoints[name], table, taken),
                                 optional_in([table.lookup(name, otherwise=None)], optional)))
-    body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes]))
+    measured = list(extents.values())
+    body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes + measured]))
+    body.extend(after_rec)
     saved = []
-    # An overwritten assumed-size array cannot be copied (its size is not
-    # known): r itself runs again from the inputs the returning motion put
-    # back, where that gives the same results.
-    rerun = any(_assumed_size(a) for a in arguments if a.name.lower() in restored) \
-        and _can_run_again(work, names, arguments, restored, written, primal_intents, ctx)
     for a in arguments:
-        if a.name.lower() in restored and not rerun:
-            keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename)
-            body.extend(guarded([_copy(keep, a)], optional_in([a], optional)))
-            saved.append((a, keep))
+        if a.name.lower() in restored:
+            keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename,
+                               extent=extents.get(a.name.lower()))
+            part = _part(a, a, extents, a.name.lower())
+            body.extend(guarded([_copy(keep, a, part)], optional_in([a], optional)))
+            saved.append((part or Reference(a), keep))
     for module_var in _module_variables(work, restored, arguments, ctx):
         # Module variables the returning motion put back: r_rev leaves them
         # as r does.
         keep = _local_copy(table, module_var, naming.output_copy(module_var.name),
                            taken, ctx.filename)
         body.append(Assignment.create(Reference(keep), Reference(module_var)))
-        saved.append((module_var, keep))
+        saved.append((Reference(module_var), keep))
     body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
-    if rerun:
-        body.append(_call(names["advance"], [Reference(s) for s in arguments]))
-    for a, keep in saved:
-        body.extend(guarded([Assignment.create(Reference(a), Reference(keep))],
-                            optional_in([a], optional)))
+    for target, keep in saved:
+        body.extend(guarded([Assignment.create(target.copy(), Reference(keep))],
+                            optional_in([target.symbol], optional)))
     body.extend(epilogue)
     return _make_routine(work, names["rev"], body, adj_args, intents, ctx.module_variable, ctx.attributes)
-
-
-def _can_run_again(work, names, arguments, restored, written, intents, ctx):
-    """Whether running the routine `work` again after its returning motion
-    leaves what one run of it leaves: an external subroutine without calls,
-    I/O or SAVEd state, writing no module or COMMON variable, whose
-    overwritten arguments are all either put back by the returning motion
-    or ``intent(out)``."""
-    if "advance" not in names:  # not external, or its body is not plain
-        return False
-    if _module_variables(work, written, arguments, ctx):
-        return False
-    return all(a.name.lower() in restored or intents.get(a.name.lower()) == _OUT
-               for a in arguments if a.name.lower() in written)
-
-
-def plain_body(routine):
-    """Whether `routine` has no calls, no I/O and no SAVEd state it writes
-    (so that running it again repeats only its arithmetic)."""
-    from psyclone.psyir.nodes import Call, CodeBlock
-    from adfort.forward_only import is_forward_only
-    from adfort.saved import written_saved_locals
-    if any(not isinstance(c, IntrinsicCall) for c in routine.walk(Call)):
-        return False
-    if any(is_forward_only(node) for node in routine.walk((Statement, CodeBlock))):
-        return False
-    return not written_saved_locals(routine)
 
 
 def _module_variables(work, names, arguments, ctx):

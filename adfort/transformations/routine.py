@@ -36,7 +36,8 @@ from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import Reverser, enclosing_loop_indices
 from adfort.transformations.building import _argument_symbols, _make_routine
 from adfort.transformations.building import _assumed_shape
-from adfort.transformations.reversing import _int, _jacobian, _reversing, plain_body
+from adfort.extents import extent_argument, measure, measured_arguments
+from adfort.transformations.reversing import _int, _jacobian, _reversing
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
@@ -192,8 +193,6 @@ def reverse_work(work, spec, options, names, filename=None):
     """
     table = work.symbol_table
     taken = set(names.get("taken", ()))
-    if "advance" in names and not plain_body(work):
-        names = {k: v for k, v in names.items() if k != "advance"}
     result = work.return_symbol
     arguments = _argument_symbols(table)
     if result is not None:
@@ -356,6 +355,20 @@ def reverse_work(work, spec, options, names, filename=None):
             table.add(tape.symbol)
             tape_args.append(tape.symbol)
 
+    # Assumed-size arguments r_rev keeps copies of: the recording motion
+    # measures how far it assigns them (adfort.extents).
+    extents = {}
+    if not spec.callee:
+        elsewhere = {n: "a call" for names_ in call_writes.values() for n in names_}
+        elsewhere.update({n: "an I/O statement" for names_ in kept_writes.values()
+                          for n in names_})
+        kept = restored | {a for a in arg_names if a in indep and a not in dep
+                           and a in written}
+        for symbol in measured_arguments([a for a in arguments if a is not result], kept,
+                                         elsewhere, work, ctx.filename):
+            extents[symbol.name.lower()] = extent_argument(table, symbol, taken)
+            measure(rec_body, symbol, extents[symbol.name.lower()], ctx.filename)
+
     primal_intents = {a.name.lower(): a.interface.access for a in arguments
                       if a is not result}
     if result is not None:
@@ -380,9 +393,10 @@ def reverse_work(work, spec, options, names, filename=None):
         lean = lean_recording([s.copy() for s in rec_body if not _among(s, final_rec)],
                               table, plan.exit_reads, tape_names, reserves)
     rec_intents = dict(primal_intents)
-    rec_intents.update({t.name.lower(): _OUT for t in tape_args})
+    rec_intents.update({t.name.lower(): _OUT for t in tape_args + list(extents.values())})
     recording = _make_routine(work, names["rec"], rec_body,
-                              arguments + tape_args, rec_intents, ctx.module_variable, ctx.attributes)
+                              arguments + tape_args + list(extents.values()), rec_intents,
+                              ctx.module_variable, ctx.attributes)
 
     ret_intents = {a: (_INOUT if a in restored else _IN) for a in arg_names}
     ret_intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
@@ -402,7 +416,8 @@ def reverse_work(work, spec, options, names, filename=None):
     else:
         increments, cleared = [], []  # pullback: no increments to keep apart
     reversing = _reversing(work, names, arguments, adj_args, tape_args, ctx,
-                           increments, cleared, restored, written, primal_intents, lean)
+                           increments, cleared, restored, written, primal_intents, lean,
+                           extents)
     jacobian = None
     if options["jacobian"] and not spec.callee:
         jacobian = _jacobian(work, names, arguments, adj_args, ctx,
