@@ -118,11 +118,11 @@ class Program:
             original = (symbol.interface.orig_name or name).lower()
             # Not a module procedure: the module's INTERFACE block declares
             # an external routine (GSW's toolbox module of interfaces).
-            return (_routine_in(module, original) or _specific(module, original, call)
+            return (_routine_in(module, original) or _specific(module, original, call, self)
                     or self.externals().get(original))
         host = caller.parent if caller is not None else None
         if isinstance(host, Container) and not isinstance(host, FileContainer):
-            found = _routine_in(host, name) or _specific(host, name, call)
+            found = _routine_in(host, name) or _specific(host, name, call, self)
             if found is not None:
                 return found
         for table in _scopes(caller):
@@ -130,7 +130,7 @@ class Program:
                 module = self.module(container.name)
                 if _private(module, name):
                     continue  # not seen through the USE: maybe an external
-                found = _routine_in(module, name) or _specific(module, name, call)
+                found = _routine_in(module, name) or _specific(module, name, call, self)
                 if found is not None:
                     return found
         return self.externals().get(name)
@@ -182,7 +182,7 @@ def _generic(module, name):
     return symbol if isinstance(symbol, GenericInterfaceSymbol) else None
 
 
-def _specific(module, name, call):
+def _specific(module, name, call, program=None):
     """The module procedure of `module`'s generic interface `name` that
     `call` invokes: the one whose dummy arguments take the actual ones
     (number, keywords, ranks, types and real kinds), or None when none or
@@ -191,11 +191,11 @@ def _specific(module, name, call):
     if generic is None:
         return None
     routines = [_routine_in(module, info.symbol.name.lower()) for info in generic.routines]
-    fitting = [r for r in routines if r is not None and _takes(r, call)]
+    fitting = [r for r in routines if r is not None and _takes(r, call, program)]
     return fitting[0] if len(fitting) == 1 else None
 
 
-def _takes(routine, call):
+def _takes(routine, call, program=None):
     """Whether `routine`'s dummy arguments take `call`'s actual ones."""
     formals = [f for f in routine.symbol_table.argument_list]
     by_name = {f.name.lower(): f for f in formals}
@@ -214,7 +214,7 @@ def _takes(routine, call):
     for formal, actual in given:
         if not elemental and expr_rank(actual) != symbol_rank(formal):
             return False
-        if not _same_type(formal, actual):
+        if not _same_type(formal, actual, program):
             return False
     return True
 
@@ -224,15 +224,22 @@ def _is_optional(formal):
     return "OPTIONAL" in str(getattr(datatype, "declaration", "")).upper()
 
 
-def _same_type(formal, actual):
+def _same_type(formal, actual, program=None):
     """Whether the actual's type and (real) kind can be the formal's; True
-    when adfort cannot tell."""
+    when adfort cannot tell.  An actual that is a user function's value
+    (``foo(foo_i(x))``) has its result's type."""
     datatype = getattr(formal, "datatype", None)
     element = getattr(datatype, "elemental_type", datatype)
     intrinsic = getattr(element, "intrinsic", None)
     try:
         actual_type = actual.datatype
     except Exception:  # PSyclone cannot tell
+        actual_type = None
+    if isinstance(actual, Call) and not isinstance(actual, IntrinsicCall) and program:
+        function = program.resolve(actual)
+        if function is not None and function.return_symbol is not None:
+            actual_type = function.return_symbol.datatype
+    if actual_type is None:
         return True
     actual_element = getattr(actual_type, "elemental_type", actual_type)
     actual_intrinsic = getattr(actual_element, "intrinsic", None)

@@ -147,6 +147,30 @@ CASES = {
           end subroutine sq
         end module m
         """,
+    # A generic function given a user function's value (OpenAD's funcInMod):
+    # the argument has the result's type, so one specific procedure fits.
+    "nested_generic.f90": """\
+        ! adfort: routine=head dep=y indep=x
+        module m
+          interface foo
+            module procedure foo_r, foo_i
+          end interface
+        contains
+          double precision function foo_r(x)
+            double precision :: x
+            foo_r = x*sin(x)
+          end function
+          integer function foo_i(k)
+            integer :: k
+            foo_i = k + 1
+          end function
+        end module m
+        subroutine head(x, y)
+          use m
+          double precision :: x, y
+          y = foo(foo(x)) + foo(foo_r(x))*foo(2)
+        end subroutine head
+        """,
     # COMMON members declared REAL*8 (MITgcm's EOS.h): the layout module
     # declares them real(kind=8), as -std=f2008 wants.
     "common_real_star_8.f": (
