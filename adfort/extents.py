@@ -18,7 +18,8 @@ argument) keep the error asking for explicit bounds.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, IntrinsicCall, Literal, Range, Reference)
+    ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall, Literal, Range,
+    Reference)
 from adfort import naming
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, int_literal
@@ -35,9 +36,10 @@ def measured_arguments(arguments, names, writes_elsewhere, routine, filename):
     """The assumed-size arguments among `names` (lower case) whose extent
     the recording motion measures.
 
-    :param writes_elsewhere: {lower-case name: what else writes it (text)}
-        for arguments changed by a call or a READ, which cannot be measured.
-    :raises AdfortError: for such an argument.
+    :param writes_elsewhere: {lower-case name: the statement} for
+        arguments changed by a call or an I/O statement, which cannot be
+        measured.
+    :raises AdfortError: for such an argument, at that statement.
     """
     found = []
     for symbol in arguments:
@@ -45,12 +47,16 @@ def measured_arguments(arguments, names, writes_elsewhere, routine, filename):
         if name not in names or not is_assumed_size(symbol):
             continue
         if name in writes_elsewhere:
+            stmt = writes_elsewhere[name]
             raise AdfortError(
-                f"'{symbol.name}' is an assumed-size array ({symbol.name}(*)) that "
-                f"{writes_elsewhere[name]} overwrites: adfort must copy what the routine "
-                "changes to keep the calling convention but cannot tell how far that "
-                f"reaches; declare it with explicit bounds (e.g. {symbol.name}(n))",
-                where(routine, filename) or filename)
+                f"'{symbol.name}' is an assumed-size array ({symbol.name}(*)) that this "
+                "statement may overwrite: adfort must copy what the routine changes to "
+                "keep the calling convention but cannot tell how far that reaches "
+                "(only a differentiated callee's vector dummy given the array or an "
+                "element of it is measured); declare it with explicit bounds (e.g. "
+                f"{symbol.name}(n))",
+                (where(stmt, filename) if stmt is not None else None)
+                or where(routine, filename) or filename)
         found.append(symbol)
     return found
 
@@ -87,12 +93,72 @@ def measure(body, symbol, extent, filename=None):
             last = last.stop
         keep = Assignment.create(Reference(extent), IntrinsicCall.create(
             IntrinsicCall.Intrinsic.MAX, [Reference(extent), last.copy()]))
-        parent = stmt.parent
-        if parent is None:
-            body.insert(next(i for i, s in enumerate(body) if s is stmt), keep)
-        else:
-            parent.children.insert(stmt.position, keep)
+        _insert(body, stmt, keep, after=False)
+    for call in [c for top in body for c in top.walk(Call)]:
+        for actual, reached, formal in getattr(call, "adfort_extents", ()):
+            if actual.symbol.name.lower() != symbol.name.lower():
+                continue
+            # A callee's vector dummy starting at `actual`: what it assigned
+            # ends `reached - lo` elements after it (when it assigned any).
+            keep = IfBlock.create(
+                BinaryOperation.create(BinaryOperation.Operator.GE, Reference(reached),
+                                       _lower(formal).copy()),
+                [Assignment.create(Reference(extent), IntrinsicCall.create(
+                    IntrinsicCall.Intrinsic.MAX, [Reference(extent), _last_reached(
+                        symbol, actual, reached, formal, filename)]))])
+            _insert(body, call, keep, after=True)
     body.insert(0, start)
+
+
+def _insert(body, stmt, new, after):
+    """Put `new` before or after the statement `stmt` of `body`."""
+    parent = stmt.parent
+    if parent is None:
+        body.insert(next(i for i, s in enumerate(body) if s is stmt) + after, new)
+    else:
+        parent.children.insert(stmt.position + after, new)
+
+
+def _sub(a, b):
+    return BinaryOperation.create(BinaryOperation.Operator.SUB, a, b)
+
+
+def _add(a, b):
+    return BinaryOperation.create(BinaryOperation.Operator.ADD, a, b)
+
+
+def _last_reached(symbol, actual, reached, formal, filename):
+    """The last subscript of `symbol` a callee reaches through `actual`
+    (the array, or an element starting its vector dummy `formal`) when it
+    assigns its dummy up to `reached`: by array element order."""
+    dims = symbol.datatype.shape
+    offset = None     # elements of `symbol` before the actual's first
+    stride = None     # elements per step of the last subscript
+    for position, dim in enumerate(dims):
+        extent = None if position == len(dims) - 1 else _add(
+            _sub(dim.upper.copy(), dim.lower.copy()), int_literal(1))
+        if isinstance(actual, ArrayReference):
+            index = actual.indices[position]
+            if isinstance(index, Range):
+                raise AdfortError(
+                    f"'{actual.debug_string()}': a section of the assumed-size array "
+                    f"'{symbol.name}' given to a routine that assigns it: adfort cannot "
+                    "tell how far that reaches; pass its first element, or declare the "
+                    "array with explicit bounds", where(actual, filename))
+            term = _sub(index.copy(), dim.lower.copy())
+            if stride is not None:
+                term = BinaryOperation.create(BinaryOperation.Operator.MUL, term,
+                                              stride.copy())
+            offset = term if offset is None else _add(offset, term)
+        if extent is not None:
+            stride = extent if stride is None else BinaryOperation.create(
+                BinaryOperation.Operator.MUL, stride, extent)
+    last = _sub(Reference(reached), _lower(formal).copy())
+    if offset is not None:
+        last = _add(offset, last)
+    if stride is not None:
+        last = BinaryOperation.create(BinaryOperation.Operator.DIV, last, stride)
+    return _add(_lower(symbol).copy(), last)
 
 
 def _minus_one(expr):

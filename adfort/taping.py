@@ -54,7 +54,8 @@ def _target(assign, alias):
 
 
 def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
-                reevaluate=None, call_restores=None, reads_after=(), fresh=None):
+                reevaluate=None, call_restores=None, reads_after=(), fresh=None,
+                entry_reads=()):
     """Plan the taping of a routine's statements.
 
     :param statements: the routine's top-level statements.
@@ -78,6 +79,8 @@ def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
     :param fresh: {id(Assignment): id(Loop)} of the writes of fresh
         elements (:mod:`adfort.fresh_elements`): taped only if their array
         is needed as it was when their loop started.
+    :param entry_reads: names whose values at entry the returning motion
+        must put back (every write of them is taped).
     :rtype: :class:`TapingPlan`
     """
     plan = TapingPlan()
@@ -89,7 +92,7 @@ def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
     plan.alias = alias or {}
     plan.reevaluate = reevaluate or {}
     plan.reevaluated = set(plan.reevaluate)
-    used = _walk(statements, reads, {}, plan)
+    used = _walk(statements, reads, {name: True for name in entry_reads}, plan)
     plan.finals = sorted(n for n, flag in used.items() if flag and n in locals_written)
     plan.exit_reads = {n for n, flag in used.items() if flag}
     return plan

@@ -171,6 +171,19 @@ CASES = {
           y = foo(foo(x)) + foo(foo_r(x))*foo(2)
         end subroutine head
         """,
+    # F77's A(LDA,1) "any number of columns", overwritten in place through a
+    # BLAS-style callee given the element starting a column (LINPACK).
+    "any_size_columns.f": (
+        "c adfort: routine=elim dep=a indep=a\n"
+        "c adfort: init n=5 lda=6 a=0.5:1.5\n"
+        "c adfort: shape a=lda,n\n"
+        "c adfort: fflags=-fcheck=no-bounds\n"
+        "      SUBROUTINE ELIM(A, LDA, N)\n      INTEGER LDA, N, K\n"
+        "      DOUBLE PRECISION A(LDA,1), T\n      DO 10 K = 1, N - 1\n"
+        "         T = -1.0D0/A(K,K)\n         CALL DSCAL2(N-K, T, A(K+1,K), 1)\n"
+        "   10 CONTINUE\n      END\n      SUBROUTINE DSCAL2(N, DA, DX, INCX)\n"
+        "      INTEGER N, INCX, I\n      DOUBLE PRECISION DA, DX(1)\n"
+        "      DO 20 I = 1, N\n         DX(I) = DA*DX(I)\n   20 CONTINUE\n      END\n"),
     # COMMON members declared REAL*8 (MITgcm's EOS.h): the layout module
     # declares them real(kind=8), as -std=f2008 wants.
     "common_real_star_8.f": (
@@ -229,4 +242,24 @@ def test_callee_changing_an_intent_in_argument_is_refused(tmp_path):
     assert out.returncode == 1, out.stderr
     assert "b.f:8:" in out.stderr and "'x(1)' is intent(in) in 'head'" in out.stderr
     assert "'foo' may change its dummy 'a'" in out.stderr
+    assert not list(tmp_path.glob("*_ad.f90"))
+
+
+def test_assumed_size_overwritten_by_a_passive_call_is_refused_at_the_call(tmp_path):
+    """What a --passive routine writes into an assumed-size array cannot be
+    measured: r_rev could not keep it, so the call is named."""
+    src = tmp_path / "p.f"
+    src.write_text("      SUBROUTINE HEAD(N, X, Y)\n      INTEGER N, I\n"
+                   "      DOUBLE PRECISION X(*), Y\n      Y = 0.0D0\n"
+                   "      DO 10 I = 1, N\n         Y = Y + X(I)**2\n   10 CONTINUE\n"
+                   "      CALL FILL(N, X)\n      X(1) = X(1) + Y\n      END\n"
+                   "C$ADFORT PASSIVE\n      SUBROUTINE FILL(N, X)\n      INTEGER N, I\n"
+                   "      DOUBLE PRECISION X(*)\n      DO 10 I = 1, N\n"
+                   "         X(I) = 1.0D0\n   10 CONTINUE\n      END\n")
+    out = subprocess.run([sys.executable, "-m", "adfort", "diff", str(src), "--routine",
+                          "head", "--dep", "x", "--indep", "x"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert out.returncode == 1, out.stderr
+    assert "p.f:8:" in out.stderr and "'x' is an assumed-size array" in out.stderr
+    assert "explicit bounds" in out.stderr and "Traceback" not in out.stderr
     assert not list(tmp_path.glob("*_ad.f90"))

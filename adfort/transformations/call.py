@@ -54,6 +54,8 @@ class CalleeMotions:
         self.module_writes = sorted(module_writes)
         self.dummies = {}
         self.pushes = motions is None or getattr(motions, "pushes", True)
+        # Formals whose extent its recording motion measures (adfort.extents).
+        self.extents = list(getattr(motions, "extents", ()))
         if motions is not None:
             for motion, routine in (("rec", motions.recording), ("ret", motions.returning),
                                     ("rev", motions.reversing)):
@@ -232,6 +234,7 @@ def reverse_call(call, reverser, target=None):
         rec, ret_after = _saved_around(saves)
         rec.extend(keep_rec)
         rec.append(_generated_call(info, "rec", plain, location))
+        _measured_extents(rec[-1], stmt, info, actuals, formals, reverser)
         # f_rec may have used the room this routine reserved on shared tapes.
         if info.pushes:
             rec.extend(reverser.tapes.after_call())
@@ -286,6 +289,25 @@ def reverse_call(call, reverser, target=None):
     ret = keep_ret + ret + ret_after
     reverser.comment(ret, text)
     return rec, ret
+
+
+def _measured_extents(call, stmt, info, actuals, formals, reverser):
+    """Pass the callee's recording motion integers to hand back the
+    extents it measures of its assumed-size dummies, and note on `call`
+    (``adfort_extents``: [(actual, extent, formal)]) the vector dummies
+    the caller may measure its own arrays through (:mod:`adfort.extents`);
+    ``reverser.measured_calls`` keeps them by the call statement."""
+    found = []
+    for name in info.extents:
+        formal = next(f for f in formals if f.name.lower() == name)
+        extent = new_local(reverser.ctx.table, naming.extent(formal.name), INTEGER_TYPE.copy(),
+                           reverser.ctx.taken)
+        call.addchild(Reference(extent))
+        actual = next((a for a, f in zip(actuals, formals) if f is formal), None)
+        if actual is not None and is_variable(actual) and symbol_rank(formal) == 1:
+            found.append((actual.copy(), extent, formal))
+    call.adfort_extents = found
+    reverser.measured_calls[id(stmt)] = found
 
 
 def _saved_around(saves):

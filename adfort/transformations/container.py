@@ -27,7 +27,8 @@ from adfort.optional import positional_arguments
 from adfort.interprocedural import Activity, Unit, unknown_call_node
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
-from adfort.schedules import ADReversalSchedule
+from adfort.schedules import ADReversalSchedule, LinkReversalSchedule
+from adfort.extents import is_assumed_size
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.call import CalleeMotions
 from adfort.transformations.reverser import enclosing_loop_indices
@@ -285,9 +286,30 @@ class _ProgramBuild:
         for key in self._keys([n for n in self.dependents + self.independents if "::" in n]):
             # The user seeds and reads these, whether or not code uses them.
             self._module_adjoint(key[1], key[2])
+        self._split_sequence_calls()
         self._fence()
         with timing.phase("transform"):
             return self._generate()
+
+    def _split_sequence_calls(self):
+        """Reverse split the calls given an element of an assumed-size
+        array as the start of an array dummy (LINPACK's ``daxpy(…, b(k+1),
+        1)``), whatever the schedule: joint would have to save the elements
+        the callee changes before the call, and how many there are is known
+        only after it (the callee measures it, :mod:`adfort.extents`)."""
+        links = set()
+        for unit in self.chosen:
+            for call in user_calls(unit.work):
+                callee = unit.calls.get(id(call))
+                if callee is None or callee not in self.chosen or \
+                        self.schedule.is_split(unit.name, callee.name):
+                    continue
+                for position in self._sequence_positions(unit, call, callee):
+                    actual = call.arguments[position]
+                    if is_assumed_size(actual.symbol):
+                        links.add((unit.name, callee.name))
+        if links:
+            self.schedule = LinkReversalSchedule(strong_links=links, default=self.schedule)
 
     def _check_links(self, order, targets):
         """Every --link must name a call that exists: a typo would otherwise
@@ -795,15 +817,21 @@ class _ProgramBuild:
                 or any(name is not None for name in call.argument_names)):
             return set()
         formals = [f for f in callee.formals if f is not callee.result]
-        given = [a.symbol.name.lower() for a in call.arguments if is_variable(a)]
         write_mod = self.access[id(callee)][1]
-        found = set()
+        # A variable given to several dummies (daxpy(n, t, a(k+1, k), 1,
+        # a(k+1, j), 1)): the callee may change it only through dummies it
+        # puts back (the standard forbids the others to overlap those).
+        ways = {}
         for actual, formal in zip(call.arguments, formals):
-            if not is_variable(actual):
+            if is_variable(actual):
+                ways.setdefault(actual.symbol.name.lower(), []).append(formal)
+        found = set()
+        for name, given in ways.items():
+            if name in write_mod:
                 continue
-            name = actual.symbol.name.lower()
-            if (formal.name.lower() in motions.restores and given.count(name) == 1
-                    and name not in write_mod):
+            restored = [f for f in given if f.name.lower() in motions.restores]
+            if restored and all(f in restored or not callee.writes_formal(f)
+                                for f in given):
                 found.add(name)
         return found
 

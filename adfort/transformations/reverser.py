@@ -74,6 +74,8 @@ class Reverser:
         self.clears = clears or {}  # id(call statement) -> actuals to clear
         # id(call statement) -> positions of elements starting array dummies
         self.sequences = {}
+        # id(call statement) -> [(actual, extent, formal)] (call.py)
+        self.measured_calls = {}
         # id(Loop) -> (names, statements) each reversed iteration computes
         # again (adfort/iterations.py).
         self.recomputed = {}

@@ -11,7 +11,7 @@ request.
 
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, IntrinsicCall, Loop, Reference, Routine, WhileLoop)
+    ArrayReference, Assignment, IntrinsicCall, Loop, Reference, Routine, Statement, WhileLoop)
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, ScalarType
 
 from adfort.activity import active_variables
@@ -36,7 +36,7 @@ from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import Reverser, enclosing_loop_indices
 from adfort.transformations.building import _argument_symbols, _make_routine
 from adfort.transformations.building import _assumed_shape
-from adfort.extents import extent_argument, measure, measured_arguments
+from adfort.extents import extent_argument, is_assumed_size, measure, measured_arguments
 from adfort.transformations.reversing import _int, _jacobian, _reversing
 
 _IN = ArgumentInterface.Access.READ
@@ -255,11 +255,16 @@ def reverse_work(work, spec, options, names, filename=None):
     conditions = candidates(work, alias)
     recomputed = keep_needed(recomputed, reads, conditions, work)
     reads = strip_reads(reads, work, recomputed)
+    # A callee puts back what it assigns in its assumed-size dummies
+    # (BLAS's dy(*)): a caller giving it an element of an array cannot save
+    # "the rest of the array" around the call (adfort.extents).
+    entry_reads = {a.name.lower() for a in arguments if spec.callee and a is not result
+                   and is_assumed_size(a) and a.name.lower() in written}
     conditions = strip_conditions(conditions, work, recomputed)
     plan = choose(conditions, lambda reevaluate: plan_taping(
         work.children, reads, (written & own) - set(arg_names) - allocatables,
         {**call_writes, **kept_writes}, alias, reevaluate, spec.call_restores,
-        spec.call_reads_after, fresh))
+        spec.call_reads_after, fresh, entry_reads))
     # Before reversing (which takes statements out of `work`).
     restores = restored_on_return(work, plan, [a for a in arg_names if result is None
                                                or a != result.name.lower()])
@@ -278,6 +283,8 @@ def reverse_work(work, spec, options, names, filename=None):
     # Pushes sized by what the routine sets get their room where they are.
     tapes.start_routine(written_names(work.children) - {
         a.name.lower() for a in arguments if getattr(a.interface, "access", None) == _IN})
+    # The statements by id, for messages naming one after it has moved.
+    statements = {id(node): node for node in work.walk(Statement)}
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
     reverser.sequences = spec.call_sequences
@@ -355,20 +362,6 @@ def reverse_work(work, spec, options, names, filename=None):
             table.add(tape.symbol)
             tape_args.append(tape.symbol)
 
-    # Assumed-size arguments r_rev keeps copies of: the recording motion
-    # measures how far it assigns them (adfort.extents).
-    extents = {}
-    if not spec.callee:
-        elsewhere = {n: "a call" for names_ in call_writes.values() for n in names_}
-        elsewhere.update({n: "an I/O statement" for names_ in kept_writes.values()
-                          for n in names_})
-        kept = restored | {a for a in arg_names if a in indep and a not in dep
-                           and a in written}
-        for symbol in measured_arguments([a for a in arguments if a is not result], kept,
-                                         elsewhere, work, ctx.filename):
-            extents[symbol.name.lower()] = extent_argument(table, symbol, taken)
-            measure(rec_body, symbol, extents[symbol.name.lower()], ctx.filename)
-
     primal_intents = {a.name.lower(): a.interface.access for a in arguments
                       if a is not result}
     if result is not None:
@@ -392,6 +385,25 @@ def reverse_work(work, spec, options, names, filename=None):
                     for t in tape_list if t.dynamic}
         lean = lean_recording([s.copy() for s in rec_body if not _among(s, final_rec)],
                               table, plan.exit_reads, tape_names, reserves)
+    # Assumed-size arguments r_rev keeps copies of (a callee: that it
+    # assigns, for its callers' copies): the recording motion measures how
+    # far it assigns them (adfort.extents).
+    elsewhere = {}
+    for key, names_ in list(call_writes.items()) + list(kept_writes.items()):
+        measured_here = {a.symbol.name.lower() for a, _, _ in
+                         reverser.measured_calls.get(key, ())}
+        for name in names_ - measured_here:
+            elsewhere.setdefault(name, statements.get(key))
+    if spec.callee:
+        kept = {n for n in written if n not in elsewhere}
+    else:
+        kept = restored | {a for a in arg_names if a in indep and a not in dep
+                           and a in written}
+    extents = {}
+    for symbol in measured_arguments([a for a in arguments if a is not result], kept,
+                                     elsewhere, work, ctx.filename):
+        extents[symbol.name.lower()] = extent_argument(table, symbol, taken)
+        measure(rec_body, symbol, extents[symbol.name.lower()], ctx.filename)
     rec_intents = dict(primal_intents)
     rec_intents.update({t.name.lower(): _OUT for t in tape_args + list(extents.values())})
     recording = _make_routine(work, names["rec"], rec_body,
@@ -425,6 +437,7 @@ def reverse_work(work, spec, options, names, filename=None):
                              spec.jacobian_independents or indep, written, taken)
     motions = RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
     motions.exit_reads = plan.exit_reads & set(arg_names)
+    motions.extents = list(extents)
     motions.restores = restores
     # Whether r_rec may push onto shared tapes (itself or through a callee).
     motions.pushes = tapes.pushes_made() > 0 or any(
