@@ -148,6 +148,7 @@ def _differentiate(path, dependents, independents, schedule, routine=None, optio
         # Parse only the target's call tree and the modules it uses.
         plan = ReadPlan(trans.preprocessing, search_path, shared)
         with timing.phase("read"):
+            plan.specialise([path] + list(extra_files))
             target = routine or plan.choose(path, _argument_names(variables))
             if target is not None and not os.environ.get("ADFORT_READ_ALL"):
                 plan.plan(path, target, extra_files,

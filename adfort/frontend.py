@@ -1,5 +1,6 @@
 """Reading Fortran files into PSyIR, with errors users can act on."""
 
+import os
 import re
 
 from psyclone.psyir.frontend.fortran import FortranReader
@@ -81,7 +82,8 @@ def _read_file(path, preprocessing, plan):
     tree.adfort_dropped = {name for names in dropped.values() for name in names}
     # Routines made from internal procedures: in adfort's working copy only,
     # so the output carries the copies its plain calls need.
-    tree.adfort_hoisted = hoisted
+    tree.adfort_hoisted = set(hoisted) | (
+        plan.clones.get(os.path.abspath(path), set()) if plan is not None else set())
     _report_unreadable_units(tree, path)
     _drop_continue_statements(tree)
     recognise_intrinsics(tree)
@@ -280,8 +282,10 @@ def _report_unreadable_units(tree, path):
         if re.match(r"\s*recursive\b", text, re.IGNORECASE):
             why = "recursion is not supported; unroll it or differentiate the routines separately"
         elif _passes_routine(text, full):
-            why = ("a routine passed as an argument (EXTERNAL, PROCEDURE or INTERFACE "
-                   "dummy) is not supported; call the routine directly")
+            why = ("it takes a routine as an argument (an EXTERNAL, PROCEDURE or "
+                   "INTERFACE dummy): adfort differentiates a copy of it for each "
+                   "external routine a caller passes by name (EXTERNAL dummies only); "
+                   "differentiate a routine that calls it with your routine")
         elif re.search(r"^\s*equivalence\b", full, re.IGNORECASE | re.MULTILINE):
             why = ("EQUIVALENCE is not supported (PSyclone cannot represent it, and "
                    "storage shared between variables would hide derivatives): give "

@@ -138,6 +138,12 @@ def output_copy(name):
     return name + OUTPUT_COPY_SUFFIX
 
 
+def specialised(routine, passed):
+    """Name of the copy of `routine` for the routines `passed` to its
+    dummy procedures (see :mod:`adfort.specialise`)."""
+    return "_".join([routine] + list(passed))
+
+
 EXTENT_SUFFIX = "_extent"
 
 

@@ -100,6 +100,19 @@ class ReadPlan:
         self._loaded = shared._loaded if shared is not None else {}  # path: Loaded
         self._scans = shared._scans if shared is not None else {}    # path: Scan or None
         self._keep = {}     # path: set of id(Unit) kept, or None for all
+        # path: names of the routines copied for the routines passed to them
+        self.clones = shared.clones if shared is not None else {}
+
+    def specialise(self, paths):
+        """Copy the routines that take routines as arguments for the
+        routines the sources pass them (:mod:`adfort.specialise`), in the
+        loaded texts of `paths`, before anything is scanned for a plan."""
+        from adfort.specialise import Specialiser
+        loaded = {os.path.abspath(p): self.loaded(p) for p in paths}
+        made = Specialiser(loaded).run()
+        for path, names in made.items():
+            self.clones.setdefault(path, set()).update(names)
+            self._scans.pop(path, None)
 
     def loaded(self, path):
         """The :class:`Loaded` source of `path`, read once."""

@@ -263,3 +263,32 @@ def test_assumed_size_overwritten_by_a_passive_call_is_refused_at_the_call(tmp_p
     assert "p.f:8:" in out.stderr and "'x' is an assumed-size array" in out.stderr
     assert "explicit bounds" in out.stderr and "Traceback" not in out.stderr
     assert not list(tmp_path.glob("*_ad.f90"))
+
+
+def test_routine_given_its_routine_argument_is_refused(tmp_path):
+    """Differentiating a library routine whose integrand is still a dummy:
+    adfort cannot know which routine runs; the message says what works."""
+    src = tmp_path / "q.f"
+    src.write_text("      SUBROUTINE QK(F, A, B, R)\n      DOUBLE PRECISION F, A, B, R\n"
+                   "      EXTERNAL F\n      R = 0.5D0*(B - A)*(F(A) + F(B))\n      END\n")
+    out = subprocess.run([sys.executable, "-m", "adfort", "diff", str(src), "--dep", "r",
+                          "--indep", "a,b"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 1, out.stderr
+    assert "q.f:" in out.stderr and "takes a routine as an argument" in out.stderr
+    assert "differentiate a routine that calls it with your routine" in out.stderr
+    assert not list(tmp_path.glob("*_ad.f90"))
+
+
+def test_copies_for_routines_passed_are_named_and_carried(tmp_path):
+    """The copy of the library routine for the routine passed, and the
+    copy it makes in turn for the routine it passes on, are called by the
+    adjoint (and by nothing in the user's sources)."""
+    fixture = harness.FIXTURE_DIR / "column_quadrature_external_args.f"
+    out = subprocess.run([sys.executable, "-m", "adfort", "diff", str(fixture), "--dep",
+                          "total", "--indep", "p", "--schedule", "joint", "-o", "-"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout.lower()
+    for name in ("qgaus5_profil_rev", "resid2_twoval_rev", "eval2_twoval_rev"):
+        assert f"subroutine {name}(" in text, name
+    assert "call eval2_twoval_rev(" in text and "call eval2(" not in text
