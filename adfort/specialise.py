@@ -8,7 +8,9 @@ the name of an external routine (``call qk15(fun, a, b, result, abserr)``),
 the front end writes a copy of the callee for that routine
 (``qk15_fun(a, b, result, abserr)``, the dummy replaced by ``fun``
 throughout) right after it, and the call calls the copy.  A copy passing
-the routine on to another such routine is specialised in turn.
+the routine on to another such routine is specialised in turn.  The callee
+is an external routine, or a module procedure called from its own module
+(the copy is seen only there).
 
 This runs on the loaded sources of a run (:class:`adfort.reading.ReadPlan`)
 before anything is parsed; the copies are adfort's own routines, which the
@@ -25,6 +27,10 @@ from adfort.units import split_comment, split_top_level
 _EXTERNAL = re.compile(r"^external\b\s*(?:::)?\s*(?P<names>.*)$")
 _EXTERNAL_ATTRIBUTE = re.compile(r"^[^:]*,\s*external\s*(?:,[^:]*)?::\s*(?P<names>.*)$")
 _NAME = re.compile(r"[a-z_][a-z0-9_]*$")
+# A type declaration or EXTERNAL statement and its entity list.
+_DECLARATION = re.compile(
+    r"^(?:external\b\s*(?:::)?|(?:real|integer|logical|complex|character|double\s*precision)"
+    r"\b\s*(?:\*\s*\d+|\([^)]*\))?\s*(?:,[^:]*)?(?:::)?)\s*(?P<entities>[a-z_].*)$")
 _MAX_ROUNDS = 5
 
 
@@ -98,9 +104,22 @@ def _outside_strings(code, edit):
 
 
 def _rename(code, renames):
+    """`code` with the identifiers in `renames` renamed (not components,
+    nor keywords of actual arguments, ``g(f=x)``)."""
+    depth = [0]
+
     def edit(text):
-        return re.sub(r"(?<![%\w])([A-Za-z_]\w*)\b(?!\s*=[^=])",
-                      lambda m: renames.get(m.group(1).lower(), m.group(1)), text)
+        out, position = [], 0
+        for match in re.finditer(r"[()]|(?<![%\w])([A-Za-z_]\w*)\b", text):
+            out.append(text[position:match.start()])
+            token = match.group(0)
+            if token in "()":
+                depth[0] += 1 if token == "(" else -1
+            elif not (depth[0] > 0 and re.match(r"\s*=(?!=)", text[match.end():])):
+                token = renames.get(token.lower(), token)
+            out.append(token)
+            position = match.end()
+        return "".join(out) + text[position:]
     return _outside_strings(code, edit)
 
 
@@ -166,6 +185,7 @@ class Specialiser:
             for unit in scan.units:
                 if unit.kind not in ("subroutine", "function", "program"):
                     continue
+                made_here = set()
                 for first, last, text in statements[path]:
                     if not unit.first <= first <= unit.last or first == unit.first:
                         continue
@@ -173,17 +193,37 @@ class Specialiser:
                         continue
                     new = self._specialise_statement(lines, self.loaded[path].fixed,
                                                      first, last, unit, takes, routines,
-                                                     copies)
+                                                     copies, made_here)
                     if new is not None:
                         edits.setdefault(path, []).append((first, last, new))
+                self._declare_copies(path, lines, unit, statements[path], made_here, edits)
         if not edits:
             return False
         for path in self.loaded:
             self._apply(path, edits.get(path, []), copies.get(path, []))
         return True
 
+    def _declare_copies(self, path, lines, unit, statements, made, edits):
+        """Declare each copy `made` {(copy, callee)} in `unit` as its callee
+        is (``real(8), external :: simpson`` gets ``, simpson_rate``)."""
+        fixed = self.loaded[path].fixed
+        taken = {first for first, _, _ in edits.get(path, [])}
+        for first, last, text in statements:
+            if not unit.first < first <= unit.last or first in taken:
+                continue
+            match = _DECLARATION.match(text)
+            if not match:
+                continue
+            listed = {e.strip().split("(")[0].strip()
+                      for e in split_top_level(match.group("entities"))}
+            extra = [copy for copy, callee in sorted(made) if callee in listed]
+            if extra:
+                label, code = _joined(lines, first, last, fixed)
+                edits.setdefault(path, []).append(
+                    (first, last, _emit(label, code + ", " + ", ".join(extra), fixed)))
+
     def _specialise_statement(self, lines, fixed, first, last, unit, takes, routines,
-                              copies):
+                              copies, made_here):
         """The new lines of the statement on lines first..last of `unit`,
         its calls passing routines calling copies instead (None: none)."""
         label, code = _joined(lines, first, last, fixed)
@@ -204,7 +244,12 @@ class Specialiser:
                 else:
                     if not chosen or any("=" in a for a in actuals):
                         continue
+                    if routines[callee][1].module not in (None, unit.module):
+                        # The copy of a module procedure lives in its module
+                        # and is seen only there.
+                        continue
                     copy = self._copy(callee, chosen, routines, copies)
+                    made_here.add((copy, callee))
                     rest = [a.strip() for p, a in enumerate(actuals) if p not in chosen]
                     code = code[:start] + copy + "(" + ", ".join(rest) + ")" + code[close + 1:]
                     changed = True
@@ -221,6 +266,8 @@ class Specialiser:
         loaded = self.loaded[path]
         lines = loaded.source.splitlines(keepends=True)
         renames = {unit.arguments[p]: actual for p, actual in chosen.items()}
+        if unit.kind == "function" and unit.result in (None, unit.name):
+            renames[unit.name] = name     # the result variable has its name
         body = []
         for first, last, _ in units.statements(loaded.source, loaded.fixed):
             if not unit.first <= first <= unit.last:

@@ -184,6 +184,49 @@ CASES = {
         "   10 CONTINUE\n      END\n      SUBROUTINE DSCAL2(N, DA, DX, INCX)\n"
         "      INTEGER N, INCX, I\n      DOUBLE PRECISION DA, DX(1)\n"
         "      DO 20 I = 1, N\n         DX(I) = DA*DX(I)\n   20 CONTINUE\n      END\n"),
+    # A library FUNCTION taking the integrand (free form, the EXTERNAL
+    # attribute, no IMPLICIT NONE): its copy's result variable takes the
+    # copy's name (left as it was, the copy returned nothing: a zero
+    # gradient), and the caller declares the copy as it declared the library.
+    "function_of_a_routine.f90": """\
+        ! adfort: routine=model dep=y indep=k
+        ! adfort: init k=0.5:1.5
+        real(8) function simpson(f, a, b, n)
+          real(8), external :: f
+          real(8), intent(in) :: a, b
+          integer, intent(in) :: n
+          integer :: i
+          real(8) :: h
+          h = (b - a) / n
+          simpson = f(a) + f(b)
+          do i = 1, n - 1
+            if (mod(i, 2) == 1) then
+              simpson = simpson + 4.0d0 * f(a + i * h)
+            else
+              simpson = simpson + 2.0d0 * f(a + i * h)
+            end if
+          end do
+          simpson = simpson * h / 3.0d0
+        end function simpson
+        real(8) function rate(z)
+          implicit none
+          real(8), intent(in) :: z
+          real(8) :: kk
+          common /kc/ kk
+          rate = exp(-kk * z) * z
+        end function rate
+        subroutine model(k, y)
+          implicit none
+          real(8), external :: simpson
+          real(8), intent(in) :: k
+          real(8), intent(out) :: y
+          real(8), external :: rate
+          real(8) :: kk
+          common /kc/ kk
+          kk = k
+          y = simpson(rate, 0.0d0, 2.0d0, 8) + 0.5d0 * simpson(rate, 1.0d0, 3.0d0, 4)
+        end subroutine model
+        """,
     # COMMON members declared REAL*8 (MITgcm's EOS.h): the layout module
     # declares them real(kind=8), as -std=f2008 wants.
     "common_real_star_8.f": (
@@ -292,3 +335,37 @@ def test_copies_for_routines_passed_are_named_and_carried(tmp_path):
     for name in ("qgaus5_profil_rev", "resid2_twoval_rev", "eval2_twoval_rev"):
         assert f"subroutine {name}(" in text, name
     assert "call eval2_twoval_rev(" in text and "call eval2(" not in text
+
+
+def test_module_procedure_given_a_routine_from_outside_is_refused(tmp_path):
+    """The copy of a module procedure would be seen only in its module: a
+    caller elsewhere passing it a routine gets an error, not a traceback."""
+    src = tmp_path / "m.f90"
+    src.write_text(textwrap.dedent("""\
+        module quad_lib
+          implicit none
+        contains
+          real(8) function simpson(f, a, b)
+            real(8), external :: f
+            real(8), intent(in) :: a, b
+            simpson = (b - a) * (f(a) + 4 * f(0.5d0 * (a + b)) + f(b)) / 6
+          end function simpson
+        end module quad_lib
+        real(8) function rate(z)
+          real(8), intent(in) :: z
+          rate = exp(-z) * z
+        end function rate
+        subroutine model(k, y)
+          use quad_lib, only: simpson
+          real(8), intent(in) :: k
+          real(8), intent(out) :: y
+          real(8), external :: rate
+          y = k * simpson(rate, 0.0d0, 2.0d0)
+        end subroutine model
+        """))
+    out = subprocess.run([sys.executable, "-m", "adfort", "diff", str(src), "--routine",
+                          "model", "--dep", "y", "--indep", "k"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert out.returncode == 1, out.stderr
+    assert "m.f90:4:" in out.stderr and "takes the routine 'f' as an argument" in out.stderr
+    assert "Traceback" not in out.stderr and not list(tmp_path.glob("*_ad.f90"))

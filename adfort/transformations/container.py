@@ -5,7 +5,7 @@ from psyclone.psyir.nodes import (
     Routine, ScopingNode, Statement)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, DataSymbol,
-    Symbol)
+    RoutineSymbol, Symbol)
 
 from adfort import naming, timing
 from adfort.activity import is_real
@@ -227,6 +227,17 @@ class _ProgramBuild:
         self.units = {}
         for routine in order:
             module = enclosing_module(routine)
+            table = routine.symbol_table
+            dummy = next((a for a in table.argument_list if isinstance(
+                table.lookup(a.name, otherwise=a, scope_limit=routine), RoutineSymbol)),
+                None)
+            if dummy is not None:
+                raise AdfortError(
+                    f"'{routine.name}' takes the routine '{dummy.name}' as an argument: "
+                    "adfort differentiates a copy of such a routine for each external "
+                    "routine a caller in its own scope passes by name (EXTERNAL "
+                    "dummies; see the README); here it cannot know which routine runs",
+                    where(routine, source_name(routine) or self.filename))
             work = routine.copy()
             # Modules are keyed by lower-case name: Fortran names are
             # case-insensitive.
