@@ -20,6 +20,8 @@ argument) keep the error asking for explicit bounds.
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall, Literal, Range,
     Reference)
+from psyclone.psyir.symbols import ArrayType
+
 from adfort import naming
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, int_literal
@@ -95,19 +97,52 @@ def measure(body, symbol, extent, filename=None):
             IntrinsicCall.Intrinsic.MAX, [Reference(extent), last.copy()]))
         _insert(body, stmt, keep, after=False)
     for call in [c for top in body for c in top.walk(Call)]:
-        for actual, reached, formal in getattr(call, "adfort_extents", ()):
+        for actual, count, guard in getattr(call, "adfort_extents", ()):
             if actual.symbol.name.lower() != symbol.name.lower():
                 continue
-            # A callee's vector dummy starting at `actual`: what it assigned
-            # ends `reached - lo` elements after it (when it assigned any).
-            keep = IfBlock.create(
-                BinaryOperation.create(BinaryOperation.Operator.GE, Reference(reached),
-                                       _lower(formal).copy()),
-                [Assignment.create(Reference(extent), IntrinsicCall.create(
-                    IntrinsicCall.Intrinsic.MAX, [Reference(extent), _last_reached(
-                        symbol, actual, reached, formal, filename)]))])
+            # A callee's dummy starting at `actual` that it assigns `count`
+            # elements of at most (when `guard` holds).
+            keep = Assignment.create(Reference(extent), IntrinsicCall.create(
+                IntrinsicCall.Intrinsic.MAX, [Reference(extent), _last_reached(
+                    symbol, actual, count, filename)]))
+            if guard is not None:
+                keep = IfBlock.create(guard.copy(), [keep])
             _insert(body, call, keep, after=True)
     body.insert(0, start)
+
+
+def elements_up_to(formal, extent):
+    """How many elements of the vector dummy `formal` lie up to the
+    subscript held in `extent`."""
+    return _add(_sub(Reference(extent), _lower(formal).copy()), int_literal(1))
+
+
+def reached_any(formal, extent):
+    """Whether `extent` shows an assignment to the vector dummy `formal`."""
+    return BinaryOperation.create(BinaryOperation.Operator.GE, Reference(extent),
+                                  _lower(formal).copy())
+
+
+def declared_elements(formal, actuals):
+    """The number of elements of the explicit-shape dummy `formal` as an
+    expression of the call's `actuals` ({lower-case dummy name: actual}),
+    or None when its bounds need more than literals and other dummies."""
+    shape = getattr(formal.datatype, "shape", None)
+    if not shape or is_assumed_size(formal):
+        return None
+    count = None
+    for dim in shape:
+        if not isinstance(dim, ArrayType.ArrayBounds):
+            return None
+        extent = _add(_sub(dim.upper.copy(), dim.lower.copy()), int_literal(1))
+        for ref in extent.walk(Reference):
+            actual = actuals.get(ref.symbol.name.lower())
+            if actual is None or not ref.symbol.is_argument:
+                return None
+            ref.replace_with(actual.copy())
+        count = extent if count is None else BinaryOperation.create(
+            BinaryOperation.Operator.MUL, count, extent)
+    return count
 
 
 def _insert(body, stmt, new, after):
@@ -127,10 +162,10 @@ def _add(a, b):
     return BinaryOperation.create(BinaryOperation.Operator.ADD, a, b)
 
 
-def _last_reached(symbol, actual, reached, formal, filename):
+def _last_reached(symbol, actual, count, filename):
     """The last subscript of `symbol` a callee reaches through `actual`
-    (the array, or an element starting its vector dummy `formal`) when it
-    assigns its dummy up to `reached`: by array element order."""
+    (the array, or an element starting its dummy) when it assigns `count`
+    elements from there: by array element order."""
     dims = symbol.datatype.shape
     offset = None     # elements of `symbol` before the actual's first
     stride = None     # elements per step of the last subscript
@@ -153,7 +188,7 @@ def _last_reached(symbol, actual, reached, formal, filename):
         if extent is not None:
             stride = extent if stride is None else BinaryOperation.create(
                 BinaryOperation.Operator.MUL, stride, extent)
-    last = _sub(Reference(reached), _lower(formal).copy())
+    last = _sub(count.copy(), int_literal(1))
     if offset is not None:
         last = _add(offset, last)
     if stride is not None:

@@ -227,6 +227,24 @@ CASES = {
           y = simpson(rate, 0.0d0, 2.0d0, 8) + 0.5d0 * simpson(rate, 1.0d0, 3.0d0, 4)
         end subroutine model
         """,
+    # An F77 one-element dummy given to a callee whose dummy has explicit
+    # bounds (OpenAD's Loop_simple_10): the callee assigns at most those
+    # elements, which is how far r_rev keeps the caller's array.
+    "one_element_to_callee.f": (
+        "c adfort: routine=head dep=y indep=x\n"
+        "      subroutine foo(x, y, a, j)\n"
+        "      double precision, dimension(1), intent(in) :: x\n"
+        "      double precision, dimension(1), intent(out) :: y\n"
+        "      integer a(2,2), i, j\n      y(1) = x(1)\n      do i = 1, 2\n"
+        "        if (a(i,j) .ne. 0) then\n          y(1) = y(1)*x(1)*a(i,j)\n"
+        "        else\n          y(1) = 0.0\n        end if\n      end do\n"
+        "      end subroutine\n"
+        "      subroutine head(x, y)\n"
+        "      double precision, dimension(1), intent(in) :: x\n"
+        "      double precision, dimension(1), intent(out) :: y\n"
+        "      integer a(2,2), i, j\n      do i = 1, 2\n        do j = 1, 2\n"
+        "          a(i,j) = i + j\n        end do\n      end do\n"
+        "      call foo(x, y, a, 2)\n      end subroutine\n"),
     # COMMON members declared REAL*8 (MITgcm's EOS.h): the layout module
     # declares them real(kind=8), as -std=f2008 wants.
     "common_real_star_8.f": (

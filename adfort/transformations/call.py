@@ -18,6 +18,7 @@ from psyclone.psyir.symbols import (
 
 from adfort import naming
 from adfort.errors import AdfortError, where
+from adfort.extents import declared_elements, elements_up_to, reached_any
 from adfort.pointers import canonical
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.derived import (
@@ -235,6 +236,7 @@ def reverse_call(call, reverser, target=None):
         rec.extend(keep_rec)
         rec.append(_generated_call(info, "rec", plain, location))
         _measured_extents(rec[-1], stmt, info, actuals, formals, reverser)
+        _declared_extents(rec[-1], stmt, info, actuals, formals, reverser)
         # f_rec may have used the room this routine reserved on shared tapes.
         if info.pushes:
             rec.extend(reverser.tapes.after_call())
@@ -280,6 +282,7 @@ def reverse_call(call, reverser, target=None):
             rec.extend(save)
         rec.extend(keep_rec)
         rec.append(stmt.detach())
+        _declared_extents(call, stmt, info, actuals, formals, reverser)
         ret = [s for _, restore in reversed(inputs) for s in restore]
         if again:
             kept = [s for _, _, restore in reversed([t for t in saves if t[0] in again])
@@ -294,9 +297,10 @@ def reverse_call(call, reverser, target=None):
 def _measured_extents(call, stmt, info, actuals, formals, reverser):
     """Pass the callee's recording motion integers to hand back the
     extents it measures of its assumed-size dummies, and note on `call`
-    (``adfort_extents``: [(actual, extent, formal)]) the vector dummies
-    the caller may measure its own arrays through (:mod:`adfort.extents`);
-    ``reverser.measured_calls`` keeps them by the call statement."""
+    (``adfort_extents``: [(actual, elements assigned, guard)]) those of
+    vector dummies, through which the caller measures its own arrays
+    (:mod:`adfort.extents`); ``reverser.measured_calls`` keeps them by the
+    call statement."""
     found = []
     for name in info.extents:
         formal = next(f for f in formals if f.name.lower() == name)
@@ -305,9 +309,27 @@ def _measured_extents(call, stmt, info, actuals, formals, reverser):
         call.addchild(Reference(extent))
         actual = next((a for a, f in zip(actuals, formals) if f is formal), None)
         if actual is not None and is_variable(actual) and symbol_rank(formal) == 1:
-            found.append((actual.copy(), extent, formal))
-    call.adfort_extents = found
-    reverser.measured_calls[id(stmt)] = found
+            found.append((actual.copy(), elements_up_to(formal, extent),
+                          reached_any(formal, extent)))
+    call.adfort_extents = list(getattr(call, "adfort_extents", [])) + found
+    reverser.measured_calls.setdefault(id(stmt), []).extend(found)
+
+
+def _declared_extents(call, stmt, info, actuals, formals, reverser):
+    """Note on `call` the arrays it is given whose dummies have explicit
+    bounds (F77's ``y(1)``, ``w(n)``): the callee assigns at most that many
+    elements from the actual on (its bounds evaluated with the actuals)."""
+    found = []
+    for actual, formal in zip(actuals, formals):
+        if not (is_variable(actual) and symbol_rank(formal) > 0) or \
+                formal is info.unit.result:
+            continue
+        count = declared_elements(formal, dict(zip(
+            [f.name.lower() for f in formals], actuals)))
+        if count is not None:
+            found.append((actual.copy(), count, None))
+    call.adfort_extents = list(getattr(call, "adfort_extents", [])) + found
+    reverser.measured_calls.setdefault(id(stmt), []).extend(found)
 
 
 def _saved_around(saves):
