@@ -22,6 +22,7 @@ from adfort.parentheses import keep_parenthesised_arguments
 from adfort.errors import AdfortError
 from adfort.exprs import INTEGER_TYPE
 from adfort.restructure import restructure
+from adfort.units import map_outside_strings, split_comment
 from adfort.forall import lower_forall
 from adfort.reading import fixed_form_columns, is_fixed_form, load  # noqa: F401 (API)
 
@@ -586,26 +587,10 @@ def _rename_before_continuation(line, following, names, fixed_form):
 
 
 def _rename_in_code(line, names):
-    pieces, quote, start = [], None, 0
-    for i, char in enumerate(line):
-        if quote:
-            if char == quote:
-                quote = None
-                pieces.append(line[start:i + 1])
-                start = i + 1
-        elif char in "'\"":
-            pieces.append(_SPECIFIC.sub(lambda m: _generic(m, names), line[start:i]))
-            quote, start = char, i
-        elif char == "!":
-            break
-    else:
-        i = len(line)
-    if quote is None:
-        pieces.append(_SPECIFIC.sub(lambda m: _generic(m, names), line[start:i]))
-        pieces.append(line[i:])
-    else:
-        pieces.append(line[start:])
-    return "".join(pieces)
+    code, comment = split_comment(line.rstrip("\r\n"))
+    code = map_outside_strings(code, lambda text: _SPECIFIC.sub(
+        lambda m: _generic(m, names), text))
+    return code + comment + line[len(line.rstrip("\r\n")):]
 
 
 def _generic(match, names):

@@ -22,7 +22,7 @@ the line numbers of what they come from, for messages.
 import re
 
 from adfort import naming, units
-from adfort.units import split_comment, split_top_level
+from adfort.units import map_outside_strings, split_comment, split_top_level
 
 _EXTERNAL = re.compile(r"^external\b\s*(?:::)?\s*(?P<names>.*)$")
 _EXTERNAL_ATTRIBUTE = re.compile(r"^[^:]*,\s*external\s*(?:,[^:]*)?::\s*(?P<names>.*)$")
@@ -87,22 +87,6 @@ def _emit(label, code, fixed):
     return lines + [line + "\n"]
 
 
-def _outside_strings(code, edit):
-    """`code` with `edit` applied to the parts outside character literals."""
-    out, start, quote = [], 0, None
-    for position, char in enumerate(code):
-        if quote:
-            if char == quote:
-                quote = None
-                out.append(code[start:position + 1])
-                start = position + 1
-        elif char in "'\"":
-            out.append(edit(code[start:position]))
-            quote, start = char, position
-    out.append(code[start:] if quote else edit(code[start:]))
-    return "".join(out)
-
-
 def _rename(code, renames):
     """`code` with the identifiers in `renames` renamed (not components,
     nor keywords of actual arguments, ``g(f=x)``)."""
@@ -120,7 +104,7 @@ def _rename(code, renames):
             out.append(token)
             position = match.end()
         return "".join(out) + text[position:]
-    return _outside_strings(code, edit)
+    return map_outside_strings(code, edit)
 
 
 def _calls(code, callee):

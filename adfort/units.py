@@ -157,6 +157,23 @@ def split_comment(line):
     return line, ""
 
 
+def map_outside_strings(code, edit):
+    """`code` with `edit` applied to its parts outside character literals
+    (an unclosed literal, continued on the next line, runs to the end)."""
+    out, start, quote = [], 0, None
+    for position, char in enumerate(code):
+        if quote:
+            if char == quote:
+                quote = None
+                out.append(code[start:position + 1])
+                start = position + 1
+        elif char in "'\"":
+            out.append(edit(code[start:position]))
+            quote, start = char, position
+    out.append(code[start:] if quote else edit(code[start:]))
+    return "".join(out)
+
+
 def _strip_comment(code):
     """`code` without a trailing ``!`` comment (a ``!`` in a string stays)."""
     return split_comment(code)[0]

@@ -17,6 +17,20 @@ needs_gfortran = pytest.mark.skipif(shutil.which("gfortran") is None, reason="no
 SCHEDULES = ["split", "joint"]
 
 
+def _adfort(args, cwd):
+    """Run ``adfort diff`` with `args` in `cwd`."""
+    return subprocess.run([sys.executable, "-m", "adfort", "diff"] + [str(a) for a in args],
+                          cwd=cwd, capture_output=True, text=True)
+
+
+def _refused(out, tmp_path, *fragments):
+    """A clean user error: exit 1, the fragments, no traceback, no file."""
+    assert out.returncode == 1, out.stderr
+    for fragment in fragments:
+        assert fragment in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr and not list(tmp_path.glob("*_ad.f90"))
+
+
 def _check(tmp_path, name, text, schedule):
     path = tmp_path / name
     path.write_text(text if name.endswith(".f") else textwrap.dedent(text))
@@ -279,9 +293,7 @@ def test_legacy_idiom_matches_finite_differences(tmp_path, name, schedule):
 def test_continued_specific_and_pause_are_read(tmp_path):
     src = tmp_path / "c.f"
     src.write_text(CASES["continued_specific.f"])
-    out = subprocess.run([sys.executable, "-m", "adfort", "diff", str(src), "--dep", "e",
-                          "--indep", "r", "-o", "-"], cwd=tmp_path, capture_output=True,
-                         text=True)
+    out = _adfort([src, "--dep", "e", "--indep", "r", "-o", "-"], tmp_path)
     assert out.returncode == 0, out.stderr
     assert "MAX(" in out.stdout and "SQRT(r)" in out.stdout
     # PAUSE writes its message and waits for a line, in standard Fortran.
@@ -297,13 +309,9 @@ def test_callee_changing_an_intent_in_argument_is_refused(tmp_path):
                    "      double precision, intent(in) :: x(2)\n"
                    "      double precision, intent(out) :: y(2)\n"
                    "      call foo(x(1))\n      y = x\n      end\n")
-    out = subprocess.run([sys.executable, "-m", "adfort", "diff", str(src), "--routine",
-                          "head", "--dep", "y", "--indep", "x"], cwd=tmp_path,
-                         capture_output=True, text=True)
-    assert out.returncode == 1, out.stderr
-    assert "b.f:8:" in out.stderr and "'x(1)' is intent(in) in 'head'" in out.stderr
-    assert "'foo' may change its dummy 'a'" in out.stderr
-    assert not list(tmp_path.glob("*_ad.f90"))
+    out = _adfort([src, "--routine", "head", "--dep", "y", "--indep", "x"], tmp_path)
+    _refused(out, tmp_path, "b.f:8:", "'x(1)' is intent(in) in 'head'",
+             "'foo' may change its dummy 'a'")
 
 
 def test_assumed_size_overwritten_by_a_passive_call_is_refused_at_the_call(tmp_path):
@@ -317,13 +325,8 @@ def test_assumed_size_overwritten_by_a_passive_call_is_refused_at_the_call(tmp_p
                    "C$ADFORT PASSIVE\n      SUBROUTINE FILL(N, X)\n      INTEGER N, I\n"
                    "      DOUBLE PRECISION X(*)\n      DO 10 I = 1, N\n"
                    "         X(I) = 1.0D0\n   10 CONTINUE\n      END\n")
-    out = subprocess.run([sys.executable, "-m", "adfort", "diff", str(src), "--routine",
-                          "head", "--dep", "x", "--indep", "x"], cwd=tmp_path,
-                         capture_output=True, text=True)
-    assert out.returncode == 1, out.stderr
-    assert "p.f:8:" in out.stderr and "'x' is an assumed-size array" in out.stderr
-    assert "explicit bounds" in out.stderr and "Traceback" not in out.stderr
-    assert not list(tmp_path.glob("*_ad.f90"))
+    out = _adfort([src, "--routine", "head", "--dep", "x", "--indep", "x"], tmp_path)
+    _refused(out, tmp_path, "p.f:8:", "'x' is an assumed-size array", "explicit bounds")
 
 
 def test_routine_given_its_routine_argument_is_refused(tmp_path):
@@ -332,12 +335,9 @@ def test_routine_given_its_routine_argument_is_refused(tmp_path):
     src = tmp_path / "q.f"
     src.write_text("      SUBROUTINE QK(F, A, B, R)\n      DOUBLE PRECISION F, A, B, R\n"
                    "      EXTERNAL F\n      R = 0.5D0*(B - A)*(F(A) + F(B))\n      END\n")
-    out = subprocess.run([sys.executable, "-m", "adfort", "diff", str(src), "--dep", "r",
-                          "--indep", "a,b"], cwd=tmp_path, capture_output=True, text=True)
-    assert out.returncode == 1, out.stderr
-    assert "q.f:" in out.stderr and "takes a routine as an argument" in out.stderr
-    assert "differentiate a routine that calls it with your routine" in out.stderr
-    assert not list(tmp_path.glob("*_ad.f90"))
+    out = _adfort([src, "--dep", "r", "--indep", "a,b"], tmp_path)
+    _refused(out, tmp_path, "q.f:", "takes a routine as an argument",
+             "differentiate a routine that calls it with your routine")
 
 
 def test_copies_for_routines_passed_are_named_and_carried(tmp_path):
@@ -345,9 +345,8 @@ def test_copies_for_routines_passed_are_named_and_carried(tmp_path):
     copy it makes in turn for the routine it passes on, are called by the
     adjoint (and by nothing in the user's sources)."""
     fixture = harness.FIXTURE_DIR / "column_quadrature_external_args.f"
-    out = subprocess.run([sys.executable, "-m", "adfort", "diff", str(fixture), "--dep",
-                          "total", "--indep", "p", "--schedule", "joint", "-o", "-"],
-                         cwd=tmp_path, capture_output=True, text=True)
+    out = _adfort([fixture, "--dep", "total", "--indep", "p", "--schedule", "joint",
+                   "-o", "-"], tmp_path)
     assert out.returncode == 0, out.stderr
     text = out.stdout.lower()
     for name in ("qgaus5_profil_rev", "resid2_twoval_rev", "eval2_twoval_rev"):
@@ -381,9 +380,5 @@ def test_module_procedure_given_a_routine_from_outside_is_refused(tmp_path):
           y = k * simpson(rate, 0.0d0, 2.0d0)
         end subroutine model
         """))
-    out = subprocess.run([sys.executable, "-m", "adfort", "diff", str(src), "--routine",
-                          "model", "--dep", "y", "--indep", "k"], cwd=tmp_path,
-                         capture_output=True, text=True)
-    assert out.returncode == 1, out.stderr
-    assert "m.f90:4:" in out.stderr and "takes the routine 'f' as an argument" in out.stderr
-    assert "Traceback" not in out.stderr and not list(tmp_path.glob("*_ad.f90"))
+    out = _adfort([src, "--routine", "model", "--dep", "y", "--indep", "k"], tmp_path)
+    _refused(out, tmp_path, "m.f90:4:", "takes the routine 'f' as an argument")
