@@ -259,6 +259,21 @@ CASES = {
         "      integer a(2,2), i, j\n      do i = 1, 2\n        do j = 1, 2\n"
         "          a(i,j) = i + j\n        end do\n      end do\n"
         "      call foo(x, y, a, 2)\n      end subroutine\n"),
+    # An element of an F77 one-element dummy given to a scalar dummy the
+    # callee changes, and a module variable changed through an argument
+    # (OpenAD's sideEffect_1): the element alone is what the call assigns.
+    "element_to_scalar_dummy.f": (
+        "c adfort: routine=head dep=y indep=x\n"
+        "      module globals\n        double precision scale\n      end module\n"
+        "      subroutine foo(x, y)\n        double precision, dimension(1) :: x\n"
+        "        double precision y\n        y = x(1)*sin(x(1))\n      end subroutine\n"
+        "      subroutine bar(x)\n        use globals\n        double precision :: x\n"
+        "        x = x*scale\n      end subroutine\n"
+        "      subroutine head(x, y)\n        use globals\n"
+        "        double precision, dimension(1) :: x\n"
+        "        double precision, dimension(1) :: y\n        scale = 2.0\n"
+        "        call bar(x(1))\n        call foo(x, scale)\n        y(1) = scale*x(1)\n"
+        "      end subroutine\n"),
     # COMMON members declared REAL*8 (MITgcm's EOS.h): the layout module
     # declares them real(kind=8), as -std=f2008 wants.
     "common_real_star_8.f": (

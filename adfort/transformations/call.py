@@ -23,7 +23,7 @@ from adfort.pointers import canonical
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.derived import (
     is_derived_value, is_variable, value_type, zero_reference, zero_statements)
-from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
+from adfort.exprs import INTEGER_TYPE, int_literal, real_kind, real_literal
 from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
 from adfort.transformations.base import ADReverseTrans
@@ -321,11 +321,14 @@ def _declared_extents(call, stmt, info, actuals, formals, reverser):
     elements from the actual on (its bounds evaluated with the actuals)."""
     found = []
     for actual, formal in zip(actuals, formals):
-        if not (is_variable(actual) and symbol_rank(formal) > 0) or \
-                formal is info.unit.result:
+        if not is_variable(actual) or formal is info.unit.result:
             continue
-        count = declared_elements(formal, dict(zip(
-            [f.name.lower() for f in formals], actuals)))
+        if symbol_rank(formal) == 0:
+            # An element given to a scalar dummy: that element alone.
+            count = int_literal(1) if isinstance(actual, ArrayReference) else None
+        else:
+            count = declared_elements(formal, dict(zip(
+                [f.name.lower() for f in formals], actuals)))
         if count is not None:
             found.append((actual.copy(), count, None))
     call.adfort_extents = list(getattr(call, "adfort_extents", [])) + found
