@@ -1096,8 +1096,15 @@ class _DriverWriter:
 
     def alloc_like(self, arg: Argument, suffix: str):
         if arg.is_array:
-            self.line(f"allocate({self.v(arg.name, suffix)}, "
-                      f"mold={self.v(arg.name, '_base')})")
+            target, base = self.v(arg.name, suffix), self.v(arg.name, '_base')
+            # Directions and seeds are double precision whatever the real
+            # kind of the argument (default REAL arrays of F77 code).
+            if arg.is_real:
+                bounds = ", ".join(f"lbound({base}, {d}):ubound({base}, {d})"
+                                   for d in range(1, len(arg.dims) + 1))
+                self.line(f"allocate({target}({bounds}))")
+            else:
+                self.line(f"allocate({target}, mold={base})")
 
     def call(self, proc: str, with_adjoints: bool, extra: Sequence[str] = ()):
         actuals = []
