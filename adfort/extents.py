@@ -19,7 +19,7 @@ argument) keep the error asking for explicit bounds.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall, Literal, Range,
-    Reference)
+    Reference, Schedule)
 from psyclone.psyir.symbols import ArrayType
 
 from adfort import naming
@@ -107,7 +107,7 @@ def measure(body, symbol, extent, filename=None):
                     symbol, actual, count, filename)]))
             if guard is not None:
                 keep = IfBlock.create(guard.copy(), [keep])
-            _insert(body, call, keep, after=True)
+            _insert(body, _statement(call), keep, after=True)
     body.insert(0, start)
 
 
@@ -143,6 +143,13 @@ def declared_elements(formal, actuals):
         count = extent if count is None else BinaryOperation.create(
             BinaryOperation.Operator.MUL, count, extent)
     return count
+
+
+def _statement(node):
+    """The statement holding `node` (a function call's assignment)."""
+    while node.parent is not None and not isinstance(node.parent, Schedule):
+        node = node.parent
+    return node
 
 
 def _insert(body, stmt, new, after):

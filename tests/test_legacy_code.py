@@ -274,6 +274,15 @@ CASES = {
         "        double precision, dimension(1) :: y\n        scale = 2.0\n"
         "        call bar(x(1))\n        call foo(x, scale)\n        y(1) = scale*x(1)\n"
         "      end subroutine\n"),
+    # A function changing its argument, given an element of an assumed-size
+    # array (its value assigned in an expression).
+    "function_changing_an_element.f": (
+        "C adfort: routine=head dep=y indep=x\nC adfort: init n=4\nC adfort: shape x=n\n"
+        "      SUBROUTINE HEAD(N, X, Y)\n      INTEGER N\n"
+        "      DOUBLE PRECISION X(*), Y, SQ\n      Y = SQ(X(2)) + X(1)\n"
+        "      X(1) = X(1)*Y\n      Y = Y + X(1)\n      END\n"
+        "      DOUBLE PRECISION FUNCTION SQ(A)\n      DOUBLE PRECISION A\n"
+        "      SQ = A*A\n      A = A + 1.0D0\n      END\n"),
     # COMMON members declared REAL*8 (MITgcm's EOS.h): the layout module
     # declares them real(kind=8), as -std=f2008 wants.
     "common_real_star_8.f": (
