@@ -283,8 +283,8 @@ def _report_unreadable_units(tree, path):
         if re.match(r"\s*recursive\b", text, re.IGNORECASE):
             why = "recursion is not supported; unroll it or differentiate the routines separately"
         elif _passes_routine(text, full):
-            why = ("it takes a routine as an argument (an EXTERNAL, PROCEDURE or "
-                   "INTERFACE dummy): adfort differentiates a copy of it for each "
+            why = ("it takes a routine passed as an argument (an EXTERNAL, PROCEDURE "
+                   "or INTERFACE dummy procedure): adfort differentiates a copy of it for each "
                    "external routine a caller passes by name (EXTERNAL dummies only); "
                    "differentiate a routine that calls it with your routine")
         elif re.search(r"^\s*equivalence\b", full, re.IGNORECASE | re.MULTILINE):

@@ -33,7 +33,7 @@ ALLOCATABLE_PENDING = []
 # these fixtures.  Their independents are assumed-size (A(*)..D(*) of
 # tridiagonal_solve.f), whose extents r_jacobian cannot know (adfort says so).
 ARRAY_JACOBIAN_PENDING = ["tridiagonal_solve.f", "strided_norm_assign_goto.f",
-                          "tridiag_inplace_lapack_style.f"]
+                          "tridiag_inplace_lapack_style.f", "lu_solve_assumed_size_blas.f"]
 PENDING_REASONS = {
     "allocatable": "allocatable work arrays not yet supported",
     "jacobian": "--jacobian with these array dependents/independents not "

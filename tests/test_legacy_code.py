@@ -360,7 +360,7 @@ def test_routine_given_its_routine_argument_is_refused(tmp_path):
     src.write_text("      SUBROUTINE QK(F, A, B, R)\n      DOUBLE PRECISION F, A, B, R\n"
                    "      EXTERNAL F\n      R = 0.5D0*(B - A)*(F(A) + F(B))\n      END\n")
     out = _adfort([src, "--dep", "r", "--indep", "a,b"], tmp_path)
-    _refused(out, tmp_path, "q.f:", "takes a routine as an argument",
+    _refused(out, tmp_path, "q.f:", "takes a routine passed as an argument",
              "differentiate a routine that calls it with your routine")
 
 
@@ -405,4 +405,4 @@ def test_module_procedure_given_a_routine_from_outside_is_refused(tmp_path):
         end subroutine model
         """))
     out = _adfort([src, "--routine", "model", "--dep", "y", "--indep", "k"], tmp_path)
-    _refused(out, tmp_path, "m.f90:4:", "takes the routine 'f' as an argument")
+    _refused(out, tmp_path, "m.f90:4:", "takes the routine 'f' passed as an argument")

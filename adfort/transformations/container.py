@@ -233,7 +233,8 @@ class _ProgramBuild:
                 None)
             if dummy is not None:
                 raise AdfortError(
-                    f"'{routine.name}' takes the routine '{dummy.name}' as an argument: "
+                    f"'{routine.name}' takes the routine '{dummy.name}' passed as an "
+                    "argument (a dummy procedure): "
                     "adfort differentiates a copy of such a routine for each external "
                     "routine a caller in its own scope passes by name (EXTERNAL "
                     "dummies; see the README); here it cannot know which routine runs",
