@@ -564,8 +564,12 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
         else:
             sources.setdefault(module.name, []).append(symbol.name)
     for origin in sorted(sources, key=lambda n: (n.lower() != module.name.lower(), n)):
-        container = ContainerSymbol(origin)
-        table.add(container)
+        # The module may be used already: for the tapes' kinds (a module
+        # procedure repeating its host's 'use kinds').
+        container = table.lookup(origin, otherwise=None)
+        if container is None:
+            container = ContainerSymbol(origin)
+            table.add(container)
         for entry in sources[origin]:
             name, original = entry if isinstance(entry, tuple) else (entry, None)
             table.add(_imported(name, container, types, original))
