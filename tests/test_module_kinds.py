@@ -26,6 +26,64 @@ def _check(tmp_path, name, text, schedule):
 
 
 CASES = {
+    # A function's result kind the caller cannot name (GSW's local
+    # 'r14 = selected_real_kind(14,30)'; a kind the function alone imports;
+    # a private or unimported kind of its module): the temporaries holding
+    # its value in an expression or an elemental call on arrays were
+    # declared with it (internal error).  The caller's own 'r14' is another
+    # constant.
+    "callee_result_kinds.f90": """\
+        ! adfort: routine=top dep=y indep=x
+        module kinds_lib
+          implicit none
+          integer, parameter :: r8 = selected_real_kind(14, 30)
+        end module kinds_lib
+        module tb
+          implicit none
+          integer, parameter, private :: rp = selected_real_kind(12)
+          integer, parameter :: rm = selected_real_kind(13)
+        contains
+          elemental function cube(x)
+            integer, parameter :: r14 = selected_real_kind(14, 30)
+            real(r14), intent(in) :: x
+            real(r14) :: cube
+            cube = x*x*x
+          end function cube
+          elemental function sq(x)
+            use kinds_lib, only: r8
+            real(r8), intent(in) :: x
+            real(r8) :: sq
+            sq = x*sin(x)
+          end function sq
+          function half(x)
+            real(rp), intent(in) :: x
+            real(rp) :: half
+            half = 0.5_rp*x*x
+          end function half
+          function twice(x)
+            real(rm), intent(in) :: x
+            real(rm) :: twice
+            twice = 2.0_rm*exp(x)
+          end function twice
+        end module tb
+        module m
+          implicit none
+        contains
+          subroutine top(x, y)
+            use tb, only: cube, sq, half, twice
+            integer, parameter :: r14 = kind(1.0)
+            real(8), intent(in) :: x(3)
+            real(8), intent(out) :: y(3)
+            real(r14) :: scale
+            integer :: i
+            scale = 2.0_r14
+            y = cube(x) + sq(x)*scale
+            do i = 1, 3
+              y(i) = y(i)*half(x(i)) + twice(x(i))*y(i) + cube(x(i))*y(i)
+            end do
+          end subroutine top
+        end module m
+        """,
     # A module procedure repeating its host module's 'use kinds' (GSW), with
     # a taped local and a constant of the kinds module: the generated
     # module's 'use kinds' was added twice (internal error).

@@ -28,6 +28,7 @@ from adfort.interprocedural import Activity, Unit, unknown_call_node
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
 from adfort.schedules import ADReversalSchedule
+from adfort.symbols import nameable_type
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.call import CalleeMotions
 from adfort.transformations.reverser import enclosing_loop_indices
@@ -370,11 +371,19 @@ class _ProgramBuild:
         return keys
 
     def _function_type(self, unit):
+        types = {}
+
         def function_type(call):
             callee = unit.calls.get(id(call))
             if callee is None or callee.result is None:
                 return None
-            return callee.result.datatype
+            if id(callee) not in types:
+                # Temporaries of `unit` are declared with it: with a kind
+                # `unit` can name (not one local to the function).
+                types[id(callee)] = nameable_type(
+                    unit.work.symbol_table, callee.result.datatype, callee.module_variable,
+                    unit.module_variable, self._taken(unit))
+            return types[id(callee)]
         return function_type
 
     def _taken(self, unit):
