@@ -119,6 +119,33 @@ CASES = {
           end subroutine top
         end module drv
         """,
+    # A local alias of an imported kind in literals (NCAR ccpp's
+    # 'kp = kind_phys', '5.0_kp'), in a parameter's value, kind and in the
+    # body: the alias was dropped as unused (internal error; in the body,
+    # '5.0_kp' did not compile).
+    "kind_alias_literals.f90": """\
+        ! adfort: routine=s dep=y indep=x
+        module machine
+          implicit none
+          integer, parameter :: kind_phys = selected_real_kind(13, 60)
+        end module machine
+        module m
+          use machine, only: kind_phys
+          implicit none
+        contains
+          subroutine s(x, y)
+            integer, parameter :: kp = kind_phys
+            integer, parameter :: kq = kind_phys
+            real(kind=kind_phys), intent(in) :: x
+            real(kind=kind_phys), intent(out) :: y
+            real(kind=kind_phys), parameter :: alpha = 5.0_kp, one = 1.0_kp
+            real(kind=kp), parameter :: beta = 0.25_kp
+            real(kind=kp) :: t
+            t = beta*x*x
+            y = alpha*x*t + one + 2.0_kq*sin(x)
+          end subroutine s
+        end module m
+        """,
 }
 
 

@@ -14,7 +14,7 @@ from adfort.derived import is_derived
 from adfort.pointers import restore_attributes
 from adfort.optional import declare_optional, optional_names
 from adfort.exprs import INTEGER_TYPE
-from adfort.prune import _datatype_references, prune_symbols
+from adfort.prune import _datatype_references, literal_kind_references, prune_symbols
 from adfort.writer import Writer
 
 _IN = ArgumentInterface.Access.READ
@@ -45,6 +45,7 @@ def _make_routine(work, name, body, arguments, intents, origin=None, attributes=
     for stmt in body:
         work.addchild(stmt.detach() if stmt.parent is not None else stmt)
     routine = work.copy()
+    _own_types(routine)
     routine.name = name
     if routine.name != name:
         # A function's name is also its result variable's, which PSyclone
@@ -93,12 +94,15 @@ def _name_outer_symbols(routine, origin=None):
     """
     table = routine.symbol_table
     names = {}
-    references = list(routine.walk(Reference))
+    # (also the kinds of literals, 5.0_kp: still the working copy's symbols)
+    references = routine.walk(Reference) + literal_kind_references(routine)
     for symbol in table.datasymbols:
         references += _datatype_references(symbol)
+    own = {id(s) for s in table.symbols}
     for ref in references:
         symbol = ref.symbol
-        if symbol in table.symbols or not isinstance(symbol, DataSymbol):
+        # (by identity: an equal symbol of the working copy is not this one)
+        if id(symbol) in own or not isinstance(symbol, DataSymbol):
             continue
         local = table.lookup(symbol.name, otherwise=None)
         if local is not None:
@@ -121,6 +125,24 @@ def _name_outer_symbols(routine, origin=None):
             else:
                 names[key] = Symbol(symbol.name)
         ref.symbol = names[key]
+
+
+def _own_types(routine):
+    """Give each symbol and literal of `routine` a type of its own: PSyIR
+    copies share scalar types (and literals' types), so pointing the kind
+    of ``real(kind=kp)`` or ``5.0_kp`` at this routine's ``kp`` would point
+    every motion made from the same working copy at it (and PSyclone then
+    cannot order the parameter declarations)."""
+    nodes = [routine]
+    for symbol in routine.symbol_table.datasymbols:
+        if isinstance(symbol.datatype, (ScalarType, ArrayType)):  # (not a type symbol)
+            symbol.datatype = symbol.datatype.copy()
+        nodes += [getattr(symbol, "initial_value", None)]
+        for dim in getattr(symbol.datatype, "shape", None) or []:
+            nodes += [getattr(dim, "lower", None), getattr(dim, "upper", None)]
+    for node in nodes:
+        for literal in node.walk(Literal) if hasattr(node, "walk") else ():
+            literal._datatype = literal.datatype.copy()
 
 
 def _restore_assumed_size(table):
