@@ -18,7 +18,7 @@ from collections import defaultdict
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal,
     Loop, Reference, UnaryOperation)
-from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol
+from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol, Symbol
 
 from adfort.activity import carries_derivative, differentiable_args, is_real, operands
 from adfort.derived import is_variable
@@ -143,14 +143,22 @@ class Unit:
             return ("module", found[0], name.lower()), found[1]
         return None
 
-    def module_variable(self, name):
+    def module_variable(self, name, symbol=None):
         """(module name, DataSymbol) of the module variable `name` seen from
-        this routine (a COMMON member: of its layout module), or None."""
+        this routine (a COMMON member: of its layout module), or None.
+
+        :param symbol: a named constant the routine may not see by its name
+            (the kind of another module's constant it uses, ``1.0_wp``):
+            then found where it is declared.
+        """
         if self.program is not None:
             member = self.program.commons.member(name, self.work)
             if member is not None:
                 return member
-        return resolve_module_variable(self.program, self.original, name)
+        found = resolve_module_variable(self.program, self.original, name)
+        if found is None and symbol is not None and self.program is not None:
+            found = declaring_module(self.program, symbol)
+        return found
 
 
 def resolve_module_variable(program, routine, name, kinds=(DataSymbol,), _seen=None):
@@ -189,6 +197,8 @@ def resolve_module_variable(program, routine, name, kinds=(DataSymbol,), _seen=N
                         continue
                     found = module.symbol_table.lookup(name, otherwise=None,
                                                        scope_limit=module)
+                    if found is not None and found.visibility == Symbol.Visibility.PRIVATE:
+                        continue  # not brought by the use
                     if isinstance(found, kinds) and not found.is_import:
                         return module.name.lower(), found
                     if module.name.lower() not in seen and (
@@ -199,6 +209,15 @@ def resolve_module_variable(program, routine, name, kinds=(DataSymbol,), _seen=N
                         if deeper is not None:
                             return deeper
         scope = scope.parent
+    return None
+
+
+def declaring_module(program, symbol):
+    """(module name, `symbol`) when a module declares that very symbol."""
+    for name, module in program.modules().items():
+        if module.symbol_table.lookup(symbol.name, otherwise=None, scope_limit=module) \
+                is symbol:
+            return name, symbol
     return None
 
 

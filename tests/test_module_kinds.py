@@ -146,6 +146,70 @@ CASES = {
           end subroutine s
         end module m
         """,
+    # The kind of another module's constant in a literal of the adjoint
+    # (ICON's mo_satad: 'c*t/(t - d)' gives '1.0_wp'), public ('wp' was not
+    # imported) or private to that module ('rk' was imported): neither
+    # compiled.
+    "foreign_literal_kinds.f90": """\
+        ! adfort: routine=s dep=y indep=t
+        module consts
+          implicit none
+          integer, parameter :: wp = selected_real_kind(12)
+          real(wp), parameter :: c = 17.27_wp, d = 35.86_wp
+        end module consts
+        module consts2
+          implicit none
+          private
+          integer, parameter :: rk = selected_real_kind(12)
+          real(rk), parameter, public :: e = 243.5_rk
+        end module consts2
+        module m
+          use consts, only: c, d
+          use consts2
+          implicit none
+        contains
+          subroutine s(t, y)
+            real(8), intent(in) :: t
+            real(8), intent(out) :: y
+            y = c*t/(t - d) + e*t/(t + e)
+          end subroutine s
+        end module m
+        """,
+    # A module variable whose kind is private to its module, saved around
+    # a call (CESM's shr_sat: 'private', 'integer, parameter :: r8'): the
+    # generated module imported 'r8' from it, which did not compile.
+    "private_module_kind.f90": """\
+        ! adfort: routine=d dep=es indep=t
+        ! adfort: init t=280:300
+        module sat
+          implicit none
+          private
+          integer, parameter :: r8 = selected_real_kind(12)
+          real(r8), public :: tboil = 373.16_r8
+          public :: qs, setb
+        contains
+          subroutine setb(b)
+            real(r8), intent(in) :: b
+            tboil = b
+          end subroutine setb
+          subroutine qs(t, es)
+            real(r8), intent(in) :: t
+            real(r8), intent(out) :: es
+            es = 10._r8**(-7.90298_r8*(tboil/t - 1._r8))
+          end subroutine qs
+        end module sat
+        module drv
+          use sat
+          implicit none
+        contains
+          subroutine d(t, es)
+            real(8), intent(in) :: t
+            real(8), intent(out) :: es
+            call setb(373.16d0)
+            call qs(t, es)
+          end subroutine d
+        end module drv
+        """,
 }
 
 

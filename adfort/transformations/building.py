@@ -12,6 +12,7 @@ from psyclone.psyir.symbols import (
 from adfort import naming
 from adfort.derived import is_derived
 from adfort.pointers import restore_attributes
+from adfort.symbols import constant_copy
 from adfort.optional import declare_optional, optional_names
 from adfort.exprs import INTEGER_TYPE
 from adfort.prune import _datatype_references, literal_kind_references, prune_symbols
@@ -90,7 +91,9 @@ def _name_outer_symbols(routine, origin=None):
     with a shape that uses it, jacobian(1, size(v))), else a plain name the
     generated module imports.
 
-    :param origin: ``origin(name)`` gives (module name, DataSymbol) or None.
+    :param origin: ``origin(name)`` gives (module name, DataSymbol) or None;
+        ``origin(name, symbol)`` the module declaring the constant `symbol`
+        the routine does not see by its name.
     """
     table = routine.symbol_table
     names = {}
@@ -111,6 +114,17 @@ def _name_outer_symbols(routine, origin=None):
         key = symbol.name.lower()
         if key not in names:
             found = origin(symbol.name) if origin is not None else None
+            if found is None and origin is not None and symbol.is_constant:
+                # A constant the routine does not see by its name (the kind
+                # of another module's constant, 1.0_wp): from its module.
+                found = origin(symbol.name, symbol)
+                if found is not None and found[1].visibility == Symbol.Visibility.PRIVATE:
+                    # Private there: a copy of its own, never an import.
+                    names[key] = constant_copy(found[1])
+                    table.add(names[key])
+                    references += _datatype_references(names[key])
+                    ref.symbol = names[key]
+                    continue
             if found is not None and found[1].visibility == Symbol.Visibility.PRIVATE:
                 # A private constant cannot be imported: the generated
                 # module declares its own copy, the name resolves to it.
