@@ -210,6 +210,34 @@ CASES = {
           end subroutine d
         end module drv
         """,
+    # Module constants and variables imported under other names (ICON's
+    # 'use mo_physical_constants, only: lwd => alv'), an array among them,
+    # with a local of the original's name: 'the type of lwd is unknown'.
+    "use_renames.f90": """\
+        ! adfort: routine=s dep=y indep=t
+        ! adfort: shape t=3 y=3
+        module consts
+          implicit none
+          real(8), parameter :: alv = 2.5d0
+          real(8) :: fac = 1.5d0
+          real(8) :: w(3) = (/ 1d0, 2d0, 3d0 /)
+        end module consts
+        module m
+          use consts, only: lwd => alv, factor => fac, weights => w
+          implicit none
+        contains
+          subroutine s(t, y)
+            real(8), intent(in) :: t(:)
+            real(8), intent(out) :: y(:)
+            real(8) :: alv
+            integer :: i
+            alv = 2d0
+            do i = 1, size(t)
+              y(i) = lwd*t(i)*factor*weights(i) + alv*sin(t(i))
+            end do
+          end subroutine s
+        end module m
+        """,
 }
 
 
@@ -218,3 +246,18 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_module_kinds_match_finite_differences(tmp_path, name, schedule):
     _check(tmp_path, name, CASES[name], schedule)
+
+
+def test_renamed_active_module_variable_is_refused(tmp_path):
+    """A module variable carrying derivatives used under another name: its
+    adjoint is known by the module's name only, so this is an error naming
+    both (never a silently missing derivative)."""
+    from adfort.api import differentiate_file
+    from adfort.errors import AdfortError
+    from adfort.schedules import SplitReversalSchedule
+    path = tmp_path / "r.f90"
+    path.write_text(textwrap.dedent(CASES["use_renames.f90"]))
+    with pytest.raises(AdfortError) as err:
+        differentiate_file(str(path), ["y"], ["t", "consts::fac"], SplitReversalSchedule())
+    assert "'consts::fac'" in err.value.message and "'factor'" in err.value.message
+    assert err.value.location == f"{path}:13"  # the routine

@@ -134,7 +134,9 @@ def _name_outer_symbols(routine, origin=None):
                 if container is None:
                     container = ContainerSymbol(found[0])
                     table.add(container)
-                names[key] = Symbol(symbol.name, interface=ImportInterface(container))
+                # (use m, only: local => original, as the routine named it)
+                names[key] = Symbol(symbol.name, interface=ImportInterface(
+                    container, found[1].name if found[1].name.lower() != key else None))
                 table.add(names[key])
             else:
                 names[key] = Symbol(symbol.name)
