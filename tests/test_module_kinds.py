@@ -238,6 +238,30 @@ CASES = {
           end subroutine s
         end module m
         """,
+    # A module without IMPLICIT NONE using a kinds module without ONLY (GSW,
+    # MOM): its function's 'real (r8)' and the module variable 'scale' come
+    # from the module, 'i' is typed implicitly.  r8 was declared a real
+    # (cannot parse: 'r8' used as a kind parameter).
+    "implicit_module_kinds.f90": """\
+        ! adfort: routine=f dep=f indep=a
+        module kinds
+        implicit none
+        integer, parameter :: r8 = selected_real_kind(14,30)
+        real(r8) :: scale = 2.0_r8
+        end module
+        module tb
+        use kinds
+        contains
+        function f(a)
+        real (r8), intent(in) :: a
+        real (r8) :: f
+        f = 0
+        do i = 1, 2
+          f = f + a*a*scale*i
+        end do
+        end function
+        end module tb
+        """,
 }
 
 
@@ -261,3 +285,48 @@ def test_renamed_active_module_variable_is_refused(tmp_path):
         differentiate_file(str(path), ["y"], ["t", "consts::fac"], SplitReversalSchedule())
     assert "'consts::fac'" in err.value.message and "'factor'" in err.value.message
     assert err.value.location == f"{path}:13"  # the routine
+
+
+def test_names_a_use_may_bring_are_not_typed_implicitly(tmp_path):
+    """Without IMPLICIT NONE, a module procedure sees its host's USEs: the
+    names a module adfort sees declares are left to it (here and under a
+    USE of its own), other names are typed; under a USE of a module adfort
+    cannot see, only those that cannot come from it."""
+    from adfort.frontend import read_file
+    from psyclone.psyir.nodes import Routine
+    path = tmp_path / "m.f90"
+    path.write_text(textwrap.dedent("""\
+        module kinds
+          integer, parameter :: r8 = selected_real_kind(14, 30)
+          real(r8) :: scale = 2.0_r8
+        end module kinds
+        module tb
+          use kinds
+        contains
+          function f(a)
+            real(r8) :: a, f
+            f = a*scale
+            do i = 1, 2
+              f = f + q
+            end do
+          end function f
+        end module tb
+        module tc
+          use unseen
+        contains
+          subroutine g(a, b)
+            b = a*w
+          end subroutine g
+        end module tc
+        subroutine h(a, b)
+          use kinds
+          b = a*scale + n
+        end subroutine h
+        """))
+    tree = read_file(str(path))
+    # (names declared in each routine; the others PSyclone keeps unresolved)
+    tables = {r.name.lower(): {s.name.lower() for s in r.symbol_table.symbols
+                               if not s.is_unresolved} for r in tree.walk(Routine)}
+    assert {"i", "q"} <= tables["f"] and not {"r8", "scale"} & tables["f"]
+    assert {"a", "b"} <= tables["g"] and "w" not in tables["g"]
+    assert {"a", "b", "n"} <= tables["h"] and "scale" not in tables["h"]
