@@ -20,6 +20,7 @@ from adfort.interprocedural import resolve_module_variable
 from adfort.prune import _datatype_references, used_names
 from adfort.symbols import constant_copy
 from adfort.tape import TapeSet
+from adfort.transformations.building import bind_module_names
 from adfort.writer import Writer
 
 
@@ -141,6 +142,7 @@ def assemble(hosts, build):
             out_module.symbol_table.add(symbol)
         _import_outer_symbols(out_module, module, build.filename, generated_in, hosts,
                               build.program)
+        bind_module_names(out_module)
         children.append(out_module)
     _explicit_interfaces(children, build.program)
     layouts = [module.copy() for module in build.program.commons.layout_modules()]

@@ -4,7 +4,7 @@ import."""
 
 import re
 
-from psyclone.psyir.nodes import Call, Literal, Reference
+from psyclone.psyir.nodes import Call, Literal, Reference, Routine
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, ContainerSymbol,
     ImportInterface, ScalarType, Symbol, NoType, RoutineSymbol, UnsupportedFortranType)
@@ -141,6 +141,34 @@ def _name_outer_symbols(routine, origin=None):
             else:
                 names[key] = Symbol(symbol.name)
         ref.symbol = names[key]
+
+
+def bind_module_names(module):
+    """Point what the routines of a generated module name outside
+    themselves at the module's own symbols (its imports, its copies of
+    private constants), by name: the copies of the user's routines it holds
+    (hoisted internal procedures, private routines) still refer to the
+    original declarations, which PSyclone cannot match with the imports of
+    the same names ('not of the same type as the original dependency')."""
+    table = module.symbol_table
+    for routine in module.children:
+        if not isinstance(routine, Routine):
+            continue
+        _own_types(routine)
+        symbols = [routine.symbol] + list(routine.symbol_table.symbols)
+        references = routine.walk(Reference) + literal_kind_references(routine)
+        for symbol in symbols:
+            if isinstance(symbol, RoutineSymbol) and isinstance(
+                    symbol.datatype, (ScalarType, ArrayType)):  # a function's result type
+                symbol.datatype = symbol.datatype.copy()
+            references += _datatype_references(symbol)
+        own = {id(s) for s in routine.symbol_table.symbols}
+        for ref in references:
+            if id(ref.symbol) in own or isinstance(ref.symbol, RoutineSymbol):
+                continue
+            found = table.lookup(ref.symbol.name, otherwise=None, scope_limit=module)
+            if found is not None:
+                ref.symbol = found
 
 
 def _own_types(routine):
