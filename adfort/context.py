@@ -51,7 +51,7 @@ class ADContext:
         self.filename = filename
         self.adjoints = {}     # primal lower name -> adjoint DataSymbol
         self.module_adjoints = set()  # names of active module variables
-        self.module_variable = lambda name: None
+        self.module_variable = lambda name, symbol=None: None
         self._op_adjoints = {}  # kind text -> [DataSymbol]
         self._op_in_use = {}
         for name in sorted(active):

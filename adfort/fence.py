@@ -253,6 +253,23 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 _check_expression(arg, active, filename)
 
 
+def check_renamed_active(unit, activity, filename):
+    """Refuse a module variable carrying derivatives that `unit` imports
+    under another name (``use m, only: local => original``): its adjoint is
+    known by the module's name only (constants and passive variables may be
+    renamed).
+
+    :raises AdfortError: at the routine, naming both names.
+    """
+    active = activity.active_modules()
+    for name, (module, original) in sorted(unit.renamed_module_variables().items()):
+        if (module, original) in active:
+            raise AdfortError(
+                f"the module variable '{module}::{original}' carries derivatives and "
+                f"'{unit.name}' uses it under the name '{name}': adfort does not follow "
+                f"this rename; use it as '{original}'", where(unit.original, filename))
+
+
 def _check_where(loop, filename):
     """A WHERE is read as loops over its elements (PSyclone's lowering),
     which is the WHERE only if each element's values are taken element by

@@ -68,7 +68,8 @@ def _read_file(path, preprocessing, plan):
     source = split_assumed_size_declarations(source, fixed)
     externals = external_names(source, fixed)
     source = drop_external_statements(source, fixed)
-    source, origin = implicit.declare_implicit(source, fixed, origin, path)
+    source, origin = implicit.declare_implicit(
+        source, fixed, origin, path, plan.module_scan if plan is not None else None)
     source, origin, hoisted = internal.hoist_internal_procedures(source, fixed, origin, path)
     reader = FortranReader(free_form=not fixed)
     tolerate_where_failures(reader)

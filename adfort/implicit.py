@@ -41,13 +41,16 @@ _DEFAULT_RULES = {chr(c): ("INTEGER" if "i" <= chr(c) <= "n" else "REAL")
                   for c in range(ord("a"), ord("z") + 1)}
 
 
-def declare_implicit(source, fixed_form, origin, path):
+def declare_implicit(source, fixed_form, origin, path, modules=None):
     """Declare the implicitly typed names of `source` explicitly.
 
     :param str source: the text to be parsed.
     :param bool fixed_form: whether it is fixed form.
     :param origin: (file, line) of each line of `source`, or None when the
         lines are those of `path`.
+    :param modules: ``modules(name)`` gives (module :class:`units.Unit`,
+        names of its procedures) of a module of another file, or None
+        (see :meth:`adfort.reading.ReadPlan.module_scan`).
     :returns: (source, origin), unchanged when nothing is implicit.
     """
     if not _may_need(source):
@@ -62,9 +65,11 @@ def declare_implicit(source, fixed_form, origin, path):
     except Exception:  # a syntax error: PSyclone reports it on the real parse
         return source, origin
     edits = _Edits()
+    brought = _Brought(found, modules)
     for unit in _children(tree):
         if isinstance(unit, _UNITS):
-            _scope(unit, dict(_DEFAULT_RULES), set(), edits, _all_units(tree))
+            _scope(unit, dict(_DEFAULT_RULES), set(), edits, _all_units(tree),
+                   (set(), False), brought)
     if not edits:
         return source, origin
     lines = source.splitlines()
@@ -84,6 +89,44 @@ def _may_need(source):
 
 _DIMENSIONED = re.compile(r"^[ \t]*(?:dimension\b|common\s*/[^/]*/.*\()",
                           re.IGNORECASE | re.MULTILINE)
+
+
+class _Brought:
+    """What a USE without ONLY may bring into a scope.
+
+    :param found: the :class:`units.Scan` of the source (or None).
+    :param modules: ``modules(name)`` for modules of other files, or None.
+    """
+
+    def __init__(self, found, modules):
+        self._local = {} if found is None else {
+            u.name: (u, {v.name for v in found.units if v.module == u.name})
+            for u in found.units if u.kind == "module"}
+        self._modules = modules
+        self._memo = {}
+
+    def names(self, module, _stack=()):
+        """Lower-case names ``use module`` may bring: every identifier of
+        its specification part, its procedures and what its own USEs bring
+        (more than it declares, never less); None when adfort cannot see it
+        or a module it uses."""
+        if module in self._memo:
+            return self._memo[module]
+        if module in _stack:
+            return set()
+        entry = self._local.get(module) or (self._modules(module) if self._modules else None)
+        names = None
+        if entry is not None:
+            unit, procedures = entry
+            names = set(unit.names) | set(procedures)
+            for used in sorted(unit.uses):
+                more = self.names(used, _stack + (module,))
+                if more is None:
+                    names = None
+                    break
+                names |= more
+        self._memo[module] = names
+        return names
 
 
 class _Edits:
@@ -176,11 +219,14 @@ def _span(node):
     return getattr(getattr(node, "item", None), "span", None)
 
 
-def _scope(unit, rules, visible, edits, subprograms):
+def _scope(unit, rules, visible, edits, subprograms, used, brought):
     """Declare the implicit names of `unit`, then of the units it contains.
 
     :param rules: {letter: type text or None} inherited from the host.
     :param visible: lower-case names the host makes visible.
+    :param used: (names the host's USEs without ONLY may bring, whether one
+        of them is a module adfort cannot see).
+    :param brought: the :class:`_Brought` of the source.
     """
     parts = _children(unit)
     header = parts[0]
@@ -195,8 +241,16 @@ def _scope(unit, rules, visible, edits, subprograms):
 
     declared, typed = _declarations(statements)
     dimensioned = _dimensioned(statements)
-    opaque = any(isinstance(s, F.Use_Stmt) and "only" not in str(s).lower()
-                 for s in statements)
+    # A name a USE without ONLY may bring (here or in the host) is not
+    # typed implicitly: a compiler takes the module's (kind parameters,
+    # variables); with a module adfort cannot see, none but those that
+    # cannot come from it (dummies, COMMON members, dimensioned names).
+    from_modules, opaque = set(used[0]), used[1]
+    for statement in statements:
+        if isinstance(statement, F.Use_Stmt) and "only" not in str(statement.items[3]).lower():
+            names = brought.names(str(statement.items[2]).lower())
+            opaque = opaque or names is None
+            from_modules |= names or set()
     arguments, result = _interface(header, declared)
     used = _used_names(statements + body)
     own = [n for n in arguments + ([result] if result else []) +
@@ -213,7 +267,7 @@ def _scope(unit, rules, visible, edits, subprograms):
             continue  # an intrinsic function
         if name in _GNU_INTRINSICS and name not in dimensioned:
             continue
-        if opaque and name not in arguments and name != result \
+        if (opaque or name in from_modules) and name not in arguments and name != result \
                 and name not in dimensioned and name not in _common_members(statements):
             continue  # may come from the module used
         if rules.get(name[0]) is None:
@@ -238,7 +292,8 @@ def _scope(unit, rules, visible, edits, subprograms):
         inherited |= subprograms
     for child in _children(contained) if contained is not None else ():
         if isinstance(child, (F.Subroutine_Subprogram, F.Function_Subprogram)):
-            _scope(child, dict(rules), inherited, edits, subprograms)
+            _scope(child, dict(rules), inherited, edits, subprograms,
+                   (from_modules, opaque), brought)
 
 
 def _statements(spec):

@@ -18,7 +18,7 @@ from collections import defaultdict
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal,
     Loop, Reference, UnaryOperation)
-from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol
+from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol, Symbol
 
 from adfort.activity import carries_derivative, differentiable_args, is_real, operands
 from adfort.derived import is_variable
@@ -120,7 +120,9 @@ class Unit:
         if self.owns(symbol):
             return ("local", id(self), name)
         found = self.module_variable(name)
-        return ("module", found[0], name) if found else ("local", id(self), name)
+        # (by the module's name for it: the routine may rename it on import)
+        return ("module", found[0], found[1].name.lower()) if found \
+            else ("local", id(self), name)
 
     def owns(self, symbol):
         """Whether `symbol` is a variable of the routine itself (declared
@@ -140,17 +142,51 @@ class Unit:
             return self.key(symbol), symbol
         found = self.module_variable(name)
         if found is not None and isinstance(found[1], DataSymbol):
-            return ("module", found[0], name.lower()), found[1]
+            return ("module", found[0], found[1].name.lower()), found[1]
         return None
 
-    def module_variable(self, name):
+    def seen_as(self, name, found):
+        """The symbol this routine's references to the module variable
+        `found` ((module, DataSymbol) of `name`) use: the module's own, or
+        for one imported under another name (``use m, only: lwd => alv``)
+        a copy of its declaration under the routine's name."""
+        symbol = found[1]
+        if symbol.name.lower() == name.lower():
+            return symbol
+        renamed = self.__dict__.setdefault("_renamed", {})
+        if name.lower() not in renamed:
+            renamed[name.lower()] = symbol.copy()
+            renamed[name.lower()]._name = name
+        return renamed[name.lower()]
+
+    def renamed_module_variables(self):
+        """{name: (module, declared name)} of the module variables the
+        routine uses under another name than their module's."""
+        found = {}
+        for ref in self.work.walk(Reference):
+            if self.owns(ref.symbol):
+                continue
+            origin = self.module_variable(ref.symbol.name)
+            if origin is not None and origin[1].name.lower() != ref.symbol.name.lower():
+                found[ref.symbol.name.lower()] = (origin[0], origin[1].name.lower())
+        return found
+
+    def module_variable(self, name, symbol=None):
         """(module name, DataSymbol) of the module variable `name` seen from
-        this routine (a COMMON member: of its layout module), or None."""
+        this routine (a COMMON member: of its layout module), or None.
+
+        :param symbol: a named constant the routine may not see by its name
+            (the kind of another module's constant it uses, ``1.0_wp``):
+            then found where it is declared.
+        """
         if self.program is not None:
             member = self.program.commons.member(name, self.work)
             if member is not None:
                 return member
-        return resolve_module_variable(self.program, self.original, name)
+        found = resolve_module_variable(self.program, self.original, name)
+        if found is None and symbol is not None and self.program is not None:
+            found = declaring_module(self.program, symbol)
+        return found
 
 
 def resolve_module_variable(program, routine, name, kinds=(DataSymbol,), _seen=None):
@@ -165,6 +201,8 @@ def resolve_module_variable(program, routine, name, kinds=(DataSymbol,), _seen=N
     symbol = routine.symbol_table.lookup(name, otherwise=None)
     if symbol is not None and symbol.is_import:
         module = program.module(symbol.interface.container_symbol.name)
+        # (use m, only: local => original: the module's name for it)
+        name = symbol.interface.orig_name or name
         found = module.symbol_table.lookup(name, otherwise=None) if module else None
         if isinstance(found, kinds) and not found.is_import:
             return module.name.lower(), found
@@ -189,6 +227,8 @@ def resolve_module_variable(program, routine, name, kinds=(DataSymbol,), _seen=N
                         continue
                     found = module.symbol_table.lookup(name, otherwise=None,
                                                        scope_limit=module)
+                    if found is not None and found.visibility == Symbol.Visibility.PRIVATE:
+                        continue  # not brought by the use
                     if isinstance(found, kinds) and not found.is_import:
                         return module.name.lower(), found
                     if module.name.lower() not in seen and (
@@ -199,6 +239,15 @@ def resolve_module_variable(program, routine, name, kinds=(DataSymbol,), _seen=N
                         if deeper is not None:
                             return deeper
         scope = scope.parent
+    return None
+
+
+def declaring_module(program, symbol):
+    """(module name, `symbol`) when a module declares that very symbol."""
+    for name, module in program.modules().items():
+        if module.symbol_table.lookup(symbol.name, otherwise=None, scope_limit=module) \
+                is symbol:
+            return name, symbol
     return None
 
 

@@ -7,7 +7,7 @@ ones a motion no longer needs.
 
 import re
 
-from psyclone.psyir.nodes import CodeBlock, Loop, Reference
+from psyclone.psyir.nodes import CodeBlock, DataNode, Literal, Loop, Reference
 from psyclone.psyir.symbols import (
     ArrayType, ContainerSymbol, DataSymbol, DataTypeSymbol, UnsupportedFortranType)
 
@@ -50,6 +50,18 @@ def _datatype_references(symbol):
     refs = []
     for node in nodes:
         refs.extend(node.walk(Reference))
+        refs.extend(literal_kind_references(node))
+    return refs
+
+
+def literal_kind_references(node):
+    """References naming the kinds of the literals under `node` (``5.0_kp``):
+    PSyIR keeps them in the literals' types, not among the children."""
+    refs = []
+    for literal in node.walk(Literal):
+        precision = getattr(literal.datatype, "precision", None)
+        if isinstance(precision, DataNode):
+            refs.extend(precision.walk(Reference))
     return refs
 
 
@@ -62,7 +74,8 @@ def type_names(datatype):
 def used_names(routine):
     """Lower-case names a routine's body and kept declarations refer to."""
     table = routine.symbol_table
-    names = {ref.symbol.name.lower() for ref in routine.walk(Reference)}
+    names = {ref.symbol.name.lower()
+             for ref in routine.walk(Reference) + literal_kind_references(routine)}
     for block in routine.walk(CodeBlock):
         # Kept I/O statements and character expressions name their
         # variables only in their text.

@@ -188,6 +188,21 @@ class ReadPlan:
         for p, ids in kept.items():
             self._keep[os.path.abspath(p)] = ids
 
+    def module_scan(self, name):
+        """(module :class:`units.Unit`, names of its procedures) of module
+        `name` in a file scanned, or found on the search path; None when
+        adfort cannot see it (what implicit typing needs of a USE)."""
+        name = name.lower()
+        for _ in range(2):
+            for found in list(self._scans.values()):
+                for unit in found.units if found is not None else ():
+                    if unit.kind == "module" and unit.name == name:
+                        return unit, {u.name for u in found.units if u.module == name}
+            path = find_module_file(name, self.search_path)
+            if path is None or os.path.abspath(path) in self._scans or self.scan(path) is None:
+                return None
+        return None
+
     def _index(self, path, found, by_name):
         for unit in found.units:
             for name in [unit.name] + unit.entries:

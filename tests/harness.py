@@ -637,6 +637,12 @@ def parse_signature(path: Path, routine: Optional[str] = None,
         elif module is not None and ksym.find_symbol_table(node) is not \
                 node.symbol_table:
             use_lines.append(f"use {module}, only: {ksym.name}")
+        elif ksym.is_unresolved:
+            # From a USE without ONLY: the routine's own, else its module's.
+            wildcards = [c.name for c in node.symbol_table.containersymbols
+                         if c.wildcard_import]
+            use_lines += [f"use {name}" for name in wildcards] or (
+                [f"use {module}, only: {ksym.name}"] if module is not None else [])
         elif ksym.is_constant:
             # A named constant local to the routine: copy its declaration.
             decl_lines.append(writer.gen_vardecl(ksym).strip())

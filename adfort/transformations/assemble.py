@@ -18,7 +18,9 @@ from adfort.exprs import INTEGER_TYPE
 from adfort.frontend import enclosing_module
 from adfort.interprocedural import resolve_module_variable
 from adfort.prune import _datatype_references, used_names
+from adfort.symbols import constant_copy
 from adfort.tape import TapeSet
+from adfort.transformations.building import bind_module_names
 from adfort.writer import Writer
 
 
@@ -114,7 +116,7 @@ def assemble(hosts, build):
         if host.module is None:
             if dynamic or host.name in [h.name for h in hosts.values() if h.module]:
                 tape_host = Container.create(host.name, SymbolTable(), [])
-                _host_tapes(tape_host, tapes, build.root)
+                _host_tapes(tape_host, tapes, _routines(host, build))
                 for routine in routines:
                     use = ContainerSymbol(tape_host.name)
                     use.wildcard_import = True
@@ -131,15 +133,16 @@ def assemble(hosts, build):
             out_module.addchild(routine)
         for routine in _hoisted_copies(routines, build.program):
             out_module.addchild(routine)
+        module = build.program.modules().get(host.module)
         if dynamic and tapes:
-            _host_tapes(out_module, tapes, host.units[0].original if host.units else build.root)
+            _host_tapes(out_module, tapes, _routines(host, build), module)
         for symbol in adjoint_types.get(host.module, []):
             out_module.symbol_table.add(symbol)
         for symbol in module_adjoint_hosts.get(host.module, []):
             out_module.symbol_table.add(symbol)
-        module = build.program.modules().get(host.module)
         _import_outer_symbols(out_module, module, build.filename, generated_in, hosts,
                               build.program)
+        bind_module_names(out_module)
         children.append(out_module)
     _explicit_interfaces(children, build.program)
     layouts = [module.copy() for module in build.program.commons.layout_modules()]
@@ -326,11 +329,20 @@ def _use_generated(table, routine, generated_in, own, hosts):
             table.add(Symbol(call.routine.name, interface=ImportInterface(container)))
 
 
-def _host_tapes(host, tapes, routine):
+def _routines(host, build):
+    """The routines (as read) whose tapes `host` declares."""
+    return [unit.original for unit in host.units] or [build.root]
+
+
+def _host_tapes(host, tapes, routines, module=None):
     """Declare dynamic `tapes` in module `host`, with their reserve routines.
 
-    Kinds the tapes are declared with come from where the routine has them:
-    the same ``use``, or a copy of a parameter declared in the routine.
+    Kinds the tapes are declared with come from where the routines have
+    them: the same ``use``, or a copy of a parameter declared in a routine
+    (each kind from the routine it comes from: several share the tapes).
+
+    :param module: the module of the routines (its own kinds are imported
+        with its other names, see :func:`_import_outer_symbols`).
     """
     table = host.symbol_table
     writer = Writer()
@@ -343,7 +355,7 @@ def _host_tapes(host, tapes, routine):
                                              tape.symbol.datatype.shape)
         precision = tape.datatype.precision
         if isinstance(precision, Reference):
-            _provide(table, routine.symbol_table, precision.symbol.name)
+            _provide(table, precision.symbol, routines, module)
         table.add(DataSymbol(tape.symbol.name, tape.symbol.datatype.copy()))
         table.add(DataSymbol(tape.top.name, INTEGER_TYPE.copy(),
                              initial_value=Literal("0", INTEGER_TYPE),
@@ -358,20 +370,11 @@ def _host_tapes(host, tapes, routine):
         host.addchild(reserve)
 
 
-def _provide(table, routine_table, name):
-    """Make `name` (a kind) visible in `table` as the routine sees it."""
+def _provide(table, symbol, routines, module=None):
+    """Make the kind `symbol` (a tape's) visible in `table` as the routines
+    that declare values of that kind see it."""
+    name = symbol.name
     if name.lower() in table:
-        return
-    symbol = routine_table.lookup(name, otherwise=None,
-                                  scope_limit=routine_table.node)
-    if symbol is None or symbol.is_unresolved:
-        # Seen through a wildcard use: of the routine's own, the same use
-        # (else of the enclosing module, which the host imports with it).
-        for container in routine_table.containersymbols:
-            if container.wildcard_import and container.name.lower() not in table:
-                use = ContainerSymbol(container.name)
-                use.wildcard_import = True
-                table.add(use)
         return
     if symbol.is_import:
         origin = symbol.interface.container_symbol.name
@@ -380,10 +383,41 @@ def _provide(table, routine_table, name):
             container = ContainerSymbol(origin)
             table.add(container)
         # (use m, only: local => original keeps its rename)
-        table.add(Symbol(symbol.name, interface=ImportInterface(
+        table.add(Symbol(name, interface=ImportInterface(
             container, symbol.interface.orig_name)))
+        return
+    if isinstance(symbol, DataSymbol) and symbol.is_constant and not symbol.is_unresolved \
+            and symbol.initial_value is not None and not (
+            module is not None
+            and module.symbol_table.lookup(name, scope_limit=module, otherwise=None) is symbol):
+        # A parameter of a routine (or one adfort gave a routine, see
+        # adfort.symbols.nameable_type): a private copy, with what it names.
+        copy = constant_copy(symbol)
+        copy.visibility = Symbol.Visibility.PRIVATE
+        table.add(copy)
+        for ref in _datatype_references(copy):
+            if not isinstance(ref.symbol, RoutineSymbol):
+                _provide(table, ref.symbol, routines, module)
+                ref.symbol = table.lookup(ref.symbol.name, otherwise=ref.symbol)
+        return
+    routine_table, seen = routines[0].symbol_table, None
+    for routine in routines:
+        seen = routine.symbol_table.lookup(name, otherwise=None, scope_limit=routine)
+        if seen is not None:
+            routine_table = routine.symbol_table
+            break
+    if seen is None or seen.is_unresolved:
+        # Seen through a wildcard use: of the routine's own, the same use
+        # (else of the enclosing module, which the host imports with it).
+        for container in routine_table.containersymbols:
+            if container.wildcard_import and container.name.lower() not in table:
+                use = ContainerSymbol(container.name)
+                use.wildcard_import = True
+                table.add(use)
+    elif seen.is_import:
+        _provide(table, seen, routines, module)
     else:
-        table.add(symbol.copy())
+        table.add(seen.copy())
 
 
 def _library_module(hosts, name):
@@ -564,8 +598,12 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
         else:
             sources.setdefault(module.name, []).append(symbol.name)
     for origin in sorted(sources, key=lambda n: (n.lower() != module.name.lower(), n)):
-        container = ContainerSymbol(origin)
-        table.add(container)
+        # The module may be used already: for the tapes' kinds (a module
+        # procedure repeating its host's 'use kinds').
+        container = table.lookup(origin, otherwise=None)
+        if container is None:
+            container = ContainerSymbol(origin)
+            table.add(container)
         for entry in sources[origin]:
             name, original = entry if isinstance(entry, tuple) else (entry, None)
             table.add(_imported(name, container, types, original))

@@ -4,7 +4,7 @@ import."""
 
 import re
 
-from psyclone.psyir.nodes import Call, Literal, Reference
+from psyclone.psyir.nodes import Call, Literal, Reference, Routine
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, ContainerSymbol,
     ImportInterface, ScalarType, Symbol, NoType, RoutineSymbol, UnsupportedFortranType)
@@ -12,9 +12,10 @@ from psyclone.psyir.symbols import (
 from adfort import naming
 from adfort.derived import is_derived
 from adfort.pointers import restore_attributes
+from adfort.symbols import constant_copy
 from adfort.optional import declare_optional, optional_names
 from adfort.exprs import INTEGER_TYPE
-from adfort.prune import _datatype_references, prune_symbols
+from adfort.prune import _datatype_references, literal_kind_references, prune_symbols
 from adfort.writer import Writer
 
 _IN = ArgumentInterface.Access.READ
@@ -45,6 +46,7 @@ def _make_routine(work, name, body, arguments, intents, origin=None, attributes=
     for stmt in body:
         work.addchild(stmt.detach() if stmt.parent is not None else stmt)
     routine = work.copy()
+    _own_types(routine)
     routine.name = name
     if routine.name != name:
         # A function's name is also its result variable's, which PSyclone
@@ -89,16 +91,21 @@ def _name_outer_symbols(routine, origin=None):
     with a shape that uses it, jacobian(1, size(v))), else a plain name the
     generated module imports.
 
-    :param origin: ``origin(name)`` gives (module name, DataSymbol) or None.
+    :param origin: ``origin(name)`` gives (module name, DataSymbol) or None;
+        ``origin(name, symbol)`` the module declaring the constant `symbol`
+        the routine does not see by its name.
     """
     table = routine.symbol_table
     names = {}
-    references = list(routine.walk(Reference))
+    # (also the kinds of literals, 5.0_kp: still the working copy's symbols)
+    references = routine.walk(Reference) + literal_kind_references(routine)
     for symbol in table.datasymbols:
         references += _datatype_references(symbol)
+    own = {id(s) for s in table.symbols}
     for ref in references:
         symbol = ref.symbol
-        if symbol in table.symbols or not isinstance(symbol, DataSymbol):
+        # (by identity: an equal symbol of the working copy is not this one)
+        if id(symbol) in own or not isinstance(symbol, DataSymbol):
             continue
         local = table.lookup(symbol.name, otherwise=None)
         if local is not None:
@@ -107,6 +114,17 @@ def _name_outer_symbols(routine, origin=None):
         key = symbol.name.lower()
         if key not in names:
             found = origin(symbol.name) if origin is not None else None
+            if found is None and origin is not None and symbol.is_constant:
+                # A constant the routine does not see by its name (the kind
+                # of another module's constant, 1.0_wp): from its module.
+                found = origin(symbol.name, symbol)
+                if found is not None and found[1].visibility == Symbol.Visibility.PRIVATE:
+                    # Private there: a copy of its own, never an import.
+                    names[key] = constant_copy(found[1])
+                    table.add(names[key])
+                    references += _datatype_references(names[key])
+                    ref.symbol = names[key]
+                    continue
             if found is not None and found[1].visibility == Symbol.Visibility.PRIVATE:
                 # A private constant cannot be imported: the generated
                 # module declares its own copy, the name resolves to it.
@@ -116,11 +134,59 @@ def _name_outer_symbols(routine, origin=None):
                 if container is None:
                     container = ContainerSymbol(found[0])
                     table.add(container)
-                names[key] = Symbol(symbol.name, interface=ImportInterface(container))
+                # (use m, only: local => original, as the routine named it)
+                names[key] = Symbol(symbol.name, interface=ImportInterface(
+                    container, found[1].name if found[1].name.lower() != key else None))
                 table.add(names[key])
             else:
                 names[key] = Symbol(symbol.name)
         ref.symbol = names[key]
+
+
+def bind_module_names(module):
+    """Point what the routines of a generated module name outside
+    themselves at the module's own symbols (its imports, its copies of
+    private constants), by name: the copies of the user's routines it holds
+    (hoisted internal procedures, private routines) still refer to the
+    original declarations, which PSyclone cannot match with the imports of
+    the same names ('not of the same type as the original dependency')."""
+    table = module.symbol_table
+    for routine in module.children:
+        if not isinstance(routine, Routine):
+            continue
+        _own_types(routine)
+        symbols = [routine.symbol] + list(routine.symbol_table.symbols)
+        references = routine.walk(Reference) + literal_kind_references(routine)
+        for symbol in symbols:
+            if isinstance(symbol, RoutineSymbol) and isinstance(
+                    symbol.datatype, (ScalarType, ArrayType)):  # a function's result type
+                symbol.datatype = symbol.datatype.copy()
+            references += _datatype_references(symbol)
+        own = {id(s) for s in routine.symbol_table.symbols}
+        for ref in references:
+            if id(ref.symbol) in own or isinstance(ref.symbol, RoutineSymbol):
+                continue
+            found = table.lookup(ref.symbol.name, otherwise=None, scope_limit=module)
+            if found is not None:
+                ref.symbol = found
+
+
+def _own_types(routine):
+    """Give each symbol and literal of `routine` a type of its own: PSyIR
+    copies share scalar types (and literals' types), so pointing the kind
+    of ``real(kind=kp)`` or ``5.0_kp`` at this routine's ``kp`` would point
+    every motion made from the same working copy at it (and PSyclone then
+    cannot order the parameter declarations)."""
+    nodes = [routine]
+    for symbol in routine.symbol_table.datasymbols:
+        if isinstance(symbol.datatype, (ScalarType, ArrayType)):  # (not a type symbol)
+            symbol.datatype = symbol.datatype.copy()
+        nodes += [getattr(symbol, "initial_value", None)]
+        for dim in getattr(symbol.datatype, "shape", None) or []:
+            nodes += [getattr(dim, "lower", None), getattr(dim, "upper", None)]
+    for node in nodes:
+        for literal in node.walk(Literal) if hasattr(node, "walk") else ():
+            literal._datatype = literal.datatype.copy()
 
 
 def _restore_assumed_size(table):

@@ -15,7 +15,7 @@ from adfort.context import checked_options
 from adfort.derived import TypeRegistry, is_derived, is_variable
 from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
-from adfort.fence import check_arguments, check_routine
+from adfort.fence import check_arguments, check_renamed_active, check_routine
 from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
 from adfort.saved import check_saved_state
@@ -29,6 +29,7 @@ from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
 from adfort.schedules import ADReversalSchedule, LinkReversalSchedule
 from adfort.extents import is_assumed_size
+from adfort.symbols import nameable_type
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.call import CalleeMotions
 from adfort.transformations.reverser import enclosing_loop_indices
@@ -177,7 +178,8 @@ def _resolve_module_references(unit, node=None):
         if found is not None and isinstance(found[1], DataSymbol) and \
                 isinstance(found[1].datatype, ArrayType) and not any(call.argument_names):
             call.replace_with(ArrayReference.create(
-                found[1], [a.detach() for a in list(call.arguments)]))
+                unit.seen_as(call.routine.name, found),
+                [a.detach() for a in list(call.arguments)]))
     for ref in node.walk(Reference):
         symbol = ref.symbol
         if isinstance(symbol, DataSymbol) and not symbol.is_unresolved:
@@ -186,7 +188,7 @@ def _resolve_module_references(unit, node=None):
             continue
         found = unit.module_variable(symbol.name)
         if found is not None and isinstance(found[1], DataSymbol):
-            ref.symbol = found[1]
+            ref.symbol = unit.seen_as(symbol.name, found)
 
 
 def _local_name(name):
@@ -289,6 +291,8 @@ class _ProgramBuild:
             self.order + self.opaque, self._keys(self.dependents),
             self._keys(self._top_independents() + [
                 n for n in self.independents + self.dependents if "::" in n]))
+        for unit in self.order:
+            check_renamed_active(unit, self.activity, source_name(unit.original) or self.filename)
         self.chosen = self._differentiated()
         # Before generation empties the working copies.
         self.access = {id(u): self._module_access(u) for u in self.order + self.opaque}
@@ -404,11 +408,19 @@ class _ProgramBuild:
         return keys
 
     def _function_type(self, unit):
+        types = {}
+
         def function_type(call):
             callee = unit.calls.get(id(call))
             if callee is None or callee.result is None:
                 return None
-            return callee.result.datatype
+            if id(callee) not in types:
+                # Temporaries of `unit` are declared with it: with a kind
+                # `unit` can name (not one local to the function).
+                types[id(callee)] = nameable_type(
+                    unit.work.symbol_table, callee.result.datatype, callee.module_variable,
+                    unit.module_variable, self._taken(unit))
+            return types[id(callee)]
         return function_type
 
     def _taken(self, unit):

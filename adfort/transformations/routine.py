@@ -155,7 +155,7 @@ class UnitSpec:
         self.module_roles = self.module_dependents | self.module_independents
         self.jacobian_dependents = [n.lower() for n in jacobian_dependents]
         self.jacobian_independents = [n.lower() for n in jacobian_independents]
-        self.module_variable = module_variable or (lambda name: None)
+        self.module_variable = module_variable or (lambda name, symbol=None: None)
         self.types = types
         self.attributes = attributes or {}
 
