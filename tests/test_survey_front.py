@@ -113,6 +113,64 @@ CASES = {
           end function g
         end module m
         """,
+    # CTSM's 'type(column_type), public, target :: col' read through USE
+    # ONLY (and an array of that type, a real, with TARGET): PSyclone keeps
+    # a TARGET declaration as text, and the fence took the type of 'col'
+    # for unknown.
+    "used_module_target_derived.f90": """\
+        ! adfort: routine=sq dep=y indep=x
+        ! adfort: init x=0.5:1.5
+        module ctype
+          implicit none
+          type column_type
+             integer :: itype(3) = (/1, 2, 1/)
+             real(8) :: wt(3) = (/0.5d0, 0.25d0, 0.25d0/)
+          end type column_type
+          type(column_type), public, target :: col
+          type(column_type), target :: cols(2)
+          real(8), target :: scale_t = 2.0d0
+        end module ctype
+        module m
+          use ctype, only : col
+        contains
+          subroutine sq(x, y)
+            use ctype, only : cols, scale_t
+            real(8), intent(in) :: x(3)
+            real(8), intent(out) :: y
+            integer :: ci
+            y = 0
+            do ci = 1, 3
+              if (col%itype(ci) == 1) then
+                y = y + col%wt(ci)*x(ci)**2*cols(2)%wt(ci)
+              else
+                y = y + x(ci)*scale_t
+              end if
+            end do
+          end subroutine sq
+        end module m
+        """,
+    # The same read by a routine of the module declaring it.
+    "module_target_derived.f90": """\
+        ! adfort: routine=sq dep=y indep=x
+        module ctype
+          implicit none
+          type column_type
+             integer :: itype(3) = (/1, 2, 1/)
+             real(8) :: wt(3) = (/0.5d0, 0.25d0, 0.25d0/)
+          end type column_type
+          type(column_type), public, target :: col
+        contains
+          subroutine sq(x, y)
+            real(8), intent(in) :: x(3)
+            real(8), intent(out) :: y
+            integer :: ci
+            y = 0
+            do ci = 1, 3
+              if (col%itype(ci) == 1) y = y + col%wt(ci)*x(ci)**2
+            end do
+          end subroutine sq
+        end module ctype
+        """,
 }
 
 
