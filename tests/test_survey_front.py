@@ -171,6 +171,116 @@ CASES = {
           end subroutine sq
         end module ctype
         """,
+    # CESM's assert macros: call shr_assert_all(cond, file=__FILE__,
+    # line=__LINE__) leaves out the optional 'msg' before the arguments it
+    # names, through a generic interface; a passive call kept as it is (it
+    # was refused: adfort passed arguments by position).  'sourcefile', a
+    # constant of the module, hidden as unresolved by the routine's
+    # wildcard USE, was 'of unknown type'.
+    "optional_skip_passive_generic.f90": """\
+        ! adfort: routine=sq dep=y indep=x
+        ! adfort: init n=3
+        ! adfort: shape x=n y=n
+        module chk
+          interface check_all
+            module procedure check_all_1d
+          end interface
+        contains
+          subroutine check_all_1d(var, msg, file, line)
+            logical, intent(in) :: var(:)
+            character(len=*), intent(in), optional :: msg, file
+            integer, intent(in), optional :: line
+            if (.not. all(var)) then
+              if (present(msg)) print *, msg
+              if (present(file) .and. present(line)) print *, file, line
+              stop 'check'
+            end if
+          end subroutine check_all_1d
+        end module chk
+        module m
+          character(len=*), parameter, private :: sourcefile = "m.f90"
+        contains
+          subroutine sq(n, x, y)
+            use chk
+            integer, intent(in) :: n
+            real(8), intent(in) :: x(:)
+            real(8), intent(out) :: y(:)
+            call check_all((ubound(x) == (/n/)), file=sourcefile, line=20)
+            y = x*x
+          end subroutine sq
+        end module m
+        """,
+    # Active calls naming arguments after one left out, in any order, and
+    # functions: the generated calls pass them (and their adjoints, the
+    # result) by keyword.
+    "optional_skip_active.f90": """\
+        ! adfort: routine=top dep=y,z indep=x,w
+        module ops
+          implicit none
+        contains
+          subroutine axpy(x, y, offset, factor, count)
+            real(8), intent(in) :: x
+            real(8), intent(inout) :: y
+            real(8), intent(in), optional :: offset, factor
+            integer, intent(inout), optional :: count
+            real(8) :: a
+            a = 1.0d0
+            if (present(factor)) a = factor
+            y = y + a*sin(x)
+            if (present(offset)) y = y + offset
+            if (present(count)) count = count + 1
+          end subroutine axpy
+          function g(x, b, c) result(r)
+            real(8), intent(in) :: x
+            real(8), intent(in), optional :: b, c
+            real(8) :: r
+            r = x**2
+            if (present(b)) r = r + b
+            if (present(c)) r = r*c
+          end function g
+        end module ops
+        module m
+          use ops
+          implicit none
+        contains
+          subroutine top(x, w, y, z)
+            real(8), intent(in) :: x, w
+            real(8), intent(inout) :: y
+            real(8), intent(out) :: z
+            integer :: k
+            k = 0
+            call axpy(x, y, factor=w, count=k)
+            call axpy(w, y, count=k, factor=x*w)
+            z = g(x, c=w) + k
+            z = z + g(w, c=2.0d0)*g(x)
+          end subroutine top
+        end module m
+        """,
+    # A routine declared passive called with its arguments out of order:
+    # the active 't' it overwrites was paired with the wrong dummy, its
+    # adjoint not cleared (a wrong gradient).
+    "passive_keywords_out_of_order.f90": """\
+        ! adfort: routine=top dep=y indep=x
+        module m
+          implicit none
+        contains
+          subroutine reset(v, flag)
+            real(8), intent(out) :: v
+            logical, intent(in) :: flag
+            v = 0
+            if (flag) v = 1.5d0
+          end subroutine reset
+          subroutine top(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            real(8) :: t
+            t = sin(x)
+            !$adfort passive
+            call reset(flag=.true., v=t)
+            y = t*x
+          end subroutine top
+        end module m
+        """,
 }
 
 
