@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 import harness
+from test_cli import assert_clean_failure, run
 
 needs_gfortran = pytest.mark.skipif(shutil.which("gfortran") is None, reason="no gfortran")
 SCHEDULES = ["split", "joint"]
@@ -281,6 +282,27 @@ CASES = {
           end subroutine top
         end module m
         """,
+    # WRF's and MPAS's .F files are free form (their Makefiles pass
+    # -ffree-form): code from column 1, '&' continuations.  adfort read
+    # every .F as fixed form ('Fortran syntax error').  Without
+    # --free-form, text only free form can mean is read so.
+    "dotF_free_form.F": """\
+        ! adfort: routine=s dep=y indep=t
+        ! adfort: fflags=-ffree-form
+        MODULE m
+        CONTAINS
+           SUBROUTINE s( t,                                             &
+                         y )
+           REAL(8), INTENT(IN) :: t
+           REAL(8), INTENT(OUT) :: y
+        #ifdef NEVER
+           y = 0.
+        #else
+           y = 2.*t*t + SIN(t)
+        #endif
+           END SUBROUTINE s
+        END MODULE m
+        """,
 }
 
 
@@ -289,3 +311,66 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_survey_idiom_matches_finite_differences(tmp_path, name, schedule):
     _check(tmp_path, name, CASES[name], schedule)
+
+
+# Free-form code that a fixed-form read does not reject outright: indented
+# six columns, one line running past column 72 (fixed form drops the rest).
+WIDE = (
+    "      module m\n      contains\n      subroutine s(t, y)\n"
+    "      real(8), intent(in) :: t\n      real(8), intent(out) :: y\n"
+    "      y = 2.*t*t + 3.*t*t*t + 4.*t*t*t*t + 5.*t*t*t*t*t + (6.*t*t*t*t*t*t)\n"
+    "      end subroutine s\n      end module m\n")
+
+
+def test_free_form_dot_F_needs_free_form_when_unsure(tmp_path):
+    """A .F file that only looks free form fails as fixed form, with a
+    message saying how to read it; --free-form reads it."""
+    src = tmp_path / "wide.F"
+    src.write_text(WIDE)
+    result = run(["diff", str(src), "--dep", "y", "--indep", "t"], tmp_path)
+    assert_clean_failure(result, tmp_path, "wide.F:6:", "looks like free-form source",
+                         "code beyond column 72 at", "pass --free-form")
+    result = run(["diff", str(src), "--dep", "y", "--indep", "t", "--free-form"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    # The whole line, columns 73 on included.
+    assert "(6. * t * t * t * t * t * t)" in (tmp_path / "wide_ad.f90").read_text()
+
+
+def test_fixed_form_option_overrides_the_suffix(tmp_path):
+    """--fixed-form reads a .f90 file as fixed form (card columns, C
+    comments); by its suffix it is free form and rejected."""
+    src = tmp_path / "old.f90"
+    src.write_text("C     an F77 routine kept in a .f90 file\n"
+                   "      SUBROUTINE S(T, Y)\n      REAL*8 T, Y\n"
+                   "      Y = T*T +\n     &    T\n      END\n")
+    result = run(["diff", str(src), "--dep", "y", "--indep", "t"], tmp_path)
+    assert_clean_failure(result, tmp_path, "old.f90:")
+    result = run(["diff", str(src), "--dep", "y", "--indep", "t", "--fixed-form",
+                  "-o", "-"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "subroutine s_rev(t, t_adj, y, y_adj)" in result.stdout.lower()
+    assert "y = t * t + t" in result.stdout.lower()
+
+
+def test_free_and_fixed_form_exclude_each_other(tmp_path):
+    src = tmp_path / "wide.F"
+    src.write_text(WIDE)
+    result = run(["diff", str(src), "--dep", "y", "--indep", "t", "--free-form",
+                  "--fixed-form"], tmp_path)
+    assert_clean_failure(result, tmp_path, "--free-form and --fixed-form exclude each other")
+
+
+def test_free_form_evidence_is_decisive_only_where_fixed_form_fails():
+    """Valid fixed form never counts as free form: labels (with blanks),
+    comments in column 1, debug lines, continuation marks in column 6, an
+    '&' in column 73 (code written for both forms), sequence numbers."""
+    from adfort.reading import free_form_evidence
+    fixed = ("C comment\n* comment\nd    print *, x\n   10 CONTINUE\n 1 0  x = 1\n"
+             "      x = a +\n     &    b\n" + "      x = 1" + " " * 61 + "&\n"
+             + "     &  + 2\n" + "      y = 1" + " " * 61 + "SEQ00010\n"
+             "      s = 'a & b'\n\tx = 1\n")
+    assert free_form_evidence(fixed) is None
+    assert free_form_evidence("module m\n") == (1, "code in columns 1-5")
+    assert free_form_evidence("      call f(a, &\n           b)\n")[0] == 1
+    assert free_form_evidence("      y = 1" + " " * 61 + "xyz\n") is None
+    assert free_form_evidence("      y = 1" + " " * 61 + "xyz\n", decisive=False)[0] == 1

@@ -59,14 +59,16 @@ class ADReverseContainerTrans(ADReverseTrans):
         INCLUDE path (``-I``).
     :param undefines: macro names (``-U``).
     :param cpp: preprocess every file read, whatever its suffix (``--cpp``).
+    :param form: ``"free"`` or ``"fixed"``: the source form of every file
+        read, whatever its suffix (``--free-form``/``--fixed-form``).
     """
 
     node_type = Container
 
     def __init__(self, search_path=(), extra_files=(), adjoint_libraries=(),
-                 passive_routines=(), defines=(), undefines=(), cpp=False):
+                 passive_routines=(), defines=(), undefines=(), cpp=False, form=None):
         self.search_path = list(search_path)
-        self.preprocessing = Preprocessing(defines, undefines, self.search_path, cpp)
+        self.preprocessing = Preprocessing(defines, undefines, self.search_path, cpp, form)
         self.extra_files = list(extra_files)
         self.adjoint_libraries = list(adjoint_libraries)
         self.passive_routines = list(passive_routines)
