@@ -176,11 +176,13 @@ def _span(node):
     return getattr(getattr(node, "item", None), "span", None)
 
 
-def _scope(unit, rules, visible, edits, subprograms):
+def _scope(unit, rules, visible, edits, subprograms, host_opaque=False):
     """Declare the implicit names of `unit`, then of the units it contains.
 
     :param rules: {letter: type text or None} inherited from the host.
     :param visible: lower-case names the host makes visible.
+    :param host_opaque: whether a host uses a module without ONLY (its
+        names reach `unit` by host association).
     """
     parts = _children(unit)
     header = parts[0]
@@ -195,8 +197,8 @@ def _scope(unit, rules, visible, edits, subprograms):
 
     declared, typed = _declarations(statements)
     dimensioned = _dimensioned(statements)
-    opaque = any(isinstance(s, F.Use_Stmt) and "only" not in str(s).lower()
-                 for s in statements)
+    opaque = host_opaque or any(isinstance(s, F.Use_Stmt) and "only" not in str(s).lower()
+                                for s in statements)
     arguments, result = _interface(header, declared)
     used = _used_names(statements + body)
     own = [n for n in arguments + ([result] if result else []) +
@@ -238,7 +240,7 @@ def _scope(unit, rules, visible, edits, subprograms):
         inherited |= subprograms
     for child in _children(contained) if contained is not None else ():
         if isinstance(child, (F.Subroutine_Subprogram, F.Function_Subprogram)):
-            _scope(child, dict(rules), inherited, edits, subprograms)
+            _scope(child, dict(rules), inherited, edits, subprograms, opaque)
 
 
 def _statements(spec):

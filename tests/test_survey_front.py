@@ -303,6 +303,35 @@ CASES = {
            END SUBROUTINE s
         END MODULE m
         """,
+    # A module without IMPLICIT NONE using another without ONLY: the names
+    # its routines take from there by host association were given implicit
+    # types ('col' a REAL: 'cannot parse the file: A StructureReference
+    # must refer to a symbol that is ... a structure').
+    "host_wildcard_use_implicit.f90": """\
+        ! adfort: routine=sq dep=y indep=x
+        module ctype
+          implicit none
+          type column_type
+             integer :: itype(3) = (/1, 2, 1/)
+             real(8) :: wt(3) = (/0.5d0, 0.25d0, 0.25d0/)
+          end type column_type
+          type(column_type), public, target :: col
+          real(8) :: scale = 2.0d0
+        end module ctype
+        module m
+          use ctype
+        contains
+          subroutine sq(x, y)
+            real(8), intent(in) :: x(3)
+            real(8), intent(out) :: y
+            integer :: ci
+            y = 0
+            do ci = 1, 3
+              if (col%itype(ci) == 1) y = y + col%wt(ci)*x(ci)**2*scale
+            end do
+          end subroutine sq
+        end module m
+        """,
 }
 
 
