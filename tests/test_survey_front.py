@@ -332,6 +332,45 @@ CASES = {
           end subroutine sq
         end module m
         """,
+    # Derived-type module variables (one TARGET, one allocatable) that a
+    # callee sets: r_rev keeps their values around the returning motion in
+    # copies, which were declared with a copy of the type's definition
+    # ('Cannot convert TYPE(column_type) to TYPE(column_type)') or with the
+    # TARGET declaration's text under the variable's own name.
+    "module_derived_written_by_callee.f90": """\
+        ! adfort: routine=sq dep=y indep=x
+        ! adfort: init x=0.5:1.5
+        module ctype
+          implicit none
+          type column_type
+             integer :: itype(3) = (/1, 2, 1/)
+             real(8) :: wt(3) = (/0.5d0, 0.25d0, 0.25d0/)
+          end type column_type
+          type(column_type), public, target :: col
+          type(column_type), allocatable :: cols(:)
+        contains
+          subroutine init_col()
+            col%itype = (/1, 2, 1/)
+            col%wt = (/0.5d0, 0.25d0, 0.25d0/)
+            if (.not. allocated(cols)) allocate(cols(2))
+            cols(2)%wt = 3.0d0
+          end subroutine init_col
+        end module ctype
+        module m
+          use ctype, only : col, cols, init_col
+        contains
+          subroutine sq(x, y)
+            real(8), intent(in) :: x(3)
+            real(8), intent(out) :: y
+            integer :: ci
+            call init_col()
+            y = 0
+            do ci = 1, 3
+              if (col%itype(ci) == 1) y = y + col%wt(ci)*x(ci)**2*cols(2)%wt(ci)
+            end do
+          end subroutine sq
+        end module m
+        """,
 }
 
 
