@@ -63,7 +63,8 @@ def choose_routine(tree, variables, path):
 
 def differentiate_file(path, dependents, independents, schedule, routine=None,
                        options=None, search_path=(), extra_files=(), adjoint_libraries=(),
-                       passive_routines=(), defines=(), undefines=(), cpp=False):
+                       passive_routines=(), defines=(), undefines=(), cpp=False,
+                       form=None):
     """Return (Fortran text of the adjoint, routine name, tape sizes).
 
     :param str path: the Fortran source file.
@@ -83,11 +84,13 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
         where ``#include`` and INCLUDE files are looked for (``-I``).
     :param undefines: macro names to undefine (``-U``).
     :param cpp: preprocess every source whatever its suffix (``--cpp``).
+    :param form: ``"free"`` or ``"fixed"``: the source form of every file,
+        whatever its suffix (``--free-form``/``--fixed-form``).
     :raises AdfortError: for anything adfort cannot handle.
     """
     body, routine, sizes, _ = _differentiate(
         path, dependents, independents, schedule, routine, options, search_path,
-        extra_files, adjoint_libraries, passive_routines, defines, undefines, cpp)
+        extra_files, adjoint_libraries, passive_routines, defines, undefines, cpp, form)
     return header(path, routine, dependents, independents, schedule) + body, routine, sizes
 
 
@@ -97,7 +100,7 @@ def differentiate_heads(path, heads, schedule, options=None, **reading):
     :param heads: (routine, dependents, independents) per routine.
     :param reading: the keyword arguments of :func:`differentiate_file`
         about the sources (search_path, extra_files, adjoint_libraries,
-        passive_routines, defines, undefines, cpp).
+        passive_routines, defines, undefines, cpp, form).
     :returns: (Fortran text, routine names, tape sizes).
     :raises AdfortError: for anything adfort cannot handle, and when two
         heads need different code under one name.
@@ -135,14 +138,15 @@ def _write(result):
 
 def _differentiate(path, dependents, independents, schedule, routine=None, options=None,
                    search_path=(), extra_files=(), adjoint_libraries=(), passive_routines=(),
-                   defines=(), undefines=(), cpp=False, shared=None, tape_module=None):
+                   defines=(), undefines=(), cpp=False, form=None, shared=None,
+                   tape_module=None):
     """(text without the header, routine name, tape sizes, read plan).
 
     :param shared: a :class:`ReadPlan` of an earlier head, whose loaded and
         scanned sources this one reuses.
     """
     trans = ADReverseContainerTrans(search_path, extra_files, adjoint_libraries,
-                                    passive_routines, defines, undefines, cpp)
+                                    passive_routines, defines, undefines, cpp, form)
     with timing.phase("analyse"):
         variables = list(dependents) + list(independents)
         # Parse only the target's call tree and the modules it uses.

@@ -177,6 +177,12 @@ followed by its adjoint <name>_adj.""")
               help="Undefine a macro for the C preprocessor. Repeatable.")
 @click.option("--cpp", is_flag=True,
               help="Run the C preprocessor on every source, whatever its suffix.")
+@click.option("--free-form", is_flag=True,
+              help="Read every source as free form, whatever its suffix (as gfortran's "
+                   "-ffree-form: WRF's and MPAS's .F files).")
+@click.option("--fixed-form", is_flag=True,
+              help="Read every source as fixed form, whatever its suffix (as gfortran's "
+                   "-ffixed-form).")
 @click.option("--jacobian", is_flag=True, help="Also generate r_jacobian.")
 @click.option("--verbose", is_flag=True,
               help="Comment each adjoint block with the statement it reverses.")
@@ -189,8 +195,8 @@ followed by its adjoint <name>_adj.""")
 @click.option("--no-inline-operation-adjoints", is_flag=True,
               help="Keep every op_adj temporary instead of substituting single-use ones.")
 def diff(file, extra_files, deps, indeps, routines, output, schedule, links, adjoint_libs,
-         passive, search_path, defines, undefines, cpp, jacobian, verbose, timings, no_simplify,
-         simplify_n_times, no_inline_operation_adjoints):
+         passive, search_path, defines, undefines, cpp, free_form, fixed_form, jacobian,
+         verbose, timings, no_simplify, simplify_n_times, no_inline_operation_adjoints):
     """Differentiate FILE in reverse mode and write the adjoint Fortran.
 
     EXTRA_FILES hold routines and modules that FILE's routines call.
@@ -203,6 +209,8 @@ def diff(file, extra_files, deps, indeps, routines, output, schedule, links, adj
         "inline_operation_adjoints": not no_inline_operation_adjoints,
     }
     try:
+        if free_form and fixed_form:
+            raise AdfortError("--free-form and --fixed-form exclude each other: give one")
         dependents, independents = _names(deps), _names(indeps)
         heads = [_head(value, dependents, independents) for value in routines]
         if not heads:
@@ -231,7 +239,8 @@ def diff(file, extra_files, deps, indeps, routines, output, schedule, links, adj
             timing.start()
         reading = dict(search_path=search_path, extra_files=extra_files,
                        adjoint_libraries=adjoint_libs, passive_routines=_names(passive),
-                       defines=defines, undefines=undefines, cpp=cpp)
+                       defines=defines, undefines=undefines, cpp=cpp,
+                       form="free" if free_form else "fixed" if fixed_form else None)
         if len(heads) == 1:
             routine, head_deps, head_indeps = heads[0]
             text, _, _ = differentiate_file(file, head_deps, head_indeps,

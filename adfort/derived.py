@@ -282,6 +282,11 @@ class TypeRegistry:
             return None
         return found
 
+    def definition(self, name, scope):
+        """(module name or None, DataTypeSymbol) defining type `name` as
+        `scope` sees it, or None."""
+        return self._find(name, scope)
+
     def resolve(self, name, scope):
         """The resolved DataTypeSymbol of type `name` seen from `scope`
         (a copy whose components' types are resolved too), or None."""

@@ -17,23 +17,10 @@ from psyclone.psyir.symbols import ArrayType
 from adfort import naming
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.exprs import INTEGER_TYPE
+from adfort.optional import callee_formals, matched_formals
 from adfort.symbols import new_local
 
 BinOp = BinaryOperation.Operator
-
-
-def matched_formals(call, callee):
-    """The callee's dummy argument for each actual argument of `call`
-    (positional, then by keyword), None where none matches."""
-    formals = [f for f in callee.formals if f is not callee.result]
-    by_name = {f.name.lower(): f for f in formals}
-    matched = []
-    for position, name in enumerate(call.argument_names):
-        if name:
-            matched.append(by_name.get(name.lower()))
-        else:
-            matched.append(formals[position] if position < len(formals) else None)
-    return matched
 
 
 def expand_elemental(call, statement, datatype, callee, table, taken, calls):
@@ -55,7 +42,7 @@ def expand_elemental(call, statement, datatype, callee, table, taken, calls):
     if not subroutine and datatype is None:
         return None
     arguments = list(call.arguments)
-    formals = matched_formals(call, callee)
+    formals = matched_formals(call, callee_formals(callee))
     if not any(expr_rank(a) > 0 and f is not None and symbol_rank(f) == 0
                for a, f in zip(arguments, formals)):
         return None

@@ -343,6 +343,11 @@ def _check_types(routine, filename, resolve=None, types=None, active=None):
             symbol = found or symbol
         dtype = getattr(symbol, "datatype", None)
         declaration = getattr(dtype, "declaration", None)
+        unreadable = declaration
+        if declared_attribute(symbol):
+            # POINTER/TARGET kept as text (a module's variable is not
+            # lowered like the routine's own): the type is the partial one.
+            dtype, unreadable = dtype.partial_datatype, None
         if types is not None and is_derived(dtype):
             element = dtype.elemental_type if isinstance(dtype, ArrayType) else dtype
             home = types.program.module(module) if module and types.program else None
@@ -367,10 +372,7 @@ def _check_types(routine, filename, resolve=None, types=None, active=None):
                 "derivative here: complex active values are not supported; hold real and "
                 "imaginary parts in real variables",
                 where(ref, filename))
-        if declared_attribute(symbol):
-            dtype = dtype.partial_datatype
-            declaration = None
-        if declaration:
+        if unreadable:
             raise AdfortError(
                 f"'{symbol.name}' has a declaration adfort cannot differentiate "
                 f"('{declaration.strip()}': pointers, derived types and other "

@@ -24,7 +24,8 @@ from adfort.exprs import INTEGER_TYPE
 from adfort.restructure import restructure
 from adfort.units import map_outside_strings, split_comment
 from adfort.forall import lower_forall
-from adfort.reading import fixed_form_columns, is_fixed_form, load  # noqa: F401 (API)
+from adfort.reading import (  # noqa: F401 (API)
+    fixed_form_columns, form_hint, is_fixed_form, load)
 
 
 def read_file(path, preprocessing=None, plan=None):
@@ -77,7 +78,8 @@ def _read_file(path, preprocessing, plan):
     try:
         tree = reader.psyir_from_source(source)
     except Exception as err:  # fparser and PSyclone raise several kinds
-        raise AdfortError(_syntax_message(err), _syntax_location(path, err, origin)) from None
+        raise AdfortError(_syntax_message(err) + form_hint(path, loaded),
+                          _syntax_location(path, err, origin)) from None
     tree.adfort_filename = path
     tree.adfort_origin = origin
     tree.adfort_passive = passive

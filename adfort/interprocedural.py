@@ -24,6 +24,7 @@ from adfort.activity import carries_derivative, differentiable_args, is_real, op
 from adfort.derived import is_variable
 from adfort.forward_only import is_forward_only, written_names
 from adfort.opaque import block_reads, block_writes, opaque_blocks
+from adfort.optional import callee_formals, matched_formals
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
@@ -104,13 +105,12 @@ class Unit:
                     return True
                 continue
             callee = self.calls.get(id(call))
-            formals = [f for f in callee.formals if f is not callee.result] \
-                if callee is not None else None
-            for position, actual in enumerate(call.arguments):
+            formals = matched_formals(call, callee_formals(callee)) \
+                if callee is not None else [None] * len(call.arguments)
+            for actual, formal in zip(call.arguments, formals):
                 if not is_variable(actual) or actual.symbol.name.lower() != name:
                     continue
-                if formals is None or position >= len(formals) or \
-                        callee.writes_formal(formals[position], seen):
+                if formal is None or callee.writes_formal(formal, seen):
                     return True
         return False
 
@@ -219,6 +219,14 @@ def resolve_module_variable(program, routine, name, kinds=(DataSymbol,), _seen=N
     scope = routine
     while scope is not None:
         table = getattr(scope, "_symbol_table", None)
+        own = table.lookup(name, otherwise=None, scope_limit=scope) \
+            if table is not None and scope is not routine else None
+        if own is not None and not own.is_unresolved:
+            # Declared by a host the routine's own wildcard use did not
+            # hide (PSyclone left the name unresolved in the routine).
+            if own.is_import:
+                return resolve_module_variable(program, scope, name, kinds, seen)
+            return (scope.name.lower(), own) if isinstance(own, kinds) else None
         if table is not None:
             for container in table.containersymbols:
                 if container.wildcard_import:
@@ -380,8 +388,10 @@ class Activity:
         callee = unit.calls.get(id(call))
         if callee is None:
             return
-        formals = [f for f in callee.formals if f is not callee.result]
-        for actual, formal in zip(call.arguments, formals):
+        for actual, formal in zip(call.arguments,
+                                  matched_formals(call, callee_formals(callee))):
+            if formal is None:
+                continue
             access = formal.interface.access
             formal_key = callee.key(formal)
             sources = [unit.key(l.symbol) if not isinstance(l, Call)

@@ -17,6 +17,7 @@ from adfort import naming
 from adfort.exprs import INTEGER_TYPE
 from adfort.derived import is_variable
 from adfort.elemental import expand_elemental
+from adfort.optional import callee_formals, matched_formals
 from adfort.symbols import new_local
 
 BinOp = BinaryOperation.Operator
@@ -240,12 +241,13 @@ def _hoist_expression_arguments(call, table, taken, calls):
     would otherwise restore (assign) the constant."""
     statement = _statement_of(call)
     callee = calls.get(id(call))
-    formals = [f for f in callee.formals if f is not callee.result] \
-        if callee is not None and hasattr(callee, "writes_formal") else []
-    for position, arg in enumerate(list(call.arguments)):
+    formals = matched_formals(call, callee_formals(callee)) \
+        if callee is not None and hasattr(callee, "writes_formal") \
+        else [None] * len(call.arguments)
+    for arg, formal in zip(list(call.arguments), formals):
         if is_variable(arg):
-            if not (_is_constant(arg) and position < len(formals)
-                    and callee.writes_formal(formals[position])):
+            if not (_is_constant(arg) and formal is not None
+                    and callee.writes_formal(formal)):
                 continue
             datatype = _constant_type(arg)
         else:

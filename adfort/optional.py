@@ -88,15 +88,37 @@ def guarded(statements, symbols):
     return [IfBlock.create(condition, [s.detach() if s.parent else s for s in statements])]
 
 
+def matched_formals(call, formals):
+    """The dummy argument among `formals` each actual argument of `call`
+    goes to, in the order of the actuals (by position, then by keyword),
+    None where none does.  Every pairing of actuals with dummies goes
+    through here: a call may name its arguments after leaving one out."""
+    by_name = {f.name.lower(): f for f in formals}
+    matched = []
+    for position, name in enumerate(call.argument_names):
+        if name:
+            matched.append(by_name.get(name.lower()))
+        else:
+            matched.append(formals[position] if position < len(formals) else None)
+    return matched
+
+
+def callee_formals(callee):
+    """A callee's dummy arguments, without a function's result."""
+    return [f for f in callee.formals if f is not callee.result]
+
+
 def positional_arguments(routine, callees, filename):
-    """Give the keyword arguments of calls to routines with source their
-    positions (``call f(x, y, scale=s)`` -> ``call f(x, y, s)``), so that
-    actual and formal arguments pair by position everywhere.
+    """Put the actual arguments of calls to routines with source in the
+    order of the dummies (``call f(x, scale=s, y=y)`` -> ``call f(x, y,
+    scale=s)``), by position up to the first optional argument left out and
+    by keyword after it (``call check(c, file=f, line=l)`` without ``msg``
+    stays so): the generated calls keep that form, and
+    :func:`matched_formals` pairs them.
 
     :param callees: {id(Call): callee with ``formals`` and ``result``, or
         None (left as it is)}.
-    :raises AdfortError: when a keyword skips an argument (an optional one
-        left out in the middle): generated calls pass arguments by position.
+    :raises AdfortError: for a keyword the callee has no argument of.
     """
     for call in routine.walk(Call):
         if isinstance(call, IntrinsicCall) or not any(call.argument_names):
@@ -104,7 +126,7 @@ def positional_arguments(routine, callees, filename):
         callee = callees.get(id(call))
         if callee is None:
             continue
-        formals = [f.name.lower() for f in callee.formals if f is not callee.result]
+        formals = [f.name.lower() for f in callee_formals(callee)]
         bound = {}
         for position, (name, actual) in enumerate(zip(call.argument_names, call.arguments)):
             key = name.lower() if name else (formals[position] if position < len(formals)
@@ -113,18 +135,16 @@ def positional_arguments(routine, callees, filename):
                 raise AdfortError(f"'{call.routine.name}' has no argument '{name}'",
                                   where(call, filename))
             bound[key] = actual
-        given = [formals.index(k) for k in bound]
-        if sorted(given) != list(range(len(given))):
-            missing = [f for f in formals[:max(given) + 1] if f not in bound]
-            raise AdfortError(
-                f"this call to '{call.routine.name}' leaves out the optional argument"
-                f"{'s' if len(missing) > 1 else ''} {', '.join(repr(m) for m in missing)} "
-                "before others it names: adfort passes arguments by position; reorder the "
-                "optional arguments or pass the ones in between", where(call, filename))
-        actuals = [bound[f].detach() for f in formals if f in bound]
-        positional = Call.create(call.routine.symbol, actuals)
-        call.replace_with(positional)
-        callees[id(positional)] = callees.pop(id(call))
+        actuals, named = [], False
+        for formal in formals:
+            if formal not in bound:
+                named = True    # left out: the ones after it go by keyword
+                continue
+            actual = bound[formal].detach()
+            actuals.append((formal, actual) if named else actual)
+        ordered = Call.create(call.routine.copy(), actuals)
+        call.replace_with(ordered)
+        callees[id(ordered)] = callees.pop(id(call))
 
 
 def optional_in(symbols, optional):

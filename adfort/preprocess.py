@@ -25,12 +25,17 @@ class Preprocessing:
     :param include_dirs: directories searched by ``#include`` and INCLUDE
         (``-I``), after the including file's own directory.
     :param force: run the C preprocessor whatever the suffix (``--cpp``).
+    :param form: ``"free"`` or ``"fixed"``: the source form of every file,
+        whatever its suffix (``--free-form``/``--fixed-form``, gfortran's
+        ``-ffree-form``/``-ffixed-form``); None: decided per file (see
+        :func:`adfort.reading.source_form`).
     """
 
     defines: tuple = ()
     undefines: tuple = ()
     include_dirs: tuple = ()
     force: bool = False
+    form: str = None
 
     def __post_init__(self):
         self.defines = tuple(self.defines or ())
@@ -42,6 +47,8 @@ class Preprocessing:
         for name in self.undefines:
             if not re.fullmatch(r"[A-Za-z_]\w*", name):
                 raise AdfortError(f"-U '{name}': write -U NAME")
+        if self.form not in (None, "free", "fixed"):
+            raise ValueError(f"form must be 'free', 'fixed' or None, not {self.form!r}")
 
 
 def is_preprocessed(path, preprocessing=None):
@@ -235,8 +242,11 @@ def load_source(path, source, fixed_form, preprocessing=None):
     """The text to parse for `path` (its contents `source`): preprocessed
     if compilers would preprocess it, INCLUDE lines expanded.
 
-    :returns: (text, origin): origin holds one (file, line) of the user's
-        sources per line of text, or is None when the lines are the file's.
+    :param fixed_form: whether it is fixed form, or a function giving that
+        from the preprocessed text (before INCLUDE lines are expanded).
+    :returns: (text, origin, fixed_form): origin holds one (file, line) of
+        the user's sources per line of text, or is None when the lines are
+        the file's.
     :raises AdfortError: for directives in a file not preprocessed, and
         for preprocessing or INCLUDE errors.
     """
@@ -246,9 +256,11 @@ def load_source(path, source, fixed_form, preprocessing=None):
         source, origin = run_cpp(path, preprocessing)
     else:
         check_no_directives(path, source)
+    if callable(fixed_form):
+        fixed_form = fixed_form(source)
     if re.search(r"^[^!\n]*\binclude\s*['\"]", source, re.IGNORECASE | re.MULTILINE):
         lines = source.splitlines()
         source, origin = expand_includes(
             source, origin or [(path, n) for n in range(1, len(lines) + 1)],
             preprocessing.include_dirs, fixed_form)
-    return source, origin
+    return source, origin, fixed_form

@@ -123,9 +123,7 @@ def prune_symbols(routine):
         if isinstance(symbol, ContainerSymbol) or symbol.is_argument:
             continue
         if symbol.is_unresolved:
-            # Brought in by a wildcard use of the enclosing module: the
-            # generated module imports it where it is declared.
-            _drop(table, symbol)
+            _drop(table, symbol)  # see drop_unresolved
             continue
         if symbol.name.lower() in keep:
             continue
@@ -134,6 +132,21 @@ def prune_symbols(routine):
     for container in list(table.containersymbols):
         if not container.wildcard_import and not table.symbols_imported_from(container):
             table.remove(container)
+
+
+def drop_unresolved(routine):
+    """Remove from `routine`'s own table the symbols PSyclone left
+    unresolved there, in place.
+
+    They are names seen through a wildcard ``use`` of the enclosing module.
+    A routine placed in a generated module gets them from the ``use`` its
+    module is given (where each is declared); kept in the routine, they
+    would hide that import and the writer would refuse them.
+    """
+    table = routine.symbol_table
+    for symbol in list(table.symbols):
+        if symbol.is_unresolved and not symbol.is_argument:
+            _drop(table, symbol)
 
 
 def _drop(table, symbol):

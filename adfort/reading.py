@@ -32,6 +32,50 @@ def is_fixed_form(path):
     return os.path.splitext(path)[1].lower() in FIXED_FORM_SUFFIXES
 
 
+def source_form(path, text, form=None):
+    """Whether `path` (its preprocessed `text`) is read as fixed form.
+
+    This is the one place deciding it: as `form` says (``"free"`` or
+    ``"fixed"``: ``--free-form``/``--fixed-form``, which override the
+    suffix as gfortran's ``-ffree-form``/``-ffixed-form`` do), else as the
+    suffix says, except that a fixed-form suffix on text that only free
+    form can mean (WRF's and MPAS's ``.F`` files, compiled with
+    ``-ffree-form``) is read as free form: a fixed-form read of it would
+    fail anyway.
+    """
+    if form is not None:
+        return form == "fixed"
+    return is_fixed_form(path) and free_form_evidence(text) is None
+
+
+def free_form_evidence(text, decisive=True):
+    """(1-based line, what) of the first line of `text` that a fixed-form
+    read cannot accept but free form can, or None.
+
+    Decisive: code starting in columns 1-5 (the label field holds digits
+    only; a ``c``, ``C``, ``*`` or ``d`` in column 1 makes a comment, so
+    those lines tell nothing), or an ``&`` ending the code of a line
+    within column 72 (columns 73 on are ignored: code written for both
+    forms puts its ``&`` there).  With `decisive` False, code running past
+    column 72 counts too (fixed form drops it: card sequence numbers, or
+    free-form code).
+    """
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line[:1] in "cC*dD#!" or line.lstrip().startswith("!") \
+                or "\t" in line[:6]:
+            continue
+        label = line[:5].replace(" ", "")
+        if label and not label.isdigit():
+            return number, "code in columns 1-5"
+        code = units.split_comment(line[:72])[0].rstrip()
+        if len(code) > 6 and code.endswith("&") and code.count("'") % 2 == 0 \
+                and code.count('"') % 2 == 0:
+            return number, "an '&' continuation at the end of the line"
+        if not decisive and len(units.split_comment(line)[0].rstrip()) > 72:
+            return number, "code beyond column 72"
+    return None
+
+
 def fixed_form_columns(source):
     """Drop columns 73 and beyond of fixed-form statements, as compilers do
     (old sources keep card sequence numbers there)."""
@@ -44,6 +88,22 @@ def fixed_form_columns(source):
     return "".join(lines)
 
 
+def form_hint(path, loaded):
+    """What to add to the message of a failed read of `path`: a file read
+    as fixed form by its suffix whose text looks free form (only weakly,
+    or it would have been read so) is named with the line that shows it."""
+    if not loaded.fixed or loaded.form is not None:
+        return ""
+    found = free_form_evidence(loaded.raw, decisive=False)
+    if found is None:
+        return ""
+    number, what = found
+    place = "%s:%s" % loaded.origin[number - 1] if loaded.origin and \
+        number <= len(loaded.origin) and loaded.origin[number - 1] else f"{path}:{number}"
+    return (f"; '{path}' is read as fixed form (its suffix) but looks like free-form "
+            f"source ({what} at {place}): pass --free-form")
+
+
 class Loaded:
     """A source as compilers would read it.
 
@@ -53,10 +113,12 @@ class Loaded:
     :ivar fixed: whether it is fixed form.
     :ivar raw: the preprocessed text before the columns were dropped (for
         the ``!$adfort`` directives).
+    :ivar form: the form the user gave (``"free"``, ``"fixed"``) or None.
     """
 
-    def __init__(self, source, origin, fixed, raw):
+    def __init__(self, source, origin, fixed, raw, form=None):
         self.source, self.origin, self.fixed, self.raw = source, origin, fixed, raw
+        self.form = form
 
 
 def load(path, preprocessing=None):
@@ -68,20 +130,22 @@ def load(path, preprocessing=None):
     if not os.path.isfile(path):
         raise AdfortError(f"no such file: '{path}'")
     suffix = os.path.splitext(path)[1].lower()
-    if suffix not in FIXED_FORM_SUFFIXES | FREE_FORM_SUFFIXES:
+    form = getattr(preprocessing, "form", None)
+    if suffix not in FIXED_FORM_SUFFIXES | FREE_FORM_SUFFIXES and form is None:
         raise AdfortError(
             f"cannot tell the source form of '{path}' from its suffix "
-            f"'{suffix}': use .f90/.F90 for free form or .f/.F/.for for fixed form")
+            f"'{suffix}': use .f90/.F90 for free form or .f/.F/.for for fixed form, "
+            "or pass --free-form or --fixed-form")
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             source = handle.read()
     except OSError as err:
         raise AdfortError(f"cannot read '{path}': {err.strerror}") from None
-    fixed = is_fixed_form(path)
     # One (file, line) of the user's sources per line of the text parsed
     # (None: lines unchanged); rewrites that add or move lines extend it.
-    raw, origin = preprocess.load_source(path, source, fixed, preprocessing)
-    return Loaded(fixed_form_columns(raw) if fixed else raw, origin, fixed, raw)
+    raw, origin, fixed = preprocess.load_source(
+        path, source, lambda text: source_form(path, text, form), preprocessing)
+    return Loaded(fixed_form_columns(raw) if fixed else raw, origin, fixed, raw, form)
 
 
 class ReadPlan:

@@ -73,14 +73,6 @@ LOOKUP = textwrap.dedent("""\
      ["k.f90:17:", "'first' is a SAVE'd variable of 'lookup'", "more than once per call"]),
     (LOOKUP, ["--routine", "twice", "--dep", "y", "--indep", "x", "--schedule", "joint"],
      ["'first' is a SAVE'd variable", "--link caller:lookup=split"]),
-    # Arguments are passed by position in generated calls.
-    ("module m\ncontains\nsubroutine g(x, y, a, b)\n  real(8), intent(in) :: x\n"
-     "  real(8), intent(inout) :: y\n  real(8), intent(in), optional :: a, b\n"
-     "  y = y + x\n  if (present(b)) y = y*b\nend subroutine g\n"
-     "subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(inout) :: y\n"
-     "  call g(x, y, b=2d0)\nend subroutine k\nend module m\n",
-     ["--routine", "k", "--dep", "y", "--indep", "x"],
-     ["k.f90:13:", "leaves out the optional argument 'a'"]),
     ("subroutine k(x, y)\n  real(8), intent(in) :: x(4)\n  real(8), intent(out) :: y\n"
      "  real(8) :: a(4), b(4)\n  equivalence (a, b)\n  a = x\n  y = sum(b)\n"
      "end subroutine k\n", ["--dep", "y", "--indep", "x"],

@@ -17,7 +17,7 @@ from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE
 from adfort.frontend import enclosing_module
 from adfort.interprocedural import resolve_module_variable
-from adfort.prune import _datatype_references, used_names
+from adfort.prune import _datatype_references, drop_unresolved, used_names
 from adfort.symbols import constant_copy
 from adfort.tape import TapeSet
 from adfort.transformations.building import bind_module_names
@@ -132,6 +132,7 @@ def assemble(hosts, build):
         for routine in routines:
             out_module.addchild(routine)
         for routine in _hoisted_copies(routines, build.program):
+            drop_unresolved(routine)
             out_module.addchild(routine)
         module = build.program.modules().get(host.module)
         if dynamic and tapes:
@@ -508,6 +509,9 @@ def _copy_private_routines(out_module, module):
         for routine in found:
             copy = routine.copy()
             copy.symbol.visibility = Symbol.Visibility.PRIVATE
+            # Names of the module's wildcard uses: the generated module
+            # imports them by name (it may not `use` the original whole).
+            drop_unresolved(copy)
             out_module.addchild(copy)
             copied.add(routine.name.lower())
 

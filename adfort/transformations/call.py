@@ -24,6 +24,7 @@ from adfort.arrays import expr_rank, symbol_rank
 from adfort.derived import (
     is_derived_value, is_variable, value_type, zero_reference, zero_statements)
 from adfort.exprs import INTEGER_TYPE, int_literal, real_kind, real_literal
+from adfort.optional import callee_formals, matched_formals
 from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
 from adfort.transformations.base import ADReverseTrans
@@ -73,9 +74,8 @@ def _actuals(call, target):
 
 def _formals(callee, call, target):
     """The formals `call`'s actuals (see :func:`_actuals`) go to, in the
-    same order: trailing optional arguments the call leaves out have none."""
-    formals = [f for f in callee.unit.formals if f is not callee.unit.result]
-    formals = formals[:len(call.arguments)]
+    same order: optional arguments the call leaves out have none."""
+    formals = matched_formals(call, callee_formals(callee.unit))
     if target is not None:
         formals.append(callee.unit.result)
     return formals
@@ -107,8 +107,9 @@ def _generated_call(info, motion, arguments, location):
             if dummies is None:
                 raise AdfortError(
                     f"this call to '{info.unit.name}' leaves out optional arguments "
-                    "before the function result; its user-supplied adjoint cannot take "
-                    "them by keyword: pass them", location)
+                    "before others it passes (or the function result); its "
+                    "user-supplied adjoint cannot take them by keyword: pass them",
+                    location)
             passed.append((dummies[slot], node))
         else:
             passed.append(node)

@@ -23,7 +23,7 @@ from adfort.frontend import (
     enclosing_module, find_routine, read_file, recognise_intrinsics)
 from adfort.preprocess import Preprocessing
 from adfort.opaque import block_reads, block_writes, opaque_blocks
-from adfort.optional import positional_arguments
+from adfort.optional import callee_formals, matched_formals, positional_arguments
 from adfort.interprocedural import Activity, Unit, unknown_call_node
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
@@ -61,14 +61,16 @@ class ADReverseContainerTrans(ADReverseTrans):
         INCLUDE path (``-I``).
     :param undefines: macro names (``-U``).
     :param cpp: preprocess every file read, whatever its suffix (``--cpp``).
+    :param form: ``"free"`` or ``"fixed"``: the source form of every file
+        read, whatever its suffix (``--free-form``/``--fixed-form``).
     """
 
     node_type = Container
 
     def __init__(self, search_path=(), extra_files=(), adjoint_libraries=(),
-                 passive_routines=(), defines=(), undefines=(), cpp=False):
+                 passive_routines=(), defines=(), undefines=(), cpp=False, form=None):
         self.search_path = list(search_path)
-        self.preprocessing = Preprocessing(defines, undefines, self.search_path, cpp)
+        self.preprocessing = Preprocessing(defines, undefines, self.search_path, cpp, form)
         self.extra_files = list(extra_files)
         self.adjoint_libraries = list(adjoint_libraries)
         self.passive_routines = list(passive_routines)
@@ -452,9 +454,9 @@ class _ProgramBuild:
             for call in user_calls(unit.work):
                 callee = unit.calls.get(id(call))
                 if callee is not None:
-                    formals = [f for f in callee.formals if f is not callee.result]
+                    formals = matched_formals(call, callee_formals(callee))
                     for actual, formal in zip(call.arguments, formals):
-                        if expr_rank(actual) > symbol_rank(formal):
+                        if formal is not None and expr_rank(actual) > symbol_rank(formal):
                             raise AdfortError(
                                 f"'{call.routine.name}' is called elementally on the array "
                                 f"'{actual.debug_string()}': write the loop over its "
@@ -674,9 +676,9 @@ class _ProgramBuild:
         else:
             active = set(self._active_formals(callee)) if callee in self.chosen else set()
         found = []
-        formals = [f for f in callee.formals if f is not callee.result]
+        formals = matched_formals(call, callee_formals(callee))
         for actual, formal in zip(call.arguments, formals):
-            if (is_variable(actual)
+            if (is_variable(actual) and formal is not None
                     and formal.interface.access == ArgumentInterface.Access.WRITE
                     and formal.name.lower() not in active
                     and self.activity.is_active(unit, actual.symbol)):
@@ -698,7 +700,10 @@ class _ProgramBuild:
             return []  # without source: assumed not to overwrite its arguments
         assigned = {a.lhs.symbol.name.lower() for a in routine.walk(Assignment)}
         found = []
-        for actual, formal in zip(call.arguments, routine.symbol_table.argument_list):
+        for actual, formal in zip(call.arguments, matched_formals(
+                call, routine.symbol_table.argument_list)):
+            if formal is None:
+                continue
             written = (formal.interface.access == ArgumentInterface.Access.WRITE
                        or formal.name.lower() in assigned)
             if (is_variable(actual) and written
@@ -713,16 +718,16 @@ class _ProgramBuild:
         callee may change any element from there on, so what is saved
         around the call is the whole array, not the element."""
         if callee is not None:
-            formals = [f for f in callee.formals if f is not callee.result]
+            formals = callee_formals(callee)
         else:
             routine = unit.passive.get(id(call))
             if routine is None:
                 return set()
             formals = list(routine.symbol_table.argument_list)
-        return {position for position, (actual, formal) in enumerate(zip(call.arguments,
-                                                                          formals))
+        return {position for position, (actual, formal) in enumerate(zip(
+                    call.arguments, matched_formals(call, formals)))
                 if isinstance(actual, ArrayReference) and expr_rank(actual) == 0
-                and symbol_rank(formal) > 0}
+                and formal is not None and symbol_rank(formal) > 0}
 
     def _check_sequence_cleared(self, unit, call, actual, formal, callee):
         """An array element given as the start of an array dummy the callee
@@ -755,9 +760,8 @@ class _ProgramBuild:
         reads = set()
         if differentiated:
             needed = self._arguments_read_back(unit, callee, motions)
-            formals = [f for f in callee.formals if f is not callee.result]
-            for position, actual in enumerate(call.arguments):
-                formal = formals[position] if position < len(formals) else None
+            for actual, formal in zip(call.arguments,
+                                      matched_formals(call, callee_formals(callee))):
                 if needed is None or formal is None or formal.name.lower() in needed \
                         or not is_variable(actual):
                     reads |= {r.symbol.name.lower() for r in actual.walk(Reference)}
@@ -770,12 +774,12 @@ class _ProgramBuild:
                 reads |= {r.symbol.name.lower() for i in actual.indices
                           for r in i.walk(Reference)}
         writes = set()
-        formals = [f for f in callee.formals if f is not callee.result] if callee else []
-        for position, actual in enumerate(call.arguments):
+        formals = matched_formals(call, callee_formals(callee)) if callee \
+            else [None] * len(call.arguments)
+        for actual, formal in zip(call.arguments, formals):
             if not is_variable(actual):
                 continue
-            if callee is None or position >= len(formals) or \
-                    callee.writes_formal(formals[position]):
+            if formal is None or callee.writes_formal(formal):
                 writes.add(actual.symbol.name.lower())
         statement = _call_statement(call)
         if statement is not call:
@@ -811,13 +815,13 @@ class _ProgramBuild:
         """
         if callee is None:
             return
-        for position, actual in enumerate(call.arguments):
-            if (position < len(formals) and is_variable(actual)
+        for actual, formal in zip(call.arguments, formals):
+            if (formal is not None and is_variable(actual)
                     and actual.symbol.name.lower() in fixed
-                    and callee.writes_formal(formals[position])):
+                    and callee.writes_formal(formal)):
                 raise AdfortError(
                     f"'{actual.debug_string()}' is intent(in) in '{unit.name}' but "
-                    f"'{callee.name}' may change its dummy '{formals[position].name}': "
+                    f"'{callee.name}' may change its dummy '{formal.name}': "
                     "the source breaks intent(in) (a compiler need not notice without "
                     f"an explicit interface); declare '{actual.symbol.name}' "
                     "intent(inout) or copy it to a local first",

@@ -8,8 +8,8 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, IntrinsicCall, Literal, Loop, Range,
     Reference)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, DataSymbol,
-    ScalarType)
+    ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, ContainerSymbol,
+    DataSymbol, DataTypeSymbol, ImportInterface, ScalarType, UnresolvedType)
 
 from adfort import naming
 from adfort.arrays import symbol_rank
@@ -21,6 +21,7 @@ from adfort.simplify import simplify, simplify_statements
 from adfort.symbols import new_local
 
 from adfort.extents import section
+from adfort.pointers import declared_attribute
 from adfort.transformations.building import (
     _assumed_shape, _assumed_size, _call, _deferred, _make_routine)
 
@@ -150,11 +151,11 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
             part = _part(a, a, extents, a.name.lower())
             body.extend(guarded([_copy(keep, a, part)], optional_in([a], optional)))
             saved.append((part or Reference(a), keep))
-    for module_var in _module_variables(work, restored, arguments, ctx):
+    for module, module_var in _module_variables(work, restored, arguments, ctx):
         # Module variables the returning motion put back: r_rev leaves them
         # as r does.
-        keep = _local_copy(table, module_var, naming.output_copy(module_var.name),
-                           taken, ctx.filename)
+        keep = new_local(table, naming.output_copy(module_var.name),
+                         _copy_type(table, module, module_var, ctx), taken)
         body.append(Assignment.create(Reference(keep), Reference(module_var)))
         saved.append((Reference(module_var), keep))
     body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
@@ -165,8 +166,40 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
     return _make_routine(work, names["rev"], body, adj_args, intents, ctx.module_variable, ctx.attributes)
 
 
+def _copy_type(table, module, symbol, ctx):
+    """The type of a local copy of module variable `symbol` (of `module`).
+
+    Its plain type (TARGET/POINTER left out); a derived type is named
+    through a ``use`` of the module defining it, added to `table`: a copy
+    of the definition would be another type.
+    """
+    dtype = symbol.datatype
+    if declared_attribute(symbol):
+        dtype = dtype.partial_datatype
+    element = dtype.elemental_type if isinstance(dtype, ArrayType) else dtype
+    found = None
+    if isinstance(element, DataTypeSymbol) and ctx.types is not None and \
+            ctx.types.program is not None:
+        home = ctx.types.program.module(module)
+        found = ctx.types.definition(element.name, home) if home is not None else None
+    if found is None or found[0] is None:
+        return dtype.copy()
+    type_symbol = table.lookup(element.name, otherwise=None)
+    if not isinstance(type_symbol, DataTypeSymbol):
+        container = table.lookup(found[0], otherwise=None)
+        if not isinstance(container, ContainerSymbol):
+            container = ContainerSymbol(found[0])
+            table.add(container)
+        type_symbol = DataTypeSymbol(found[1].name, UnresolvedType(),
+                                     interface=ImportInterface(container))
+        table.add(type_symbol)
+    return ArrayType(type_symbol, dtype.shape) if isinstance(dtype, ArrayType) \
+        else type_symbol
+
+
 def _module_variables(work, names, arguments, ctx):
-    """The module variables among `names` (neither arguments nor locals)."""
+    """(module, symbol) of the module variables among `names` (neither
+    arguments nor locals)."""
     table = work.symbol_table
     arg_names = {a.name.lower() for a in arguments}
     found = []
@@ -177,7 +210,7 @@ def _module_variables(work, names, arguments, ctx):
             continue  # a local
         resolved = ctx.module_variable(name)
         if resolved is not None:
-            found.append(resolved[1])
+            found.append(resolved)
     return found
 
 
@@ -260,10 +293,10 @@ def _jacobian(work, names, arguments, adj_args, ctx, dep, indep, written, taken)
             keep = _local_copy(table, a, naming.input_copy(a.name), taken, ctx.filename)
             body.extend(guarded([_copy(keep, a)], optional_in([a], optional)))
             kept.append((a, keep))
-    for module_var in _module_variables(work, written, arguments, ctx):
+    for module, module_var in _module_variables(work, written, arguments, ctx):
         # Every row starts from the state the routine was called in.
-        keep = _local_copy(table, module_var, naming.input_copy(module_var.name), taken,
-                           ctx.filename)
+        keep = new_local(table, naming.input_copy(module_var.name),
+                         _copy_type(table, module, module_var, ctx), taken)
         body.append(Assignment.create(Reference(keep), Reference(module_var)))
         kept.append((module_var, keep))
     active = [a for a in arguments if a.name.lower() in dep or a.name.lower() in indep]
