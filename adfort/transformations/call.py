@@ -247,7 +247,7 @@ def reverse_call(call, reverser, target=None):
             if formal is info.unit.result:
                 continue
             if not (formal.interface.access not in (_OUT, ArgumentInterface.Access.READ)
-                    and is_variable(actual)):
+                    and is_variable(actual) and info.unit.reads_on_entry(formal)):
                 continue
             name = actual.symbol.name.lower()
             if name in alias:

@@ -282,6 +282,7 @@ class _ProgramBuild:
         for unit in self.order:
             for formal in unit.formals:
                 unit.writes_formal(formal)
+                unit.reads_on_entry(formal)
         for key in self._keys([n for n in self.dependents + self.independents if "::" in n]):
             # The user seeds and reads these, whether or not code uses them.
             self._module_adjoint(key[1], key[2])
@@ -789,7 +790,8 @@ class _ProgramBuild:
         """Names of the callee's formals whose values its reversal reads
         (None: all of them).  A split reversal reads those its returning
         motion reads as its recording motion left them; a joint one runs
-        the callee again, from every input but its ``intent(out)`` ones."""
+        the callee again, from every input but its ``intent(out)`` ones and
+        those it never reads on entry."""
         if getattr(callee, "opaque", False) or motions is None:
             return None
         # Integers, logicals… are read in declarations (bounds) as well.
@@ -799,8 +801,11 @@ class _ProgramBuild:
             if motions.exit_reads is None:
                 return None
             return needed | set(motions.exit_reads)
+        # A joint reversal runs the callee again: from the values it reads
+        # on entry, not from arguments it only writes.
         return needed | {f.name.lower() for f in callee.formals
-                         if f.interface.access != ArgumentInterface.Access.WRITE}
+                         if f.interface.access != ArgumentInterface.Access.WRITE
+                         and callee.reads_on_entry(f)}
 
     def _module_access(self, unit, seen=None):
         """Module variables a unit (and what it calls) reads and writes."""
