@@ -67,3 +67,55 @@ def test_stencil_difference_is_computed_again():
     assert "diff = u(ip) - 2.0_wp * u(i) + u(im)" in ret, ret
     # adv is read by no adjoint: not computed again.
     assert "adv = " not in ret, ret
+
+
+@pytest.fixture(scope="module")
+def lorenz():
+    from adfort.schedules import JointReversalSchedule
+    return {name: differentiate_file(str(BENCH / "lorenz96_rk4.f"), ["cost"], ["x0", "forc"],
+                                     schedule, routine="l96run")[0]
+            for name, schedule in (("split", SplitReversalSchedule()),
+                                   ("joint", JointReversalSchedule()))}
+
+
+def test_joint_caller_puts_back_no_argument_the_callee_only_writes(lorenz):
+    # L96TND sets DXDT (no intent: FORTRAN 77) without reading it: the RK4
+    # step reversed joint neither saves K1..K4 before the calls nor puts
+    # them back before L96TND_rev.
+    for part in ("l96rk4_rec", "l96rk4_rev"):
+        code = _part(lorenz["joint"], part)
+        assert not re.search(r"value_tape\(.*\) = k[1-4]\b", code), code
+        assert not re.search(r"\bk[1-4] = value_tape", code), code
+
+
+def test_caller_saves_what_an_explicit_shape_dummy_reaches(lorenz):
+    # X(NMAX) given to L96RK4's X(N): the time loop saves x(1:n) per step,
+    # not the NMAX elements (workarray_sections.f checks the gradients).
+    run = _part(lorenz["joint"], "l96run_rec")
+    assert re.search(r"value_tape\(.*\) = x\(:n\)\n", run), run
+    assert not re.search(r"value_tape\(.*\) = x\n", run), run
+
+
+def test_work_array_is_handed_over_where_it_was_set(lorenz):
+    # XT(NMAX) set on 1:N only: its final values go on the tape on 1:N.
+    rec = _part(lorenz["split"], "l96rk4_rec")
+    assert re.search(r"value_tape\(.*\) = xt\(:n\)\n", rec), rec
+    assert not re.search(r"value_tape\(.*\) = xt\n", rec), rec
+
+
+def test_sections_of_work_arrays_in_a_fixture():
+    # workarray_sections.f (FD-checked with the fixtures): g set on its
+    # interior by a callee that never reads it, x(1:n) reached by calls.
+    from adfort.schedules import JointReversalSchedule
+    path = BENCH.parent / "tests" / "fortran_fixtures" / "workarray_sections.f"
+    text = differentiate_file(str(path), ["cost"], ["x0", "c"], JointReversalSchedule(),
+                              routine="wsrun")[0]
+    run = _part(text, "wsrun_rec")
+    assert re.search(r"value_tape\(.*\) = g\(:n\)\n", run), run   # saved, not whole
+    assert re.search(r"value_tape\(.*\) = x\(:n\)\n", run), run   # put back for wsstep
+    ret = _part(text, "wsrun_ret")
+    # g is put back for no joint call (wsgrad only writes it).
+    before = ret.split("call wsgrad_rev")[0].split("call wsstep_rev")[1]
+    assert "g(:n) = value_tape" not in before, ret
+    step = _part(text, "wsstep_rec")
+    assert re.search(r"value_tape\(.*\) = xm\(:n\)\n", step), step

@@ -18,6 +18,7 @@ from psyclone.psyir.symbols import ArgumentInterface, ArrayType, RoutineSymbol, 
 from adfort import naming
 from adfort.errors import AdfortError, where
 from adfort.pointers import canonical
+from adfort.reach import reached
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.derived import (
     is_derived_value, is_variable, value_type, zero_reference, zero_statements)
@@ -258,7 +259,8 @@ def reverse_call(call, reverser, target=None):
                 if storage in written:
                     put_back.append(Reference(stmt.scope.symbol_table.lookup(storage)))
             elif name in written and name not in loop_indices:
-                put_back.append(_sequence_base(actual, formal, reverser.ctx.filename))
+                put_back.append(reached(actual, formal, info.unit, call, written)
+                                or _sequence_base(actual, formal, reverser.ctx.filename))
         for name in info.module_writes:
             found = info.unit.module_variable(name)
             if found is not None:

@@ -51,10 +51,10 @@ def reverse_loop(node, reverser):
     start, stop, step = (node.start_expr.copy(), node.stop_expr.copy(),
                          node.step_expr.copy())
     body = list(node.loop_body.children)
-    written = written_names(body) | {index.name.lower()}
+    written = written_names(body, reverser.plan.call_writes) | {index.name.lower()}
     pushes_before = tapes.pushes_made()
 
-    tapes.open_frame(written_names(body))
+    tapes.open_frame(written_names(body, reverser.plan.call_writes))
     body_rec, body_ret = reverser.block(body)
     needs = tapes.close_frame()
     body_pushes = tapes.pushes_made() - pushes_before
@@ -115,7 +115,7 @@ def reverse_while(node, reverser):
     text = "DO WHILE (" + statement_text(node.condition) + ")"
     tapes = reverser.tapes
     pushes_before = tapes.pushes_made()
-    tapes.open_frame(written_names(node.loop_body.children))
+    tapes.open_frame(written_names(node.loop_body.children, reverser.plan.call_writes))
     body_rec, body_ret = reverser.block(list(node.loop_body.children))
     needs = tapes.close_frame()
     needs.pop("inline", None)

@@ -26,6 +26,7 @@ from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.tape import TapeSet, tidy_reserves, written_names
 from adfort.recompute import candidates, choose
 from adfort.taping import plan_taping, restored_on_return
+from adfort.reach import written_section
 from adfort.fresh_elements import fresh_element_writes
 from adfort.iterations import keep_needed, recomputed_in_loops, strip_conditions, strip_reads
 from adfort.liveness import lean_recording
@@ -264,6 +265,9 @@ def reverse_work(work, spec, options, names, filename=None):
     # Before reversing (which takes statements out of `work`).
     restores = restored_on_return(work, plan, [a for a in arg_names if result is None
                                                or a != result.name.lower()])
+    # A local array handed over is handed over where it was ever set.
+    handed = {name: written_section(work, name, spec.calls, call_writes)
+              for name in plan.finals}
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
     # Strings go on the tape character by character: their length may be
@@ -277,7 +281,7 @@ def reverse_work(work, spec, options, names, filename=None):
                    symbol_rank(table.lookup(n)) > 0 for n in plan.finals))
     tapes = spec.tapes if spec.tapes is not None else TapeSet(table, dynamic, taken)
     # Pushes sized by what the routine sets get their room where they are.
-    tapes.start_routine(written_names(work.children) - {
+    tapes.start_routine(written_names(work.children, plan.call_writes) - {
         a.name.lower() for a in arguments if getattr(a.interface, "access", None) == _IN})
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
@@ -291,7 +295,7 @@ def reverse_work(work, spec, options, names, filename=None):
         # last write are handed over through the tape.
         final_rec, final_ret = [], []
         for name in plan.finals:
-            save, restore = tapes.save(Reference(table.lookup(name)))
+            save, restore = tapes.save(handed[name] or Reference(table.lookup(name)))
             final_rec.extend(save)
             final_ret = restore + final_ret
     except AdfortError as err:
