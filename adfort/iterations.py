@@ -131,14 +131,14 @@ def _extra_reads(loop, recomputed):
 
 
 def strip_conditions(conditions, routine, found):
-    """The same for the IF conditions evaluated again ({id(IfBlock):
-    names}, see :mod:`adfort.recompute`)."""
+    """The same for the IF conditions and loop bounds evaluated again
+    ({id(IfBlock or Loop): names}, see :mod:`adfort.recompute`)."""
     stripped = dict(conditions)
     for loop in routine.walk(Loop):
         if id(loop) not in found:
             continue
         names, extra = found[id(loop)][0], _extra_reads(loop, found[id(loop)])
-        for block in loop.loop_body.walk(IfBlock):
+        for block in loop.loop_body.walk((IfBlock, Loop)):
             if id(block) in stripped and names & set(stripped[id(block)]):
                 stripped[id(block)] = (set(stripped[id(block)]) - names) | extra
     return stripped

@@ -203,6 +203,10 @@ def written_section(routine, name, callees, call_writes):
             sections.append(section)
     if not sections or any(not (s == sections[0]) for s in sections[1:]):
         return None   # PSyIR nodes compare by structure
+    bounds, section = dtype.shape[0], sections[0].indices[0]
+    if isinstance(bounds, ArrayType.ArrayBounds) and section.start == bounds.lower \
+            and section.stop == bounds.upper:
+        return None   # all of it
     return sections[0]
 
 

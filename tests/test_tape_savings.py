@@ -119,3 +119,21 @@ def test_sections_of_work_arrays_in_a_fixture():
     assert "g(:n) = value_tape" not in before, ret
     step = _part(text, "wsstep_rec")
     assert re.search(r"value_tape\(.*\) = xm\(:n\)\n", step), step
+
+
+def test_loop_bounds_are_evaluated_again_not_taped():
+    # moist_column's level loop: nlev is intent(in), the reversed loop runs
+    # from it; nothing is left on the control tape.
+    from adfort.schedules import JointReversalSchedule
+    text = differentiate_file(str(BENCH / "moist_thermo.f90"), ["thetae", "twet"],
+                              ["t", "q"], JointReversalSchedule(), routine="moist_column")[0]
+    assert "control_tape" not in text.lower(), text
+    assert "do k = nlev, 1, -1" in _part(text, "moist_column_ret")
+    # loop_bounds_again.f90 (FD-checked with the fixtures): a triangular
+    # nest and a downward loop run from their bounds, loops whose bound
+    # variable changes after them keep their trip counts.
+    path = BENCH.parent / "tests" / "fortran_fixtures" / "loop_bounds_again.f90"
+    text = differentiate_file(str(path), ["s", "y"], ["x", "w"], SplitReversalSchedule())[0]
+    ret = _part(text, "triangular_sums_ret")
+    assert "do i = n, j, -1" in ret and "do i = nk, 1, -1" in ret, ret
+    assert ret.count("do i = control_tape(") == 2, ret

@@ -3,7 +3,9 @@
 A DO loop's recording pushes, after the loop, its final index value (and
 its first value and step when they are not constants): with them the
 returning motion runs ``do i = last - step, first, -step`` whatever the
-bounds' variables hold by then.  A DO WHILE loop counts its iterations and
+bounds' variables hold by then.  A loop of unit step whose bounds the
+taping plan puts back where the loop is reversed (see
+:mod:`adfort.recompute`) pushes nothing: ``do i = stop, start, -step``.  A DO WHILE loop counts its iterations and
 pushes the count.  Each loop makes room on the tapes first: at entry from
 the trip count when the room an iteration needs is known there, otherwise
 at each iteration.
@@ -94,6 +96,15 @@ def reverse_loop(node, reverser):
         loop_body = tapes.reserve(needs) + body_rec
     rec.append(Loop.create(index, start_ref.copy(), stop, step_ref.copy(), loop_body))
 
+    if id(node) in reverser.plan.reevaluated:
+        # A unit step and bounds the body leaves alone, put back by the
+        # plan where the loop is reversed: from the upper bound down.
+        reverse_step = simplify(UnaryOperation.create(UnaryOperation.Operator.MINUS,
+                                                      step_ref.copy()))
+        ret = [Loop.create(index, stop.copy(), start_ref.copy(), reverse_step, body_ret)]
+        ret += ret_after
+        reverser.comment(ret, text)
+        return rec, ret
     pushed = [e for e in (start_ref, step_ref) if not _is_constant(e)]
     push_stmts, token = tapes.control.push([e.copy() for e in pushed] + [Reference(index)])
     rec.extend(push_stmts)

@@ -24,7 +24,7 @@ from adfort.forward_only import kept_statement_writes
 from adfort.optional import optional_names
 from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.tape import TapeSet, tidy_reserves, written_names
-from adfort.recompute import candidates, choose
+from adfort.recompute import candidates, choose, loop_candidates
 from adfort.taping import plan_taping, restored_on_return
 from adfort.reach import written_section
 from adfort.fresh_elements import fresh_element_writes
@@ -255,6 +255,7 @@ def reverse_work(work, spec, options, names, filename=None):
                   for key, (names, stmts) in recomputed.items()}
     fresh = fresh_element_writes(work, alias)
     conditions = candidates(work, alias)
+    conditions.update(loop_candidates(work, alias, {**call_writes, **kept_writes}))
     recomputed = keep_needed(recomputed, reads, conditions, work)
     reads = strip_reads(reads, work, recomputed)
     conditions = strip_conditions(conditions, work, recomputed)
