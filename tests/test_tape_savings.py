@@ -137,3 +137,23 @@ def test_loop_bounds_are_evaluated_again_not_taped():
     ret = _part(text, "triangular_sums_ret")
     assert "do i = n, j, -1" in ret and "do i = nk, 1, -1" in ret, ret
     assert ret.count("do i = control_tape(") == 2, ret
+
+
+def test_short_function_value_is_computed_again(advection):
+    # limiter(r) is one short formula of r: the reversed iteration calls it
+    # again (r is computed again too) instead of popping its value.
+    rec, ret = _part(advection, "fluxes_rec"), _part(advection, "fluxes_ret")
+    assert not re.search(r"value_tape\(.*\) = limiter_value\n", rec), rec
+    assert "limiter_value = limiter(r)" in ret, ret
+    assert "limiter_value = value_tape" not in ret, ret
+
+
+def test_scalar_reading_earlier_fresh_elements_is_computed_again():
+    # den = b(k) - a(k)*cp(k-1): cp(k-1) was set by the iteration before and
+    # is never set again, so the reversed iteration k computes den again.
+    text, _, _ = differentiate_file(str(BENCH / "vertical_diffusion_thomas.f90"),
+                                    ["cost"], ["kz", "tr"], SplitReversalSchedule(),
+                                    routine="vdiff_cost")
+    rec, ret = _part(text, "tridiag_solve_rec"), _part(text, "tridiag_solve_ret")
+    assert not re.search(r"value_tape\(.*\) = den\n", rec), rec
+    assert "den = b(k) - a(k) * cp(k - 1)" in ret, ret

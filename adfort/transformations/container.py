@@ -24,6 +24,7 @@ from adfort.frontend import (
 from adfort.preprocess import Preprocessing
 from adfort.opaque import block_reads, block_writes, opaque_blocks
 from adfort.optional import positional_arguments
+from adfort.iterations import cheap_function
 from adfort.interprocedural import Activity, Unit, unknown_call_node
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
@@ -283,6 +284,7 @@ class _ProgramBuild:
             for formal in unit.formals:
                 unit.writes_formal(formal)
                 unit.reads_on_entry(formal)
+            cheap_function(unit)
         for key in self._keys([n for n in self.dependents + self.independents if "::" in n]):
             # The user seeds and reads these, whether or not code uses them.
             self._module_adjoint(key[1], key[2])

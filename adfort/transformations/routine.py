@@ -28,7 +28,8 @@ from adfort.recompute import candidates, choose, loop_candidates
 from adfort.taping import plan_taping, restored_on_return
 from adfort.reach import written_section
 from adfort.fresh_elements import fresh_element_writes
-from adfort.iterations import keep_needed, recomputed_in_loops, strip_conditions, strip_reads
+from adfort.iterations import (
+    cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
 from adfort.liveness import lean_recording
 from adfort.stored_values import store_costly_values
 from adfort.transformations.assignment import assignment_adjoint
@@ -250,15 +251,19 @@ def reverse_work(work, spec, options, names, filename=None):
            if not sym.is_import and not sym.is_unresolved
            and not isinstance(sym.interface, CommonBlockInterface)}
     # Index arithmetic of each iteration is computed again while returning.
-    recomputed = recomputed_in_loops(work, alias, call_writes)
+    # Calls to short functions (a limiter) are computed again like formulas.
+    cheap_calls = frozenset(key for key, info in spec.calls.items()
+                            if info is not None and not info.opaque
+                            and cheap_function(info.unit))
+    fresh = fresh_element_writes(work, alias)
+    recomputed = recomputed_in_loops(work, alias, call_writes, cheap_calls, fresh)
     recomputed = {key: (names, [s.copy() for s in stmts])
                   for key, (names, stmts) in recomputed.items()}
-    fresh = fresh_element_writes(work, alias)
     conditions = candidates(work, alias)
     conditions.update(loop_candidates(work, alias, {**call_writes, **kept_writes}))
-    recomputed = keep_needed(recomputed, reads, conditions, work)
-    reads = strip_reads(reads, work, recomputed)
-    conditions = strip_conditions(conditions, work, recomputed)
+    recomputed = keep_needed(recomputed, reads, conditions, work, cheap_calls)
+    reads = strip_reads(reads, work, recomputed, cheap_calls)
+    conditions = strip_conditions(conditions, work, recomputed, cheap_calls)
     plan = choose(conditions, lambda reevaluate: plan_taping(
         work.children, reads, (written & own) - set(arg_names) - allocatables,
         {**call_writes, **kept_writes}, alias, reevaluate, spec.call_restores,
