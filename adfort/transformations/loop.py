@@ -58,6 +58,13 @@ def reverse_loop(node, reverser):
 
     tapes.open_frame(written_names(body, reverser.plan.call_writes))
     body_rec, body_ret = reverser.block(body)
+    # Scalars the iteration set, pushed last: popped first when reversing.
+    popped = []
+    for name in reverser.pushed.get(id(node), ()):
+        save, restore = tapes.save(Reference(reverser.ctx.table.lookup(name)))
+        body_rec.extend(save)
+        popped = restore + popped
+    body_ret = popped + body_ret
     needs = tapes.close_frame()
     body_pushes = tapes.pushes_made() - pushes_before
     rec, ret_after = [], []
@@ -71,8 +78,10 @@ def reverse_loop(node, reverser):
     if not body_ret and not body_pushes:
         return rec + [Loop.create(index, start, stop, step, body_rec)], ret_after
     if id(node) in reverser.recomputed:
-        # Index arithmetic of the iteration, computed again, not taped.
-        body_ret = [s.copy() for s in reverser.recomputed[id(node)][1]] + body_ret
+        # Index arithmetic of the iteration, computed again, not taped
+        # (after the pops: it may read nothing they set).
+        body_ret = body_ret[:len(popped)] + [
+            s.copy() for s in reverser.recomputed[id(node)][1]] + body_ret[len(popped):]
     # The first value and step are pushed after the loop; keep them in
     # locals if the body could change what they are computed from.
     kept = {}

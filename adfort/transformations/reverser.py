@@ -78,6 +78,9 @@ class Reverser:
         # id(Loop) -> (names, statements) each reversed iteration computes
         # again (adfort/iterations.py).
         self.recomputed = {}
+        # id(Loop) -> names each iteration pushes at its end
+        # (adfort/iteration_values.py).
+        self.pushed = {}
 
     def block(self, statements):
         """Return (recording statements, returning statements) of a block."""

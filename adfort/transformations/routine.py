@@ -28,6 +28,7 @@ from adfort.recompute import candidates, choose, loop_candidates
 from adfort.taping import plan_taping, restored_on_return
 from adfort.reach import written_section
 from adfort.fresh_elements import fresh_element_writes
+from adfort.iteration_values import pushed_per_iteration, strip_pushed
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
 from adfort.liveness import lean_recording
@@ -264,6 +265,10 @@ def reverse_work(work, spec, options, names, filename=None):
     recomputed = keep_needed(recomputed, reads, conditions, work, cheap_calls)
     reads = strip_reads(reads, work, recomputed, cheap_calls)
     conditions = strip_conditions(conditions, work, recomputed, cheap_calls)
+    # Scalars each iteration sets and reads: pushed once per iteration.
+    pushed = pushed_per_iteration(work, recomputed, reads, conditions, alias,
+                                  {**call_writes, **kept_writes})
+    reads, conditions = strip_pushed(reads, conditions, work, pushed)
     plan = choose(conditions, lambda reevaluate: plan_taping(
         work.children, reads, (written & own) - set(arg_names) - allocatables,
         {**call_writes, **kept_writes}, alias, reevaluate, spec.call_restores,
@@ -293,6 +298,7 @@ def reverse_work(work, spec, options, names, filename=None):
                         spec.call_clears)
     reverser.sequences = spec.call_sequences
     reverser.recomputed = recomputed
+    reverser.pushed = pushed
     location = where(work, filename)
     try:
         body_rec, body_ret = reverser.block(list(work.children))
