@@ -145,3 +145,31 @@ def _only_in_ifs(node, loop):
             return False
         node = node.parent
     return True
+
+
+def earlier_elements(loop, stmt, name, fresh):
+    """Whether every reference to array `name` in statement `stmt` of
+    `loop`'s body reads an element that the loop's fresh write of `name`
+    set in an earlier iteration (``cp(k-1)`` in ``den = b(k) -
+    a(k)*cp(k-1)``): its value then stays what that iteration wrote until
+    the loop is reversed past it, so a reversed iteration can read it.
+
+    :param fresh: {id(Assignment): id(Loop)} of
+        :func:`fresh_element_writes`.
+    """
+    writes = [a for a in loop.loop_body.walk(Assignment)
+              if fresh.get(id(a)) == id(loop) and a.lhs.symbol.name.lower() == name]
+    if len(writes) != 1:
+        return False
+    index, step, lhs = loop.variable.name.lower(), _step(loop), writes[0].lhs
+    dim = next(d for d, sub in enumerate(lhs.indices) if _offset(sub, index) is not None)
+    c0 = _offset(lhs.indices[dim], index)
+    for ref in stmt.walk(Reference):
+        if ref.symbol.name.lower() != name:
+            continue
+        if type(ref) is not ArrayReference or len(ref.indices) != len(lhs.indices):
+            return False
+        c1 = _offset(ref.indices[dim], index)
+        if c1 is None or step * (c0 - c1) <= 0:
+            return False
+    return True

@@ -13,6 +13,7 @@ analysis it is flow- and context-insensitive: it may make a variable active
 that need not be, never the reverse.
 """
 
+import re
 from collections import defaultdict
 
 from psyclone.psyir.nodes import (
@@ -21,7 +22,7 @@ from psyclone.psyir.nodes import (
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol, Symbol
 
 from adfort.activity import carries_derivative, differentiable_args, is_real, operands
-from adfort.derived import is_variable
+from adfort.derived import is_derived, is_variable
 from adfort.forward_only import is_forward_only, written_names
 from adfort.opaque import block_reads, block_writes, opaque_blocks
 from adfort.optional import callee_formals, matched_formals
@@ -112,6 +113,61 @@ class Unit:
                     continue
                 if formal is None or callee.writes_formal(formal, seen):
                     return True
+        return False
+
+    def reads_on_entry(self, formal, _seen=None):
+        """Whether the routine may read the value its argument `formal` has
+        when it is called.  Conservative: False only for a real, non-derived
+        argument (no pointer, target or allocatable) named nowhere but as
+        the target of assignments, in shape inquiries, or given to callees
+        that do not read it on entry either (``dxdt(i) = …`` of a tendency
+        routine): a joint caller needs not put such an argument back."""
+        if getattr(self, "opaque", False):
+            return True
+        memo = self.__dict__.setdefault("_reads", {})
+        name = formal.name.lower()
+        if name not in memo:
+            memo[name] = self._reads_on_entry(formal, _seen)
+        return memo[name]
+
+    def _reads_on_entry(self, formal, _seen=None):
+        seen = _seen if _seen is not None else set()
+        name = formal.name.lower()
+        if (id(self), name) in seen:
+            return False  # a cycle adds no read of its own
+        seen.add((id(self), name))
+        dtype = formal.datatype
+        if not is_real(formal) or is_derived(dtype) or \
+                getattr(dtype, "is_allocatable", False) or \
+                name in (getattr(self, "attributes", None) or {}):
+            return True
+        for block in self.work.walk(CodeBlock):
+            text = " ".join(str(n).lower() for n in block.parse_tree_nodes)
+            if re.search(r"\b%s\b" % re.escape(name), text):
+                return True
+        for ref in self.work.walk(Reference):
+            if ref.symbol.name.lower() != name:
+                continue
+            parent = ref.parent
+            if isinstance(parent, Assignment) and ref is parent.lhs and not parent.is_pointer:
+                continue
+            if (isinstance(parent, IntrinsicCall) and parent.arguments
+                    and ref is parent.arguments[0]
+                    and parent.intrinsic.name in ("SIZE", "LBOUND", "UBOUND", "SHAPE")):
+                continue
+            if isinstance(parent, Call) and not isinstance(parent, IntrinsicCall) and \
+                    ref is not parent.routine and is_variable(ref):
+                callee = self.calls.get(id(parent))
+                formals = [f for f in callee.formals if f is not callee.result] \
+                    if callee is not None else []
+                position = next((p for p, a in enumerate(parent.arguments) if a is ref),
+                                None)
+                if (position is not None and position < len(formals)
+                        and parent.argument_names[position] is None
+                        and (formals[position].interface.access == _OUT
+                             or not callee.reads_on_entry(formals[position], seen))):
+                    continue
+            return True
         return False
 
     def key(self, symbol):

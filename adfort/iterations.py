@@ -42,6 +42,7 @@ from psyclone.psyir.nodes import (
     Assignment, Call, CodeBlock, DataNode, IfBlock, IntrinsicCall, Loop, Reference, WhileLoop)
 from psyclone.psyir.symbols import AutomaticInterface, DataSymbol, ScalarType
 
+from adfort.fresh_elements import earlier_elements
 from adfort.recompute import condition_reads
 
 # A real value computed again costs its operations once per reversed
@@ -53,7 +54,8 @@ from adfort.tape import written_names
 from adfort.transformations.reverser import enclosing_loop_indices
 
 
-def recomputed_in_loops(routine, alias, call_writes=None):
+def recomputed_in_loops(routine, alias, call_writes=None, cheap_calls=frozenset(),
+                        fresh=None):
     """{id(Loop): (names, statements)}: the variables each loop's reversed
     iterations compute again, and the top-level statements of its body
     (assignments and IF blocks, in order) that compute them, to be copied.
@@ -64,6 +66,11 @@ def recomputed_in_loops(routine, alias, call_writes=None):
     :param call_writes: {id(call statement): names the call may change}
         (from the callees' summaries); a variable only given to a callee
         that does not change it is read there, not set.
+    :param cheap_calls: ids of the calls to short functions
+        (:func:`cheap_function`): ``v = f(r)`` may be computed again.
+    :param fresh: {id(Assignment): id(Loop)} of the fresh element writes
+        (:mod:`adfort.fresh_elements`): an element an earlier iteration
+        set may be read.
     """
     if alias:
         return {}
@@ -74,13 +81,14 @@ def recomputed_in_loops(routine, alias, call_writes=None):
     calls = (call_writes or {}) if calls else None
     found = {}
     for loop in routine.walk(Loop):
-        names, statements = _loop_recomputed(routine, loop, written, opaque, calls)
+        names, statements = _loop_recomputed(routine, loop, written, opaque, calls,
+                                             cheap_calls, fresh or {})
         if names:
             found[id(loop)] = (names, statements)
     return found
 
 
-def keep_needed(found, reads, conditions, routine):
+def keep_needed(found, reads, conditions, routine, cheap_calls=frozenset()):
     """`found` with only the variables some adjoint (or IF condition
     evaluated again) in their loop reads, and those their statements read:
     computing again a value nobody reads would be wasted work."""
@@ -95,7 +103,7 @@ def keep_needed(found, reads, conditions, routine):
             needed |= set(conditions.get(id(node), ())) & names
         while True:  # what the statements setting the needed ones read
             more = {n for s in statements if (_setters(s, names) or set()) & needed
-                    for n in (_cheap_reads(s) or set()) & names} - needed
+                    for n in (_cheap_reads(s, cheap_calls) or set()) & names} - needed
             if not more:
                 break
             needed |= more
@@ -105,40 +113,42 @@ def keep_needed(found, reads, conditions, routine):
     return kept
 
 
-def strip_reads(reads, routine, found):
+def strip_reads(reads, routine, found, cheap_calls=frozenset()):
     """`reads` ({id(statement): names}) without the variables of `found`
     read inside their loops: those are computed again, not taped."""
     stripped = dict(reads)
     for loop in routine.walk(Loop):
         if id(loop) not in found:
             continue
-        names, extra = found[id(loop)][0], _extra_reads(loop, found[id(loop)])
+        names = found[id(loop)][0]
+        extra = _extra_reads(loop, found[id(loop)], cheap_calls)
         for node in loop.loop_body.walk((Assignment, Call, IfBlock, Loop, WhileLoop)):
             if id(node) in stripped and names & set(stripped[id(node)]):
                 stripped[id(node)] = (set(stripped[id(node)]) - names) | extra
     return stripped
 
 
-def _extra_reads(loop, recomputed):
+def _extra_reads(loop, recomputed, cheap_calls=frozenset()):
     """What computing `recomputed` again reads besides itself and the loop
     indices: it reads those where the computed values were read, so they
     must have there the values they had in the forward iteration."""
     names, statements = recomputed
     read = set()
     for stmt in statements:
-        read |= _cheap_reads(stmt) or set()
+        read |= _cheap_reads(stmt, cheap_calls) or set()
     return read - names - enclosing_loop_indices(loop)
 
 
-def strip_conditions(conditions, routine, found):
-    """The same for the IF conditions evaluated again ({id(IfBlock):
-    names}, see :mod:`adfort.recompute`)."""
+def strip_conditions(conditions, routine, found, cheap_calls=frozenset()):
+    """The same for the IF conditions and loop bounds evaluated again
+    ({id(IfBlock or Loop): names}, see :mod:`adfort.recompute`)."""
     stripped = dict(conditions)
     for loop in routine.walk(Loop):
         if id(loop) not in found:
             continue
-        names, extra = found[id(loop)][0], _extra_reads(loop, found[id(loop)])
-        for block in loop.loop_body.walk(IfBlock):
+        names = found[id(loop)][0]
+        extra = _extra_reads(loop, found[id(loop)], cheap_calls)
+        for block in loop.loop_body.walk((IfBlock, Loop)):
             if id(block) in stripped and names & set(stripped[id(block)]):
                 stripped[id(block)] = (set(stripped[id(block)]) - names) | extra
     return stripped
@@ -197,20 +207,23 @@ def _setters(stmt, names):
     return None
 
 
-def _cheap_reads(stmt):
+def _cheap_reads(stmt, cheap_calls=frozenset()):
     """Names the expressions of setting statement `stmt` read, or None if
-    one is not cheap."""
+    one is not cheap (a call to a short function, whole right-hand side
+    of an assignment, reads what its arguments read)."""
     exprs = [a.rhs for a in stmt.walk(Assignment)] + [b.condition for b in stmt.walk(IfBlock)]
     names = set()
     for expr in exprs:
-        read = condition_reads(expr)
-        if read is None:
-            return None
-        names |= read
+        parts = expr.arguments if id(expr) in cheap_calls else [expr]
+        for part in parts:
+            read = condition_reads(part)
+            if read is None:
+                return None
+            names |= read
     return names
 
 
-def _loop_recomputed(routine, loop, written, opaque, calls):
+def _loop_recomputed(routine, loop, written, opaque, calls, cheap_calls, fresh):
     table = routine.symbol_table
     body = list(loop.loop_body.children)
     inside = {id(n) for n in loop.walk(Reference)}
@@ -230,7 +243,7 @@ def _loop_recomputed(routine, loop, written, opaque, calls):
         dropped = set()
         for name in candidates:
             if not _qualifies(name, body, candidates, indices, written, written_here,
-                              table, calls):
+                              table, calls, (cheap_calls, loop, fresh)):
                 dropped.add(name)
         if not dropped:
             break
@@ -250,7 +263,9 @@ def _may_set(call, name, call_writes):
     return writes is None or name in writes
 
 
-def _qualifies(name, body, candidates, indices, written, written_here, table, calls):
+def _qualifies(name, body, candidates, indices, written, written_here, table, calls,
+               context):
+    cheap_calls, loop, fresh = context
     setters, others = [], []
     for position, stmt in enumerate(body):
         if name not in _named(stmt):
@@ -272,7 +287,7 @@ def _qualifies(name, body, candidates, indices, written, written_here, table, ca
         return False  # read between two of its settings
     real = table.lookup(name).datatype.intrinsic == ScalarType.Intrinsic.REAL
     for position in setters:
-        reads = _cheap_reads(body[position])
+        reads = _cheap_reads(body[position], cheap_calls)
         if reads is None or (real and any(len(a.rhs.walk(DataNode)) > _MAX_REAL_NODES
                                           for a in body[position].walk(Assignment))):
             return False
@@ -280,6 +295,8 @@ def _qualifies(name, body, candidates, indices, written, written_here, table, ca
             if read in candidates:
                 continue
             symbol = table.lookup(read, otherwise=None)
+            if read in written_here and earlier_elements(loop, body[position], read, fresh):
+                continue  # cp(k-1), set by the iteration before and kept
             if read in written_here or not isinstance(symbol, DataSymbol):
                 return False
             if isinstance(symbol.interface, AutomaticInterface) or symbol.is_argument:
@@ -288,3 +305,44 @@ def _qualifies(name, body, candidates, indices, written, written_here, table, ca
                                            or not symbol.is_import):
                 return False
     return True
+
+
+def cheap_function(unit):
+    """Whether function `unit` computes its result by one short formula of
+    its arguments (a limiter ``max(0, min(2*r, 1), min(r, 2))``): only
+    assignments to its result and local scalars, each a cheap expression
+    (:func:`adfort.recompute.condition_reads`) of its arguments, locals and
+    constants, at most ``_MAX_REAL_NODES`` nodes in all; it changes no
+    argument.  Such a call is computed again like a short formula.
+    Memoised on the unit: its body is emptied once its motions exist."""
+    memo = unit.__dict__
+    if "_cheap_function" not in memo:
+        memo["_cheap_function"] = _cheap_function(unit)
+    return memo["_cheap_function"]
+
+
+def _cheap_function(unit):
+    if getattr(unit, "opaque", False) or unit.result is None:
+        return False
+    if any(unit.writes_formal(f) for f in unit.formals if f is not unit.result):
+        return False
+    table = unit.work.symbol_table
+    statements = list(unit.work.children)
+    nodes = 0
+    for stmt in statements:
+        if not isinstance(stmt, Assignment) or type(stmt.lhs) is not Reference:
+            return False
+        target = table.lookup(stmt.lhs.symbol.name, otherwise=None)
+        if target is not unit.result and not _local_scalar(target):
+            return False
+        reads = condition_reads(stmt.rhs)
+        if reads is None:
+            return False
+        for name in reads:
+            symbol = table.lookup(name, otherwise=None)
+            if not (symbol is unit.result or _local_scalar(symbol)
+                    or getattr(symbol, "is_argument", False)
+                    or getattr(symbol, "is_constant", False)):
+                return False   # a module variable may change meanwhile
+        nodes += len(stmt.rhs.walk(DataNode))
+    return bool(statements) and nodes <= _MAX_REAL_NODES

@@ -1,5 +1,6 @@
-"""Branch conditions the returning motion evaluates again instead of
-reading the branch taken from the control tape.
+"""Branch conditions (and DO loop bounds) the returning motion evaluates
+again instead of reading the branch taken (the trip count) from the
+control tape.
 
 The returning motion reaches an IF after reversing everything after it.
 If no statement of the IF's branches changes what its condition reads, the
@@ -14,10 +15,16 @@ of the user, nothing transcendental) and counting it as read tapes nothing
 more than the plan without it (a few locals' final values excepted, pushed
 once per call): then the push and pop of its branch, once per execution of
 the IF, are saved for an evaluation of a few operations.
+
+A DO loop with a literal unit step runs all its iterations (one with an
+EXIT is a DO WHILE by now): when its body changes nothing its bounds read,
+they hold at the loop's end what they held at its entry, and the reversed
+loop runs from the upper bound down to the lower one (or back up) with no
+trip count on the tape, under the same cost model.
 """
 
 from psyclone.psyir.nodes import (
-    BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Node, Reference,
+    BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop, Node, Reference,
     UnaryOperation)
 from psyclone.psyir.symbols import DataSymbol, ScalarType
 
@@ -90,6 +97,43 @@ def candidates(routine, alias):
             continue
         found[id(block)] = names - enclosing_loop_indices(block)
     return found
+
+
+def loop_candidates(routine, alias, call_writes=None):
+    """{id(Loop): names its bounds read} for the DO loops whose reversal
+    could evaluate their bounds again instead of popping the trip count:
+    a literal unit step (no EXIT: a loop with one is a DO WHILE by now),
+    cheap bounds that nothing in the body changes (so they hold at the
+    loop's end what they held at its entry).  Evaluated where the loop is
+    reversed, that is at its end, like an IF's condition.
+
+    :param call_writes: {id(call statement): names the call may change}.
+    """
+    if alias:
+        return {}
+    found = {}
+    for loop in routine.walk(Loop):
+        if _unit_step(loop) is None:
+            continue
+        start, stop = condition_reads(loop.start_expr), condition_reads(loop.stop_expr)
+        if start is None or stop is None:
+            continue
+        body = loop.loop_body.children
+        if any(s.walk(CodeBlock) for s in body):
+            continue  # an opaque statement may change what the bounds read
+        if (start | stop) & (written_names(body, call_writes) | {loop.variable.name.lower()}):
+            continue
+        found[id(loop)] = (start | stop) - enclosing_loop_indices(loop.parent)
+    return found
+
+
+def _unit_step(loop):
+    """1 or -1 for a loop stepping by a literal unit, else None."""
+    step = loop.step_expr
+    sign = 1
+    if isinstance(step, UnaryOperation) and step.operator == UnaryOperation.Operator.MINUS:
+        sign, step = -1, step.children[0]
+    return sign if isinstance(step, Literal) and step.value == "1" else None
 
 
 def _same_taping(plan, base):

@@ -68,10 +68,15 @@ def _sub(a, b):
 _SHAPE_INQUIRIES = ("SIZE", "SHAPE", "LBOUND", "UBOUND")
 
 
-def written_names(statements):
+def written_names(statements, call_writes=None):
     """Lower-case names of the variables `statements` may change: assigned,
-    loop indices, and actual arguments of calls (a callee may write them)."""
+    loop indices, and actual arguments of calls (a callee may write them).
+
+    :param call_writes: {id(call statement): names the call may change},
+        from the callees' summaries, for the calls it has.
+    """
     names = set()
+    call_writes = call_writes or {}
     for stmt in statements:
         for assign in stmt.walk(Assignment):
             names.add(assign.lhs.symbol.name.lower())
@@ -80,6 +85,12 @@ def written_names(statements):
         for call in stmt.walk(Call):
             if isinstance(call, IntrinsicCall) and call.intrinsic.name not in (
                     "ALLOCATE", "DEALLOCATE"):
+                continue
+            known = call_writes.get(id(call))
+            if known is None and isinstance(call.parent, Assignment):
+                known = call_writes.get(id(call.parent))
+            if known is not None:
+                names |= set(known)
                 continue
             for arg in call.arguments:
                 if isinstance(arg, Reference):

@@ -37,7 +37,7 @@ class TapingPlan:
         self.loop_indices = set()
         self.finals = []
         self.exit_reads = set()
-        self.reevaluated = set()   # ids of IfBlocks whose condition is evaluated again
+        self.reevaluated = set()   # ids of IfBlocks (Loops) whose condition (bounds) is evaluated again
 
 
 def _kills(assign, alias=None):
@@ -66,9 +66,10 @@ def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
         overwrite (its arguments for non-``intent(in)`` formals).
     :param alias: {pointer name: name of its target}: a write through a
         pointer overwrites (part of) its target.
-    :param reevaluate: {id(IfBlock): names its condition reads} for the IFs
-        whose condition the returning motion evaluates again (after
-        reversing what follows them: read at their end).
+    :param reevaluate: {id(IfBlock or Loop): names its condition or bounds
+        read} for the IFs whose condition and the DO loops whose bounds the
+        returning motion evaluates again (after reversing what follows
+        them: read at their end).
     :param call_restores: {id(call statement): names the callee's returning
         motion itself puts back as they were before the call} (split
         links): the caller does not save them around the call.
@@ -173,6 +174,8 @@ def _walk(statements, reads, used, plan):
                 if used.get(index):
                     plan.loop_indices.add(id(stmt))
                 used[index] = False
+            for name in plan.reevaluate.get(id(stmt), ()):
+                used[name] = True  # bounds evaluated again, where it is reversed
     return used
 
 

@@ -67,3 +67,114 @@ def test_stencil_difference_is_computed_again():
     assert "diff = u(ip) - 2.0_wp * u(i) + u(im)" in ret, ret
     # adv is read by no adjoint: not computed again.
     assert "adv = " not in ret, ret
+
+
+@pytest.fixture(scope="module")
+def lorenz():
+    from adfort.schedules import JointReversalSchedule
+    return {name: differentiate_file(str(BENCH / "lorenz96_rk4.f"), ["cost"], ["x0", "forc"],
+                                     schedule, routine="l96run")[0]
+            for name, schedule in (("split", SplitReversalSchedule()),
+                                   ("joint", JointReversalSchedule()))}
+
+
+def test_joint_caller_puts_back_no_argument_the_callee_only_writes(lorenz):
+    # L96TND sets DXDT (no intent: FORTRAN 77) without reading it: the RK4
+    # step reversed joint neither saves K1..K4 before the calls nor puts
+    # them back before L96TND_rev.
+    for part in ("l96rk4_rec", "l96rk4_rev"):
+        code = _part(lorenz["joint"], part)
+        assert not re.search(r"value_tape\(.*\) = k[1-4]\b", code), code
+        assert not re.search(r"\bk[1-4] = value_tape", code), code
+
+
+def test_caller_saves_what_an_explicit_shape_dummy_reaches(lorenz):
+    # X(NMAX) given to L96RK4's X(N): the time loop saves x(1:n) per step,
+    # not the NMAX elements (workarray_sections.f checks the gradients).
+    run = _part(lorenz["joint"], "l96run_rec")
+    assert re.search(r"value_tape\(.*\) = x\(:n\)\n", run), run
+    assert not re.search(r"value_tape\(.*\) = x\n", run), run
+
+
+def test_work_array_is_handed_over_where_it_was_set(lorenz):
+    # XT(NMAX) set on 1:N only: its final values go on the tape on 1:N.
+    rec = _part(lorenz["split"], "l96rk4_rec")
+    assert re.search(r"value_tape\(.*\) = xt\(:n\)\n", rec), rec
+    assert not re.search(r"value_tape\(.*\) = xt\n", rec), rec
+
+
+def test_sections_of_work_arrays_in_a_fixture():
+    # workarray_sections.f (FD-checked with the fixtures): g set on its
+    # interior by a callee that never reads it, x(1:n) reached by calls.
+    from adfort.schedules import JointReversalSchedule
+    path = BENCH.parent / "tests" / "fortran_fixtures" / "workarray_sections.f"
+    text = differentiate_file(str(path), ["cost"], ["x0", "c"], JointReversalSchedule(),
+                              routine="wsrun")[0]
+    run = _part(text, "wsrun_rec")
+    assert re.search(r"value_tape\(.*\) = g\(:n\)\n", run), run   # saved, not whole
+    assert re.search(r"value_tape\(.*\) = x\(:n\)\n", run), run   # put back for wsstep
+    ret = _part(text, "wsrun_ret")
+    # g is put back for no joint call (wsgrad only writes it).
+    before = ret.split("call wsgrad_rev")[0].split("call wsstep_rev")[1]
+    assert "g(:n) = value_tape" not in before, ret
+    step = _part(text, "wsstep_rec")
+    assert re.search(r"value_tape\(.*\) = xm\(:n\)\n", step), step
+
+
+def test_loop_bounds_are_evaluated_again_not_taped():
+    # moist_column's level loop: nlev is intent(in), the reversed loop runs
+    # from it; nothing is left on the control tape.
+    from adfort.schedules import JointReversalSchedule
+    text = differentiate_file(str(BENCH / "moist_thermo.f90"), ["thetae", "twet"],
+                              ["t", "q"], JointReversalSchedule(), routine="moist_column")[0]
+    assert "control_tape" not in text.lower(), text
+    assert "do k = nlev, 1, -1" in _part(text, "moist_column_ret")
+    # loop_bounds_again.f90 (FD-checked with the fixtures): a triangular
+    # nest and a downward loop run from their bounds, loops whose bound
+    # variable changes after them keep their trip counts.
+    path = BENCH.parent / "tests" / "fortran_fixtures" / "loop_bounds_again.f90"
+    text = differentiate_file(str(path), ["s", "y"], ["x", "w"], SplitReversalSchedule())[0]
+    ret = _part(text, "triangular_sums_ret")
+    assert "do i = n, j, -1" in ret and "do i = nk, 1, -1" in ret, ret
+    assert ret.count("do i = control_tape(") == 2, ret
+
+
+def test_short_function_value_is_computed_again(advection):
+    # limiter(r) is one short formula of r: the reversed iteration calls it
+    # again (r is computed again too) instead of popping its value.
+    rec, ret = _part(advection, "fluxes_rec"), _part(advection, "fluxes_ret")
+    assert not re.search(r"value_tape\(.*\) = limiter_value\n", rec), rec
+    assert "limiter_value = limiter(r)" in ret, ret
+    assert "limiter_value = value_tape" not in ret, ret
+
+
+def test_scalar_reading_earlier_fresh_elements_is_computed_again():
+    # den = b(k) - a(k)*cp(k-1): cp(k-1) was set by the iteration before and
+    # is never set again, so the reversed iteration k computes den again.
+    text, _, _ = differentiate_file(str(BENCH / "vertical_diffusion_thomas.f90"),
+                                    ["cost"], ["kz", "tr"], SplitReversalSchedule(),
+                                    routine="vdiff_cost")
+    rec, ret = _part(text, "tridiag_solve_rec"), _part(text, "tridiag_solve_ret")
+    assert not re.search(r"value_tape\(.*\) = den\n", rec), rec
+    assert "den = b(k) - a(k) * cp(k - 1)" in ret, ret
+
+
+def test_scalar_set_each_iteration_is_pushed_once_per_iteration():
+    # bard_lmder.f (FD-checked with the fixtures): tmp4 = (x(2)*tmp2 +
+    # x(3)*tmp3)**2 is set, then read by the Jacobian rows of the same
+    # iteration.  Its value is pushed at the end of each iteration (not the
+    # value before its write, the first one undefined) and handed over by
+    # no final push.
+    path = BENCH.parent / "tests" / "fortran_fixtures" / "bard_lmder.f"
+    text = differentiate_file(str(path), ["fjac"], ["x"], SplitReversalSchedule(),
+                              routine="bardfn")[0]
+    rec = _part(text, "bardfn_rec")
+    loop = rec[rec.index("tmp4 = "):]
+    loop = loop[:loop.index("enddo")]
+    assert re.search(r"fjac\(i,3\) = .*\n\s*value_tape\(value_tape_top \+ 1\) = tmp4\n",
+                     loop), loop
+    assert rec.count("= tmp4\n") == 1, rec
+    ret = _part(text, "bardfn_ret")
+    reversed_loop = ret[ret.index("do i = "):]
+    assert re.match(r"do i = [^\n]*\n\s*value_tape_top = value_tape_top - 1\n"
+                    r"\s*tmp4 = value_tape", reversed_loop), reversed_loop

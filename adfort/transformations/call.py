@@ -20,6 +20,7 @@ from adfort import naming
 from adfort.errors import AdfortError, where
 from adfort.extents import declared_elements, elements_up_to, reached_any
 from adfort.pointers import canonical
+from adfort.reach import reached
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.derived import (
     is_derived_value, is_variable, value_type, zero_reference, zero_statements)
@@ -254,7 +255,7 @@ def reverse_call(call, reverser, target=None):
             if formal is info.unit.result:
                 continue
             if not (formal.interface.access not in (_OUT, ArgumentInterface.Access.READ)
-                    and is_variable(actual)):
+                    and is_variable(actual) and info.unit.reads_on_entry(formal)):
                 continue
             name = actual.symbol.name.lower()
             if name in alias:
@@ -265,7 +266,8 @@ def reverse_call(call, reverser, target=None):
                 if storage in written:
                     put_back.append(Reference(stmt.scope.symbol_table.lookup(storage)))
             elif name in written and name not in loop_indices:
-                put_back.append(_sequence_base(actual, formal, reverser.ctx.filename))
+                put_back.append(reached(actual, formal, info.unit, call, written)
+                                or _sequence_base(actual, formal, reverser.ctx.filename))
         for name in info.module_writes:
             found = info.unit.module_variable(name)
             if found is not None:

@@ -24,6 +24,7 @@ from adfort.frontend import (
 from adfort.preprocess import Preprocessing
 from adfort.opaque import block_reads, block_writes, opaque_blocks
 from adfort.optional import callee_formals, matched_formals, positional_arguments
+from adfort.iterations import cheap_function
 from adfort.interprocedural import Activity, Unit, unknown_call_node
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
@@ -301,6 +302,8 @@ class _ProgramBuild:
         for unit in self.order:
             for formal in unit.formals:
                 unit.writes_formal(formal)
+                unit.reads_on_entry(formal)
+            cheap_function(unit)
         for key in self._keys([n for n in self.dependents + self.independents if "::" in n]):
             # The user seeds and reads these, whether or not code uses them.
             self._module_adjoint(key[1], key[2])
@@ -867,7 +870,8 @@ class _ProgramBuild:
         """Names of the callee's formals whose values its reversal reads
         (None: all of them).  A split reversal reads those its returning
         motion reads as its recording motion left them; a joint one runs
-        the callee again, from every input but its ``intent(out)`` ones."""
+        the callee again, from every input but its ``intent(out)`` ones and
+        those it never reads on entry."""
         if getattr(callee, "opaque", False) or motions is None:
             return None
         # Integers, logicals… are read in declarations (bounds) as well.
@@ -877,8 +881,11 @@ class _ProgramBuild:
             if motions.exit_reads is None:
                 return None
             return needed | set(motions.exit_reads)
+        # A joint reversal runs the callee again: from the values it reads
+        # on entry, not from arguments it only writes.
         return needed | {f.name.lower() for f in callee.formals
-                         if f.interface.access != ArgumentInterface.Access.WRITE}
+                         if f.interface.access != ArgumentInterface.Access.WRITE
+                         and callee.reads_on_entry(f)}
 
     def _module_access(self, unit, seen=None):
         """Module variables a unit (and what it calls) reads and writes."""

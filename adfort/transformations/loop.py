@@ -3,7 +3,9 @@
 A DO loop's recording pushes, after the loop, its final index value (and
 its first value and step when they are not constants): with them the
 returning motion runs ``do i = last - step, first, -step`` whatever the
-bounds' variables hold by then.  A DO WHILE loop counts its iterations and
+bounds' variables hold by then.  A loop of unit step whose bounds the
+taping plan puts back where the loop is reversed (see
+:mod:`adfort.recompute`) pushes nothing: ``do i = stop, start, -step``.  A DO WHILE loop counts its iterations and
 pushes the count.  Each loop makes room on the tapes first: at entry from
 the trip count when the room an iteration needs is known there, otherwise
 at each iteration.
@@ -51,11 +53,18 @@ def reverse_loop(node, reverser):
     start, stop, step = (node.start_expr.copy(), node.stop_expr.copy(),
                          node.step_expr.copy())
     body = list(node.loop_body.children)
-    written = written_names(body) | {index.name.lower()}
+    written = written_names(body, reverser.plan.call_writes) | {index.name.lower()}
     pushes_before = tapes.pushes_made()
 
-    tapes.open_frame(written_names(body))
+    tapes.open_frame(written_names(body, reverser.plan.call_writes))
     body_rec, body_ret = reverser.block(body)
+    # Scalars the iteration set, pushed last: popped first when reversing.
+    popped = []
+    for name in reverser.pushed.get(id(node), ()):
+        save, restore = tapes.save(Reference(reverser.ctx.table.lookup(name)))
+        body_rec.extend(save)
+        popped = restore + popped
+    body_ret = popped + body_ret
     needs = tapes.close_frame()
     body_pushes = tapes.pushes_made() - pushes_before
     rec, ret_after = [], []
@@ -69,8 +78,10 @@ def reverse_loop(node, reverser):
     if not body_ret and not body_pushes:
         return rec + [Loop.create(index, start, stop, step, body_rec)], ret_after
     if id(node) in reverser.recomputed:
-        # Index arithmetic of the iteration, computed again, not taped.
-        body_ret = [s.copy() for s in reverser.recomputed[id(node)][1]] + body_ret
+        # Index arithmetic of the iteration, computed again, not taped
+        # (after the pops: it may read nothing they set).
+        body_ret = body_ret[:len(popped)] + [
+            s.copy() for s in reverser.recomputed[id(node)][1]] + body_ret[len(popped):]
     # The first value and step are pushed after the loop; keep them in
     # locals if the body could change what they are computed from.
     kept = {}
@@ -94,6 +105,15 @@ def reverse_loop(node, reverser):
         loop_body = tapes.reserve(needs) + body_rec
     rec.append(Loop.create(index, start_ref.copy(), stop, step_ref.copy(), loop_body))
 
+    if id(node) in reverser.plan.reevaluated:
+        # A unit step and bounds the body leaves alone, put back by the
+        # plan where the loop is reversed: from the upper bound down.
+        reverse_step = simplify(UnaryOperation.create(UnaryOperation.Operator.MINUS,
+                                                      step_ref.copy()))
+        ret = [Loop.create(index, stop.copy(), start_ref.copy(), reverse_step, body_ret)]
+        ret += ret_after
+        reverser.comment(ret, text)
+        return rec, ret
     pushed = [e for e in (start_ref, step_ref) if not _is_constant(e)]
     push_stmts, token = tapes.control.push([e.copy() for e in pushed] + [Reference(index)])
     rec.extend(push_stmts)
@@ -115,7 +135,7 @@ def reverse_while(node, reverser):
     text = "DO WHILE (" + statement_text(node.condition) + ")"
     tapes = reverser.tapes
     pushes_before = tapes.pushes_made()
-    tapes.open_frame(written_names(node.loop_body.children))
+    tapes.open_frame(written_names(node.loop_body.children, reverser.plan.call_writes))
     body_rec, body_ret = reverser.block(list(node.loop_body.children))
     needs = tapes.close_frame()
     needs.pop("inline", None)

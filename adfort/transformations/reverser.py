@@ -17,6 +17,7 @@ from adfort.derived import is_variable
 from adfort.exprs import INTEGER_TYPE
 from adfort.errors import AdfortError, where
 from adfort.pointers import is_nullify, lifetime_end
+from adfort.reach import reached
 from adfort.forward_only import drop_reason_comment
 from adfort.writer import Writer
 
@@ -79,6 +80,9 @@ class Reverser:
         # id(Loop) -> (names, statements) each reversed iteration computes
         # again (adfort/iterations.py).
         self.recomputed = {}
+        # id(Loop) -> names each iteration pushes at its end
+        # (adfort/iteration_values.py).
+        self.pushed = {}
 
     def block(self, statements):
         """Return (recording statements, returning statements) of a block."""
@@ -167,6 +171,10 @@ class Reverser:
         names = {name for key, name in self.plan.taped_calls if key == id(stmt)}
         call = stmt.rhs if isinstance(stmt, Assignment) else stmt
         sequences = self.sequences.get(id(stmt), ())
+        info = self.calls.get(id(call))
+        formals = [f for f in info.unit.formals if f is not info.unit.result] \
+            if info is not None and not info.opaque else []
+        written = self.plan.call_writes.get(id(stmt), set())
         pairs, seen = [], set()
         for position, actual in enumerate(call.arguments):
             if is_variable(actual) and actual.symbol.name.lower() in names:
@@ -175,6 +183,11 @@ class Reverser:
                     # a(k) starting an array dummy: the callee may change
                     # any element of a from k on (a(k:) of a vector).
                     saved = _from_element_on(actual)
+                elif position < len(formals):
+                    # A whole array given to an explicit-shape dummy: the
+                    # callee reaches its leading section only.
+                    saved = reached(actual, formals[position], info.unit, call,
+                                    written) or saved
                 text = saved.debug_string().lower()
                 if text not in seen:
                     seen.add(text)

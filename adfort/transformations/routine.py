@@ -24,10 +24,13 @@ from adfort.forward_only import kept_statement_writes
 from adfort.optional import optional_names
 from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.tape import TapeSet, tidy_reserves, written_names
-from adfort.recompute import candidates, choose
+from adfort.recompute import candidates, choose, loop_candidates
 from adfort.taping import plan_taping, restored_on_return
+from adfort.reach import written_section
 from adfort.fresh_elements import fresh_element_writes
-from adfort.iterations import keep_needed, recomputed_in_loops, strip_conditions, strip_reads
+from adfort.iteration_values import pushed_per_iteration, strip_pushed
+from adfort.iterations import (
+    cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
 from adfort.liveness import lean_recording
 from adfort.stored_values import store_costly_values
 from adfort.transformations.assignment import assignment_adjoint
@@ -248,19 +251,28 @@ def reverse_work(work, spec, options, names, filename=None):
            if not sym.is_import and not sym.is_unresolved
            and not isinstance(sym.interface, CommonBlockInterface)}
     # Index arithmetic of each iteration is computed again while returning.
-    recomputed = recomputed_in_loops(work, alias, call_writes)
+    # Calls to short functions (a limiter) are computed again like formulas.
+    cheap_calls = frozenset(key for key, info in spec.calls.items()
+                            if info is not None and not info.opaque
+                            and cheap_function(info.unit))
+    fresh = fresh_element_writes(work, alias)
+    recomputed = recomputed_in_loops(work, alias, call_writes, cheap_calls, fresh)
     recomputed = {key: (names, [s.copy() for s in stmts])
                   for key, (names, stmts) in recomputed.items()}
-    fresh = fresh_element_writes(work, alias)
     conditions = candidates(work, alias)
-    recomputed = keep_needed(recomputed, reads, conditions, work)
-    reads = strip_reads(reads, work, recomputed)
+    conditions.update(loop_candidates(work, alias, {**call_writes, **kept_writes}))
+    recomputed = keep_needed(recomputed, reads, conditions, work, cheap_calls)
+    reads = strip_reads(reads, work, recomputed, cheap_calls)
+    conditions = strip_conditions(conditions, work, recomputed, cheap_calls)
+    # Scalars each iteration sets and reads: pushed once per iteration.
+    pushed = pushed_per_iteration(work, recomputed, reads, conditions, alias,
+                                  {**call_writes, **kept_writes})
+    reads, conditions = strip_pushed(reads, conditions, work, pushed)
     # A callee puts back what it assigns in its assumed-size dummies
     # (BLAS's dy(*)): a caller giving it an element of an array cannot save
     # "the rest of the array" around the call (adfort.extents).
     entry_reads = {a.name.lower() for a in arguments if spec.callee and a is not result
                    and is_assumed_size(a) and a.name.lower() in written}
-    conditions = strip_conditions(conditions, work, recomputed)
     plan = choose(conditions, lambda reevaluate: plan_taping(
         work.children, reads, (written & own) - set(arg_names) - allocatables,
         {**call_writes, **kept_writes}, alias, reevaluate, spec.call_restores,
@@ -268,6 +280,9 @@ def reverse_work(work, spec, options, names, filename=None):
     # Before reversing (which takes statements out of `work`).
     restores = restored_on_return(work, plan, [a for a in arg_names if result is None
                                                or a != result.name.lower()])
+    # A local array handed over is handed over where it was ever set.
+    handed = {name: written_section(work, name, spec.calls, call_writes)
+              for name in plan.finals}
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
     # Strings go on the tape character by character: their length may be
@@ -281,7 +296,7 @@ def reverse_work(work, spec, options, names, filename=None):
                    symbol_rank(table.lookup(n)) > 0 for n in plan.finals))
     tapes = spec.tapes if spec.tapes is not None else TapeSet(table, dynamic, taken)
     # Pushes sized by what the routine sets get their room where they are.
-    tapes.start_routine(written_names(work.children) - {
+    tapes.start_routine(written_names(work.children, plan.call_writes) - {
         a.name.lower() for a in arguments if getattr(a.interface, "access", None) == _IN})
     # The statements by id, for messages naming one after it has moved.
     statements = {id(node): node for node in work.walk(Statement)}
@@ -289,6 +304,7 @@ def reverse_work(work, spec, options, names, filename=None):
                         spec.call_clears)
     reverser.sequences = spec.call_sequences
     reverser.recomputed = recomputed
+    reverser.pushed = pushed
     location = where(work, filename)
     try:
         body_rec, body_ret = reverser.block(list(work.children))
@@ -297,7 +313,7 @@ def reverse_work(work, spec, options, names, filename=None):
         # last write are handed over through the tape.
         final_rec, final_ret = [], []
         for name in plan.finals:
-            save, restore = tapes.save(Reference(table.lookup(name)))
+            save, restore = tapes.save(handed[name] or Reference(table.lookup(name)))
             final_rec.extend(save)
             final_ret = restore + final_ret
     except AdfortError as err:
