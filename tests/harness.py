@@ -1514,6 +1514,21 @@ class JacobianResult:
                 f"--- {self.generated} ---\n{_numbered(self.generated)}")
 
 
+def check_source(workdir: Path, name: str, text: str, schedule: str,
+                 tol: float = 1.0e-6, primal_tol: float = 1.0e-10) -> "CheckResult":
+    """Write a small fixture source (free form dedented, fixed form as it
+    stands) into `workdir` and check it like a fixture: FD within `tol`,
+    r_rev's primal results as r's within `primal_tol`."""
+    import textwrap
+    path = Path(workdir) / name
+    path.write_text(text if path.suffix.lower() in FIXED_FORM_SUFFIXES
+                    else textwrap.dedent(text))
+    res = check_fixture(path, schedule, Path(workdir) / schedule)
+    assert res.rel_err < tol, res.describe()
+    assert res.primal_err < primal_tol, res.describe()
+    return res
+
+
 def check_jacobian(fixture, schedule: Optional[str], workdir,
                    extra_cli: Sequence[str] = (), adjoint_source=None,
                    jac_type: Optional[str] = None,

@@ -31,13 +31,6 @@ def _refused(out, tmp_path, *fragments):
     assert "Traceback" not in out.stderr and not list(tmp_path.glob("*_ad.f90"))
 
 
-def _check(tmp_path, name, text, schedule):
-    path = tmp_path / name
-    path.write_text(text if name.endswith(".f") else textwrap.dedent(text))
-    res = harness.check_fixture(path, schedule, tmp_path / schedule)
-    assert res.rel_err < 1e-6, res.describe()
-    assert res.primal_err < 1e-10, res.describe()
-    return res
 
 
 CASES = {
@@ -311,7 +304,7 @@ CASES = {
 @pytest.mark.parametrize("schedule", SCHEDULES)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_legacy_idiom_matches_finite_differences(tmp_path, name, schedule):
-    _check(tmp_path, name, CASES[name], schedule)
+    harness.check_source(tmp_path, name, CASES[name], schedule)
 
 
 def test_continued_specific_and_pause_are_read(tmp_path):

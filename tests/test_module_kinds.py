@@ -16,13 +16,6 @@ needs_gfortran = pytest.mark.skipif(shutil.which("gfortran") is None, reason="no
 SCHEDULES = ["split", "joint"]
 
 
-def _check(tmp_path, name, text, schedule):
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
-    res = harness.check_fixture(path, schedule, tmp_path / schedule)
-    assert res.rel_err < 1e-6, res.describe()
-    assert res.primal_err < 1e-10, res.describe()
-    return res
 
 
 CASES = {
@@ -269,7 +262,7 @@ CASES = {
 @pytest.mark.parametrize("schedule", SCHEDULES)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_module_kinds_match_finite_differences(tmp_path, name, schedule):
-    _check(tmp_path, name, CASES[name], schedule)
+    harness.check_source(tmp_path, name, CASES[name], schedule)
 
 
 def test_renamed_active_module_variable_is_refused(tmp_path):

@@ -5,7 +5,6 @@ source with ``adfort:`` metadata, as the fixtures), or, for the command
 line, its behaviour and messages."""
 
 import shutil
-import textwrap
 
 import pytest
 
@@ -16,13 +15,6 @@ needs_gfortran = pytest.mark.skipif(shutil.which("gfortran") is None, reason="no
 SCHEDULES = ["split", "joint"]
 
 
-def _check(tmp_path, name, text, schedule):
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
-    res = harness.check_fixture(path, schedule, tmp_path / schedule)
-    assert res.rel_err < 1e-6, res.describe()
-    assert res.primal_err < 1e-10, res.describe()
-    return res
 
 
 CASES = {
@@ -378,7 +370,7 @@ CASES = {
 @pytest.mark.parametrize("schedule", SCHEDULES)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_survey_idiom_matches_finite_differences(tmp_path, name, schedule):
-    _check(tmp_path, name, CASES[name], schedule)
+    harness.check_source(tmp_path, name, CASES[name], schedule)
 
 
 # Free-form code that a fixed-form read does not reject outright: indented
