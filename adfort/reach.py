@@ -147,7 +147,8 @@ def leading_section(actual, size):
     else:
         lower = IntrinsicCall.create(IntrinsicCall.Intrinsic.LBOUND, [
             Reference(symbol), ("dim", _int(1))])
-    upper = _plus(_minus(size, _int(1)), lower.copy()) if not isinstance(lower, Literal) \
+    upper = BinaryOperation.create(_BinOp.ADD, _minus(size, _int(1)), lower.copy()) \
+        if not isinstance(lower, Literal) \
         else _plus(size, int(lower.value) - 1)
     return ArrayReference.create(symbol, [Range.create(lower, upper)])
 
