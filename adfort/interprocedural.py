@@ -100,7 +100,8 @@ class Unit:
             return True
         for call in self.work.walk(Call):
             if isinstance(call, IntrinsicCall):
-                if call.intrinsic.name in ("ALLOCATE", "DEALLOCATE") and any(
+                if getattr(getattr(call.routine.symbol, "intrinsic", None), "name",
+                           None) in ("ALLOCATE", "DEALLOCATE") and any(
                         getattr(a, "symbol", None) is not None
                         and a.symbol.name.lower() == name for a in call.arguments):
                     return True
@@ -153,7 +154,10 @@ class Unit:
                 continue
             if (isinstance(parent, IntrinsicCall) and parent.arguments
                     and ref is parent.arguments[0]
-                    and parent.intrinsic.name in ("SIZE", "LBOUND", "UBOUND", "SHAPE")):
+                    # (an intrinsic subroutine PSyclone keeps unnamed, which
+                    # the fence reports, has no intrinsic)
+                    and getattr(getattr(parent.routine.symbol, "intrinsic", None), "name",
+                                None) in ("SIZE", "LBOUND", "UBOUND", "SHAPE")):
                 continue
             if isinstance(parent, Call) and not isinstance(parent, IntrinsicCall) and \
                     ref is not parent.routine and is_variable(ref):
