@@ -1516,13 +1516,13 @@ class JacobianResult:
 
 def check_source(workdir: Path, name: str, text: str, schedule: str,
                  tol: float = 1.0e-6, primal_tol: float = 1.0e-10) -> "CheckResult":
-    """Write a small fixture source (free form dedented, fixed form as it
-    stands) into `workdir` and check it like a fixture: FD within `tol`,
-    r_rev's primal results as r's within `primal_tol`."""
+    """Write a small fixture source (dedented: a fixed-form text keeps its
+    columns, its comment lines start in the first) into `workdir` and check
+    it like a fixture: FD within `tol`, r_rev's primal results as r's
+    within `primal_tol`."""
     import textwrap
     path = Path(workdir) / name
-    path.write_text(text if path.suffix.lower() in FIXED_FORM_SUFFIXES
-                    else textwrap.dedent(text))
+    path.write_text(textwrap.dedent(text))
     res = check_fixture(path, schedule, Path(workdir) / schedule)
     assert res.rel_err < tol, res.describe()
     assert res.primal_err < primal_tol, res.describe()
