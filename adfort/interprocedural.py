@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal,
+    Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal,
     Loop, Reference, UnaryOperation)
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol, Symbol
 

@@ -147,9 +147,13 @@ def leading_section(actual, size):
     else:
         lower = IntrinsicCall.create(IntrinsicCall.Intrinsic.LBOUND, [
             Reference(symbol), ("dim", _int(1))])
-    upper = BinaryOperation.create(_BinOp.ADD, _minus(size, _int(1)), lower.copy()) \
-        if not isinstance(lower, Literal) \
-        else _plus(size, int(lower.value) - 1)
+    if isinstance(lower, Literal):
+        upper = _plus(size, int(lower.value) - 1)
+    else:
+        upper = BinaryOperation.create(_BinOp.ADD, _plus(size, -1), lower.copy())
+    if isinstance(bounds, ArrayType.ArrayBounds) and upper == bounds.upper and \
+            lower == bounds.lower:
+        return Reference(symbol)   # all of it
     return ArrayReference.create(symbol, [Range.create(lower, upper)])
 
 

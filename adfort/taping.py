@@ -37,7 +37,8 @@ class TapingPlan:
         self.loop_indices = set()
         self.finals = []
         self.exit_reads = set()
-        self.reevaluated = set()   # ids of IfBlocks (Loops) whose condition (bounds) is evaluated again
+        # ids of the IfBlocks (Loops) whose condition (bounds) is evaluated again
+        self.reevaluated = set()
 
 
 def _kills(assign, alias=None):

@@ -302,13 +302,17 @@ class _ProgramBuild:
         for unit in self.order:
             for formal in unit.formals:
                 unit.writes_formal(formal)
-                unit.reads_on_entry(formal)
-            cheap_function(unit)
         for key in self._keys([n for n in self.dependents + self.independents if "::" in n]):
             # The user seeds and reads these, whether or not code uses them.
             self._module_adjoint(key[1], key[2])
         self._split_sequence_calls()
         self._fence()
+        for unit in self.order:
+            # What the callers' analyses ask of a callee, once its body is
+            # known to hold only what adfort differentiates.
+            for formal in unit.formals:
+                unit.reads_on_entry(formal)
+            cheap_function(unit)
         with timing.phase("transform"):
             return self._generate()
 

@@ -5,10 +5,10 @@ its first value and step when they are not constants): with them the
 returning motion runs ``do i = last - step, first, -step`` whatever the
 bounds' variables hold by then.  A loop of unit step whose bounds the
 taping plan puts back where the loop is reversed (see
-:mod:`adfort.recompute`) pushes nothing: ``do i = stop, start, -step``.  A DO WHILE loop counts its iterations and
-pushes the count.  Each loop makes room on the tapes first: at entry from
-the trip count when the room an iteration needs is known there, otherwise
-at each iteration.
+:mod:`adfort.recompute`) pushes nothing: ``do i = stop, start, -step``.
+A DO WHILE loop counts its iterations and pushes the count.  Each loop
+makes room on the tapes first: at entry from the trip count when the room
+an iteration needs is known there, otherwise at each iteration.
 """
 
 from psyclone.psyir.nodes import (

@@ -183,9 +183,11 @@ class Reverser:
                     # a(k) starting an array dummy: the callee may change
                     # any element of a from k on (a(k:) of a vector).
                     saved = _from_element_on(actual)
-                elif position < len(formals):
+                elif position < len(formals) and \
+                        actual.symbol.name.lower() not in info.module_writes:
                     # A whole array given to an explicit-shape dummy: the
-                    # callee reaches its leading section only.
+                    # callee reaches its leading section only (unless it
+                    # also writes the array as a module variable).
                     saved = reached(actual, formals[position], info.unit, call,
                                     written) or saved
                 text = saved.debug_string().lower()
