@@ -208,6 +208,8 @@ def written_section(routine, name, callees, call_writes):
             sections.append(section)
     if not sections or any(not (s == sections[0]) for s in sections[1:]):
         return None   # PSyIR nodes compare by structure
+    if not isinstance(sections[0], ArrayReference):
+        return None   # all of it (leading_section says so with the array)
     bounds, section = dtype.shape[0], sections[0].indices[0]
     if isinstance(bounds, ArrayType.ArrayBounds) and section.start == bounds.lower \
             and section.stop == bounds.upper:
