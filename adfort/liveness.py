@@ -28,7 +28,7 @@ from psyclone.psyir.nodes import (
 from psyclone.psyir.symbols import AutomaticInterface, DataSymbol
 
 
-def lean_recording(statements, table, exit_reads, tapes, reserves=None):
+def lean_recording(statements, table, exit_reads, tapes, reserves=None, pure=()):
     """Drop from `statements` (a recording motion's body, modified in
     place) what neither its pushes nor the returning motion need.
 
@@ -39,6 +39,9 @@ def lean_recording(statements, table, exit_reads, tapes, reserves=None):
     :param tapes: lower-case names of the tapes and their tops.
     :param reserves: {lower-case name of a tape's reserve routine: the
         tape's name}: room is not made on a tape nothing is pushed on.
+    :param pure: lower-case names of user functions that change nothing
+        but their result (a limiter): a statement calling one is kept only
+        if its value is needed.
     :returns: the statements kept (a new list).
     """
     if any(s.walk(CodeBlock) for s in statements):
@@ -48,7 +51,7 @@ def lean_recording(statements, table, exit_reads, tapes, reserves=None):
     # Arguments: the caller has the results of the first run already.
     arguments = {n for n, sym in symbols.items() if getattr(sym, "is_argument", False)}
     lasting = {n for n, sym in symbols.items() if not _local(sym)} - arguments
-    pass_ = _Liveness(tapes, lasting | arguments)
+    pass_ = _Liveness(tapes, lasting | arguments, pure)
     pass_.block(statements, set(exit_reads) | lasting)
     kept = _prune(statements, pass_.kept)
     return _drop_idle_reserves(kept, reserves or {})
@@ -86,8 +89,9 @@ def _names(node):
     return {r.symbol.name.lower() for r in node.walk(Reference)}
 
 
-def _user_call(node):
-    return any(not isinstance(c, IntrinsicCall) for c in node.walk(Call))
+def _user_call(node, pure=()):
+    return any(not isinstance(c, IntrinsicCall) and c.routine.name.lower() not in pure
+               for c in node.walk(Call))
 
 
 class _Liveness:
@@ -97,7 +101,8 @@ class _Liveness:
         COMMON, SAVE'd variables, the routine's own arguments: an internal
         procedure sees its host's)."""
 
-    def __init__(self, tapes, lasting):
+    def __init__(self, tapes, lasting, pure=()):
+        self.pure = frozenset(pure)
         self.tapes = tapes
         self.lasting = lasting
         self.kept = set()
@@ -109,7 +114,8 @@ class _Liveness:
         return live
 
     def statement(self, stmt, live):
-        if isinstance(stmt, Assignment) and not stmt.is_pointer and not _user_call(stmt):
+        if isinstance(stmt, Assignment) and not stmt.is_pointer and \
+                not _user_call(stmt, self.pure):
             target = stmt.lhs.symbol.name.lower()
             if target not in self.tapes and target not in live:
                 return live

@@ -56,7 +56,7 @@ def _target(assign, alias):
 
 def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
                 reevaluate=None, call_restores=None, reads_after=(), fresh=None,
-                entry_reads=()):
+                entry_reads=(), skipped=()):
     """Plan the taping of a routine's statements.
 
     :param statements: the routine's top-level statements.
@@ -83,6 +83,9 @@ def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
         is needed as it was when their loop started.
     :param entry_reads: names whose values at entry the returning motion
         must put back (every write of them is taped).
+    :param skipped: ids of the assignments and call statements that do not
+        run (a joint re-run leaves them out, :mod:`adfort.rerun`): their
+        adjoints read, they write nothing.
     :rtype: :class:`TapingPlan`
     """
     plan = TapingPlan()
@@ -94,6 +97,7 @@ def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
     plan.alias = alias or {}
     plan.reevaluate = reevaluate or {}
     plan.reevaluated = set(plan.reevaluate)
+    plan.skipped = set(skipped)
     used = _walk(statements, reads, {name: True for name in entry_reads}, plan)
     plan.finals = sorted(n for n, flag in used.items() if flag and n in locals_written)
     plan.exit_reads = {n for n, flag in used.items() if flag}
@@ -111,6 +115,10 @@ def _merge(*states):
 def _walk(statements, reads, used, plan):
     used = dict(used)
     for stmt in statements:
+        if id(stmt) in plan.skipped:
+            for name in reads.get(id(stmt), ()):
+                used[name] = True
+            continue
         if id(stmt) in plan.call_writes:
             # A call may or may not overwrite each variable it is given:
             # its old value is saved if needed, but it is not a sure kill.

@@ -41,3 +41,31 @@ def test_loop_index_kept_when_its_body_is_dead():
     rev = _routine(text, "l96tnd_rev")
     assert "dxdt(i) = " not in rev, rev
     assert "x_adj(im1)" in rev
+
+
+def test_joint_rerun_leaves_out_what_no_adjoint_reads():
+    """adfort/rerun.py: step_rev need not update the state (no adjoint
+    reads the new values) nor, then, call the flux routine whose result
+    only that update reads; the state's pushes and pops go with it.  The
+    flux routine's own re-run skips its limiter loop (a cheap function whose
+    values each reversed iteration computes again)."""
+    text, _, _ = differentiate_file(str(BENCH / "advection_limiter.f90"), ["cost"],
+                                    ["c", "u"], JointReversalSchedule(), routine="run")
+    step = _routine(text, "step_rev")
+    assert "call fluxes(" not in step and "value_tape" not in step, step
+    assert not re.search(r"^\s*c\(i\) = ", step, re.M), step
+    assert "call fluxes_rev(" in step
+    fluxes = _routine(text, "fluxes_rev")
+    assert fluxes.count("limiter(r)") == 1, fluxes   # in the reversed loop only
+    # f_rec (split callers) still records everything.
+    assert re.search(r"^\s*c\(i\) = c\(i\) - ", _routine(text, "step_rec"), re.M)
+
+
+def test_joint_rerun_keeps_calls_whose_results_an_adjoint_reads():
+    """RK4: the last stage's tendency feeds only the state update, which
+    no adjoint reads: three tendency calls are run again, not four."""
+    text, _, _ = differentiate_file(str(BENCH / "lorenz96_rk4.f"), ["cost"],
+                                    ["x0", "forc"], JointReversalSchedule())
+    rk4 = _routine(text, "l96rk4_rev")
+    assert rk4.count("call l96tnd(") == 3, rk4
+    assert rk4.count("call l96tnd_rev(") == 4, rk4

@@ -13,7 +13,7 @@ from adfort.exprs import E, real_literal
 from adfort.simplify import simplify_statements
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.operation import operation_adjoint
-from adfort.transformations.reverser import statement_text
+from adfort.transformations.reverser import statement_text, tag_not_rerun
 
 
 def _sum(terms):
@@ -187,7 +187,7 @@ def derived_copy_adjoint(assign, ctx):
 
 def reverse_assignment(stmt, reverser):
     """Return (recording, returning) statements for Assignment `stmt`."""
-    rec, ret = [], []
+    rec, ret, restore = [], [], []
     if stmt.is_pointer:
         # The returning motion re-associates it where the statements of its
         # lifetime start being reversed (Reverser.block).
@@ -199,6 +199,8 @@ def reverse_assignment(stmt, reverser):
     ret.extend(reverser.adjoints.get(id(stmt), []))
     reverser.comment(ret, statement_text(stmt))
     rec.append(stmt.detach() if stmt.parent is not None else stmt)
+    if id(stmt) in reverser.dead:
+        tag_not_rerun(rec + restore)
     return rec, ret
 
 

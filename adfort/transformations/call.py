@@ -30,7 +30,7 @@ from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.building import _assumed_size
-from adfort.transformations.reverser import enclosing_loop_indices, statement_text
+from adfort.transformations.reverser import enclosing_loop_indices, statement_text, tag_not_rerun
 
 _OUT = ArgumentInterface.Access.WRITE
 
@@ -291,6 +291,9 @@ def reverse_call(call, reverser, target=None):
             kept = [s for _, _, restore in reversed([t for t in saves if t[0] in again])
                     for s in restore]
             ret += [s.copy() for s in kept] + _undo_pops(kept, reverser.tapes)
+        if id(stmt) in reverser.dead:
+            # f_rev needs no inputs put back: the re-run leaves the call out.
+            tag_not_rerun([s for s in rec if not _among(s, keep_rec)] + ret + ret_after)
         ret = clears + ret + prologue + [_generated_call(info, "rev", with_adjoints, location)] + epilogue
     ret = keep_ret + ret + ret_after
     reverser.comment(ret, text)
@@ -451,3 +454,7 @@ class ADReverseCallTrans(ADReverseTrans):
         """Return the (recording, returning) statements of `node`."""
         self.validate(node)
         return reverse_call(node, reverser, target)
+
+
+def _among(stmt, statements):
+    return any(stmt is other for other in statements)

@@ -54,6 +54,31 @@ def enclosing_loop_indices(node):
     return names
 
 
+NOT_RERUN = "adfort_not_rerun"
+
+
+def tag_not_rerun(nodes):
+    """Mark `nodes` (statements) as left out of a joint re-run."""
+    for node in nodes:
+        setattr(node, NOT_RERUN, True)
+
+
+def drop_not_rerun(statements):
+    """`statements` without those marked by :func:`tag_not_rerun`, at
+    every depth (modified in place; the kept top-level list returned)."""
+    from psyclone.psyir.nodes import Statement
+    kept = []
+    for stmt in statements:
+        if getattr(stmt, NOT_RERUN, False):
+            continue
+        for inner in stmt.walk(Statement):
+            if inner is not stmt and getattr(inner, NOT_RERUN, False) \
+                    and inner.parent is not None:
+                inner.detach()
+        kept.append(stmt)
+    return kept
+
+
 class Reverser:
     """Builds the two motions of a routine body.
 
@@ -83,6 +108,9 @@ class Reverser:
         # id(Loop) -> names each iteration pushes at its end
         # (adfort/iteration_values.py).
         self.pushed = {}
+        # ids of the statements a joint re-run (f_rev) leaves out, with
+        # their pushes and pops (adfort/rerun.py): tagged NOT_RERUN.
+        self.dead = set()
 
     def block(self, statements):
         """Return (recording statements, returning statements) of a block."""

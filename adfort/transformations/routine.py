@@ -11,7 +11,8 @@ request.
 
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, IntrinsicCall, Loop, Reference, Routine, Statement, WhileLoop)
+    ArrayReference, Assignment, Call, IntrinsicCall, Loop, Reference, Routine, Statement,
+    WhileLoop)
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, ScalarType
 
 from adfort.activity import active_variables
@@ -32,11 +33,12 @@ from adfort.iteration_values import pushed_per_iteration, strip_pushed
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
 from adfort.liveness import lean_recording
+from adfort.rerun import not_rerun
 from adfort.stored_values import store_costly_values
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.allocation import is_allocation, status_variables
 from adfort.transformations.base import ADReverseTrans
-from adfort.transformations.reverser import Reverser, enclosing_loop_indices
+from adfort.transformations.reverser import Reverser, drop_not_rerun, enclosing_loop_indices
 from adfort.transformations.building import _argument_symbols, _make_routine
 from adfort.transformations.building import _assumed_shape
 from adfort.extents import extent_argument, is_assumed_size, measure, measured_arguments
@@ -261,6 +263,9 @@ def reverse_work(work, spec, options, names, filename=None):
                   for key, (names, stmts) in recomputed.items()}
     conditions = candidates(work, alias)
     conditions.update(loop_candidates(work, alias, {**call_writes, **kept_writes}))
+    # What each adjoint reads, before what is computed again or pushed per
+    # iteration stands in for it (the re-run below keeps both).
+    reads_all = {key: set(names_) for key, names_ in reads.items()}
     recomputed = keep_needed(recomputed, reads, conditions, work, cheap_calls)
     reads = strip_reads(reads, work, recomputed, cheap_calls)
     conditions = strip_conditions(conditions, work, recomputed, cheap_calls)
@@ -273,10 +278,17 @@ def reverse_work(work, spec, options, names, filename=None):
     # "the rest of the array" around the call (adfort.extents).
     entry_reads = {a.name.lower() for a in arguments if spec.callee and a is not result
                    and is_assumed_size(a) and a.name.lower() in written}
-    plan = choose(conditions, lambda reevaluate: plan_taping(
-        work.children, reads, (written & own) - set(arg_names) - allocatables,
-        {**call_writes, **kept_writes}, alias, reevaluate, spec.call_restores,
-        spec.call_reads_after, fresh, entry_reads))
+    def replan(reevaluate, skipped=()):
+        return plan_taping(
+            work.children, reads, (written & own) - set(arg_names) - allocatables,
+            {**call_writes, **kept_writes}, alias, reevaluate, spec.call_restores,
+            spec.call_reads_after, fresh, entry_reads, skipped)
+    plan = choose(conditions, replan)
+    # Statements f_rev's re-run leaves out (adjoint liveness, adfort.rerun).
+    dead, rerun_exit_reads = set(), set()
+    if spec.callee and not alias and not kept_writes:
+        dead, rerun_exit_reads = _not_rerun(work, spec, reads, reads_all, call_writes, plan,
+                                            lambda skipped: replan(plan.reevaluate, skipped))
     # Before reversing (which takes statements out of `work`).
     restores = restored_on_return(work, plan, [a for a in arg_names if result is None
                                                or a != result.name.lower()])
@@ -303,6 +315,7 @@ def reverse_work(work, spec, options, names, filename=None):
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
     reverser.sequences = spec.call_sequences
+    reverser.dead = dead
     reverser.recomputed = recomputed
     reverser.pushed = pushed
     location = where(work, filename)
@@ -399,8 +412,11 @@ def reverse_work(work, spec, options, names, filename=None):
             t.top.name.lower() for t in tape_list if t.dynamic}
         reserves = {t.reserve_name.lower(): t.symbol.name.lower()
                     for t in tape_list if t.dynamic}
-        lean = lean_recording([s.copy() for s in rec_body if not _among(s, final_rec)],
-                              table, plan.exit_reads, tape_names, reserves)
+        lean = lean_recording(drop_not_rerun([s.copy() for s in rec_body
+                                              if not _among(s, final_rec)]),
+                              table, plan.exit_reads | rerun_exit_reads, tape_names, reserves,
+                              {info.unit.name.lower() for key, info in spec.calls.items()
+                               if key in cheap_calls})
     # Assumed-size arguments r_rev keeps copies of (a callee: that it
     # assigns, for its callers' copies): the recording motion measures how
     # far it assigns them (adfort.extents).
@@ -432,7 +448,7 @@ def reverse_work(work, spec, options, names, filename=None):
     _allocate_at_first_use(ret_body, [t for pool in ctx._op_adjoints.values() for t in pool
                                       if symbol_rank(t) > 0])
     if lean is not None:
-        lean += [s.copy() for s in ret_body if not _among(s, final_ret)]
+        lean += drop_not_rerun([s.copy() for s in ret_body if not _among(s, final_ret)])
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents, ctx.module_variable, ctx.attributes)
 
@@ -459,6 +475,30 @@ def reverse_work(work, spec, options, names, filename=None):
     motions.pushes = tapes.pushes_made() > 0 or any(
         getattr(c, "pushes", True) for c in spec.calls.values() if c is not None)
     return motions
+
+
+def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan):
+    """(ids of the statements f_rev's re-run leaves out, what its
+    returning part then reads on entry): see :mod:`adfort.rerun`."""
+    droppable = set()
+    for node in work.walk(Statement):
+        call = node.rhs if isinstance(node, Assignment) else node
+        info = spec.calls.get(id(call)) if isinstance(call, Call) else None
+        if id(node) in call_writes and info is not None and not info.opaque \
+                and not spec.schedule.is_split(work.name, info.unit.name):
+            droppable.add(id(node))
+    merged = {key: set(reads.get(key, ())) | reads_all.get(key, set())
+              for key in set(reads) | set(reads_all)}
+    found = {}
+
+    def checked(skipped):
+        found["plan"] = replan(skipped)
+        return found["plan"]
+    dead = not_rerun(work.children, work.symbol_table, merged, call_writes, droppable,
+                     plan, checked)
+    if not dead:
+        return set(), set()
+    return dead, found["plan"].exit_reads
 
 
 def _among(stmt, statements):
