@@ -206,8 +206,9 @@ def written_section(routine, name, callees, call_writes):
             return None
         if section is not False:
             sections.append(section)
-    if not sections or any(not (s == sections[0]) for s in sections[1:]):
-        return None   # PSyIR nodes compare by structure
+    if not sections or any(not (s == sections[0]) for s in sections[1:]) or \
+            type(sections[0]) is Reference:
+        return None   # PSyIR nodes compare by structure; or all of it
     bounds, section = dtype.shape[0], sections[0].indices[0]
     if isinstance(bounds, ArrayType.ArrayBounds) and section.start == bounds.lower \
             and section.stop == bounds.upper:
