@@ -29,6 +29,7 @@ from adfort.recompute import candidates, choose, loop_candidates
 from adfort.taping import plan_taping, restored_on_return
 from adfort.reach import written_section
 from adfort.fresh_elements import fresh_element_writes
+from adfort.handover import computed_again
 from adfort.iteration_values import pushed_per_iteration, strip_pushed
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
@@ -292,20 +293,27 @@ def reverse_work(work, spec, options, names, filename=None):
     # Before reversing (which takes statements out of `work`).
     restores = restored_on_return(work, plan, [a for a in arg_names if result is None
                                                or a != result.name.lower()])
+    # Cheap scalars set once are computed again, not handed over.
+    again, again_stmts = computed_again(work, plan.finals, written,
+                                        {**call_writes, **kept_writes}, alias, lambda name: (
+                                            getattr((spec.module_variable(name) or (0, None))[1],
+                                                    "is_constant", False)))
+    again_stmts = [s.copy() for s in again_stmts]
+    finals = [name for name in plan.finals if name not in again]
     # A local array handed over is handed over where it was ever set.
     handed = {name: written_section(work, name, spec.calls, call_writes)
-              for name in plan.finals}
+              for name in finals}
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
     # Strings go on the tape character by character: their length may be
     # known only at run time (len=*), so their room too.
     taped_names = {a.lhs.symbol.name.lower() for a in assignments if id(a) in plan.taped}
-    taped_names |= {name for _, name in plan.taped_calls} | set(plan.finals)
+    taped_names |= {name for _, name in plan.taped_calls} | set(finals)
     taped_arrays = taped_arrays or any(
         _is_character(table.lookup(name, otherwise=None)) for name in taped_names)
     dynamic = (spec.tapes is not None or bool(work.walk((Loop, WhileLoop))) or taped_arrays
                or plan.taped_arrays or plan.taped_calls or any(
-                   symbol_rank(table.lookup(n)) > 0 for n in plan.finals))
+                   symbol_rank(table.lookup(n)) > 0 for n in finals))
     tapes = spec.tapes if spec.tapes is not None else TapeSet(table, dynamic, taken)
     # Pushes sized by what the routine sets get their room where they are.
     tapes.start_routine(written_names(work.children, plan.call_writes) - {
@@ -325,10 +333,11 @@ def reverse_work(work, spec, options, names, filename=None):
         # The returning motion has its own locals: those it reads after their
         # last write are handed over through the tape.
         final_rec, final_ret = [], []
-        for name in plan.finals:
+        for name in finals:
             save, restore = tapes.save(handed[name] or Reference(table.lookup(name)))
             final_rec.extend(save)
             final_ret = restore + final_ret
+        final_ret += again_stmts
     except AdfortError as err:
         err.location = err.location or location   # at least the routine
         raise
@@ -468,7 +477,9 @@ def reverse_work(work, spec, options, names, filename=None):
                              spec.jacobian_dependents or dep,
                              spec.jacobian_independents or indep, written, taken)
     motions = RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
-    motions.exit_reads = plan.exit_reads & set(arg_names)
+    # What the statements computed again read is read on entry too.
+    motions.exit_reads = (plan.exit_reads | {r.symbol.name.lower() for stmt in again_stmts
+                                             for r in stmt.rhs.walk(Reference)}) & set(arg_names)
     motions.extents = list(extents)
     motions.restores = restores
     # Whether r_rec may push onto shared tapes (itself or through a callee).
