@@ -6,6 +6,7 @@ from adfort import __version__, naming, timing
 from adfort.errors import AdfortError
 from adfort.frontend import read_file, routines
 from adfort.layout import wrap
+from adfort.directives import apply_directives
 from adfort.reading import ReadPlan
 from adfort.transformations import ADReverseContainerTrans
 from adfort.writer import Writer
@@ -160,6 +161,9 @@ def _differentiate(path, dependents, independents, schedule, routine=None, optio
         trans.plan = plan
         trans.tape_module = tape_module
         tree = read_file(path, trans.preprocessing, plan)
+        # !$adfort split / joint in the sources refine the schedule.
+        schedule = apply_directives(schedule, [(p, plan.loaded(p))
+                                               for p in [path] + list(extra_files)])
         if routine is None:
             routine = choose_routine(tree, variables, path)
         result = trans.apply(tree, routine, list(dependents), list(independents),
