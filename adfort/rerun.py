@@ -150,6 +150,8 @@ def dead_statements(statements, table, reads, call_writes, droppable_calls):
     names = set()
     for stmt in statements:
         names |= _names(stmt)
+    for written in call_writes.values():
+        names |= set(written)
     lasting = {n for n in names
                if not _local(table.lookup(n, otherwise=None))
                and not getattr(table.lookup(n, otherwise=None), "is_argument", False)}

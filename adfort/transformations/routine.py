@@ -495,7 +495,9 @@ def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan):
     for node in work.walk(Statement):
         call = node.rhs if isinstance(node, Assignment) else node
         info = spec.calls.get(id(call)) if isinstance(call, Call) else None
+        # Not a call that changes module variables (they outlive it).
         if id(node) in call_writes and info is not None and not info.opaque \
+                and not info.module_writes \
                 and not spec.schedule.is_split(work.name, info.unit.name):
             droppable.add(id(node))
     merged = {key: set(reads.get(key, ())) | reads_all.get(key, set())
