@@ -27,6 +27,8 @@ _CALL = re.compile(r"^\s*(?:\d+\s+)?(?:if\s*\(.*\)\s*)?call\s+(?P<name>\w+)", re
 _ROUTINE = re.compile(r"^\s*(?:[\w\s(),=*]*\s)?(?:subroutine|function)\s+(?P<name>\w+)",
                       re.IGNORECASE)
 _COMMENT = re.compile(r"^\s*!|^[cC*]")
+_ANY = re.compile(r"^\s*[!cC*]\$adfort\b\s*(?P<word>[\w-]*)", re.IGNORECASE)
+_KNOWN = ("split", "joint", "passive")
 
 
 def _put(table, key, choice, place):
@@ -69,6 +71,13 @@ def schedule_directives(raw, source, fixed, path):
     for number, line in enumerate(lines, start=1):
         match = _DIRECTIVE.match(line)
         if not match:
+            other = _ANY.match(line)
+            if other is not None and other.group("word").lower() not in _KNOWN:
+                # Never ignore a directive silently: the user expects it to act.
+                raise AdfortError(
+                    f"'!$adfort {other.group('word')}' is not a directive adfort knows "
+                    f"(it knows {', '.join(_KNOWN)}): remove it or correct it",
+                    f"{path}:{number}")
             continue
         choice, place = match.group("choice").lower(), f"{path}:{number}"
         listed = [n for n in re.split(r"[\s,]+", match.group("names")) if n]
