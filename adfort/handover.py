@@ -18,8 +18,9 @@ on the tape.
 import re
 
 from psyclone.psyir.nodes import (
-    Assignment, BinaryOperation, CodeBlock, DataNode, IntrinsicCall, Literal, Loop, Reference,
-    Schedule)
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, DataNode, IfBlock,
+    IntrinsicCall, Literal, Loop, Reference, Schedule)
+from psyclone.psyir.symbols import ArrayType, AutomaticInterface, DataSymbol
 
 from adfort.iterations import _MAX_REAL_NODES, _local_scalar
 from adfort.recompute import condition_reads
@@ -100,3 +101,132 @@ def _reads_available(setter, once, candidates, finals, written, table, constant)
             continue   # set once before: computed again first, or handed over
         return False
     return True
+
+
+def arrays_computed_again(routine, finals, again, written, call_writes, alias, constant=None):
+    """(names, loops): the handed-over local arrays of `finals` that one
+    top-level DO loop sets from cheap formulas, computed again by a copy of
+    that loop (holding only their statements) at the returning motion's
+    start instead of being handed over whole.
+
+    An array qualifies when every write of it is ``a(i) = formula`` in that
+    loop (``i`` its index; unit step; IFs allowed), no call, pointer or I/O
+    statement reaches it, and each formula, condition and bound reads only
+    the index, constants, arguments the routine never changes, scalars set
+    once before the loop and computed again or handed over (`again`,
+    `finals`), and other such arrays (``b(k) = 1 - a(k) - c(k)``): the
+    coefficients of a column's tridiagonal system.
+
+    :param again: names of the scalars :func:`computed_again` computes again.
+    :returns: (set of names, list of Loop copies in source order).
+    """
+    if alias or not finals:
+        return set(), []
+    table = routine.symbol_table
+    constant = constant or (lambda name: False)
+    opaque = " ".join(str(n).lower() for b in routine.walk(CodeBlock)
+                      for n in b.parse_tree_nodes)
+    by_calls = set().union(*call_writes.values()) if call_writes else set()
+    before = {}   # scalar set once at the top level -> its position
+    for stmt in routine.children:
+        if isinstance(stmt, Assignment) and type(stmt.lhs) is Reference:
+            before.setdefault(stmt.lhs.symbol.name.lower(), stmt.position)
+    found, loops = set(), []
+    for loop in routine.children:
+        # (Its index is set by the copy: not if the returning motion
+        # receives its value.)
+        if not _plain_loop(loop) or loop.variable.name.lower() in finals:
+            continue
+        index = loop.variable.name.lower()
+        writes = {}
+        for assign in loop.loop_body.walk(Assignment):
+            writes.setdefault(assign.lhs.symbol.name.lower(), []).append(assign)
+        arrays = {n for n, assigns in writes.items()
+                  if n in finals and _local_array(table.lookup(n, otherwise=None))
+                  and n not in by_calls and n not in opaque
+                  and all(_indexed_by(a, index) for a in assigns)
+                  and sum(1 for a in routine.walk(Assignment)
+                          if a.lhs.symbol.name.lower() == n) == len(assigns)}
+
+        def available(name, arrays=arrays):
+            symbol = table.lookup(name, otherwise=None)
+            if name == index or name in arrays or getattr(symbol, "is_constant", False) \
+                    or constant(name):
+                return True
+            if getattr(symbol, "is_argument", False) and name not in written:
+                return True
+            return (name in again or name in finals) and name in before \
+                and before[name] < loop.position and name not in writes
+
+        bounds = [loop.start_expr, loop.stop_expr]
+        if any(condition_reads(b) is None or not all(available(n) for n in condition_reads(b))
+               for b in bounds):
+            continue
+        while arrays:   # drop arrays whose formulas read what is not there
+            dropped = set()
+            for name in arrays:
+                for assign in writes[name]:
+                    reads = condition_reads(assign.rhs)
+                    guards = _guard_reads(assign, loop)
+                    if reads is None or guards is None or not all(
+                            available(n) for n in reads | guards):
+                        dropped.add(name)
+                        break
+            if not dropped:
+                break
+            arrays -= dropped
+        if arrays:
+            loops.append(_only(loop, arrays))
+            found |= arrays
+    return found, loops
+
+
+def _plain_loop(node):
+    """A DO loop of unit step holding only assignments and IFs (no ELSE)."""
+    if not isinstance(node, Loop) or not (isinstance(node.step_expr, Literal)
+                                          and node.step_expr.value == "1"):
+        return False
+    return all(isinstance(s, (Assignment, IfBlock)) and not s.walk((Call, CodeBlock, Loop))
+               for s in node.loop_body.children) and \
+        all(b.else_body is None for b in node.loop_body.walk(IfBlock))
+
+
+def _local_array(symbol):
+    return (isinstance(symbol, DataSymbol) and isinstance(symbol.interface, AutomaticInterface)
+            and isinstance(symbol.datatype, ArrayType) and symbol.initial_value is None
+            and not getattr(symbol.datatype, "is_allocatable", False))
+
+
+def _indexed_by(assign, index):
+    """``a(i) = …`` with `i` the loop's index, not through a pointer."""
+    lhs = assign.lhs
+    return (isinstance(lhs, ArrayReference) and len(lhs.indices) == 1
+            and type(lhs.indices[0]) is Reference
+            and lhs.indices[0].symbol.name.lower() == index and not assign.is_pointer)
+
+
+def _guard_reads(assign, loop):
+    """Names the IF conditions around `assign` inside `loop` read (None if
+    one is not cheap)."""
+    names, node = set(), assign.parent
+    while node is not None and node is not loop:
+        if isinstance(node, IfBlock):
+            reads = condition_reads(node.condition)
+            if reads is None:
+                return None
+            names |= reads
+        node = node.parent
+    return names
+
+
+def _only(loop, arrays):
+    """A copy of `loop` holding only the statements that set `arrays` (and
+    the IFs around them)."""
+    copy = loop.copy()
+    for assign in copy.loop_body.walk(Assignment):
+        if assign.lhs.symbol.name.lower() not in arrays:
+            assign.detach()
+    for block in reversed(copy.loop_body.walk(IfBlock)):
+        if not block.if_body.children:
+            block.detach()
+    return copy

@@ -194,3 +194,17 @@ def test_cheap_scalars_set_once_are_computed_again_not_handed_over():
     for again in ("tc = t - t0c", "es = 6.112_wp * exp_value", "rh = e / es",
                   "rhpc = 100.0_wp * rh"):
         assert again in ret, ret
+
+
+def test_coefficient_arrays_one_loop_sets_are_computed_again_not_handed_over():
+    # diffuse_column under split: a, b, c (the tridiagonal coefficients,
+    # set in one loop from kz, s and the index) are computed again by a copy
+    # of that loop at the start of the returning motion; rhs (a copy of t,
+    # which the solver then overwrites) is still handed over.
+    text = differentiate_file(str(BENCH / "vertical_diffusion_thomas.f90"), ["cost"],
+                              ["kz", "tr"], SplitReversalSchedule(), routine="vdiff_cost")[0]
+    rec, ret = _part(text, "diffuse_column_rec"), _part(text, "diffuse_column_ret")
+    handed = set(re.findall(r"value_tape_top \+ size\((\w+)\)\) = (\w+)\n", rec, re.I))
+    assert handed == {("rhs", "rhs")}, rec
+    loop = ret[ret.index("do k = 1, nlev"):ret.index("enddo")]
+    assert "b(k) = 1.0_wp - a(k) - c(k)" in loop and "rhs" not in loop, ret

@@ -29,7 +29,7 @@ from adfort.recompute import candidates, choose, loop_candidates
 from adfort.taping import plan_taping, restored_on_return
 from adfort.reach import written_section
 from adfort.fresh_elements import fresh_element_writes
-from adfort.handover import computed_again
+from adfort.handover import arrays_computed_again, computed_again
 from adfort.iteration_values import pushed_per_iteration, strip_pushed
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
@@ -294,11 +294,17 @@ def reverse_work(work, spec, options, names, filename=None):
     restores = restored_on_return(work, plan, [a for a in arg_names if result is None
                                                or a != result.name.lower()])
     # Cheap scalars set once are computed again, not handed over.
+    def module_constant(name):
+        return getattr((spec.module_variable(name) or (0, None))[1], "is_constant", False)
     again, again_stmts = computed_again(work, plan.finals, written,
-                                        {**call_writes, **kept_writes}, alias, lambda name: (
-                                            getattr((spec.module_variable(name) or (0, None))[1],
-                                                    "is_constant", False)))
+                                        {**call_writes, **kept_writes}, alias, module_constant)
     again_stmts = [s.copy() for s in again_stmts]
+    # So are local arrays one loop sets from cheap formulas (coefficients).
+    arrays, loops = arrays_computed_again(work, plan.finals, again, written,
+                                          {**call_writes, **kept_writes}, alias,
+                                          module_constant)
+    again |= arrays
+    again_stmts += loops
     finals = [name for name in plan.finals if name not in again]
     # A local array handed over is handed over where it was ever set.
     handed = {name: written_section(work, name, spec.calls, call_writes)
@@ -479,7 +485,7 @@ def reverse_work(work, spec, options, names, filename=None):
     motions = RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
     # What the statements computed again read is read on entry too.
     motions.exit_reads = (plan.exit_reads | {r.symbol.name.lower() for stmt in again_stmts
-                                             for r in stmt.rhs.walk(Reference)}) & set(arg_names)
+                                             for r in stmt.walk(Reference)}) & set(arg_names)
     motions.extents = list(extents)
     motions.restores = restores
     # Whether r_rec may push onto shared tapes (itself or through a callee).
