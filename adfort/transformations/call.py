@@ -292,8 +292,10 @@ def reverse_call(call, reverser, target=None):
                     for s in restore]
             ret += [s.copy() for s in kept] + _undo_pops(kept, reverser.tapes)
         if id(stmt) in reverser.dead:
-            # f_rev needs no inputs put back: the re-run leaves the call out.
-            tag_not_rerun([s for s in rec if not _among(s, keep_rec)] + ret + ret_after)
+            # The re-run leaves the call out: no inputs to put back for
+            # f_rev.  What the caller saves around the call stays: f_rev
+            # may change those arguments too (the results its adjoint reads).
+            tag_not_rerun([stmt] + [s for save, restore in inputs for s in save + restore])
         ret = clears + ret + prologue + [_generated_call(info, "rev", with_adjoints, location)] + epilogue
     ret = keep_ret + ret + ret_after
     reverser.comment(ret, text)
@@ -454,7 +456,3 @@ class ADReverseCallTrans(ADReverseTrans):
         """Return the (recording, returning) statements of `node`."""
         self.validate(node)
         return reverse_call(node, reverser, target)
-
-
-def _among(stmt, statements):
-    return any(stmt is other for other in statements)
