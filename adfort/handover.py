@@ -104,21 +104,24 @@ def _reads_available(setter, once, candidates, finals, written, table, constant)
 
 
 def arrays_computed_again(routine, finals, again, written, call_writes, alias, constant=None):
-    """(names, loops): the handed-over local arrays of `finals` that one
-    top-level DO loop sets from cheap formulas, computed again by a copy of
-    that loop (holding only their statements) at the returning motion's
-    start instead of being handed over whole.
+    """(names, statements): the handed-over local arrays of `finals` that
+    one top-level DO loop sets from cheap formulas, computed again at the
+    returning motion's start (by copies of their statements: the element
+    writes before the loop, then the loop holding only theirs) instead of
+    being handed over whole.
 
     An array qualifies when every write of it is ``a(i) = formula`` in that
-    loop (``i`` its index; unit step; IFs allowed), no call, pointer or I/O
-    statement reaches it, and each formula, condition and bound reads only
-    the index, constants, arguments the routine never changes, scalars set
-    once before the loop and computed again or handed over (`again`,
-    `finals`), and other such arrays (``b(k) = 1 - a(k) - c(k)``): the
-    coefficients of a column's tridiagonal system.
+    loop (``i`` its index; unit step; IFs allowed) or an element write at
+    the top level before it (``cp(1) = c(1)/b(1)``), no call, pointer or
+    I/O statement reaches it, and each formula, condition and bound reads
+    only the index, constants, arguments the routine never changes, scalars
+    set once before and computed again or handed over (`again`, `finals`),
+    other such arrays and scalars only the loop sets by such formulas
+    (``den = b(k) - a(k)*cp(k-1)``): a column's tridiagonal coefficients and
+    the Thomas algorithm's forward sweep.
 
     :param again: names of the scalars :func:`computed_again` computes again.
-    :returns: (set of names, list of Loop copies in source order).
+    :returns: (set of names, list of statement copies in source order).
     """
     if alias or not finals:
         return set(), []
@@ -127,58 +130,88 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
     opaque = " ".join(str(n).lower() for b in routine.walk(CodeBlock)
                       for n in b.parse_tree_nodes)
     by_calls = set().union(*call_writes.values()) if call_writes else set()
-    before = {}   # scalar set once at the top level -> its position
+    loop_indices = {loop.variable.name.lower() for loop in routine.walk(Loop)}
+    count = {}
+    for assign in routine.walk(Assignment):
+        name = assign.lhs.symbol.name.lower()
+        count[name] = count.get(name, 0) + 1
+    # Scalars set once, at the top level: their value holds from there on.
+    once = {}
     for stmt in routine.children:
         if isinstance(stmt, Assignment) and type(stmt.lhs) is Reference:
-            before.setdefault(stmt.lhs.symbol.name.lower(), stmt.position)
-    found, loops = set(), []
+            name = stmt.lhs.symbol.name.lower()
+            if count[name] == 1 and name not in by_calls and name not in loop_indices:
+                once[name] = stmt.position
+    found, copies = set(), []
     for loop in routine.children:
         # (Its index is set by the copy: not if the returning motion
         # receives its value.)
         if not _plain_loop(loop) or loop.variable.name.lower() in finals:
             continue
         index = loop.variable.name.lower()
-        writes = {}
+        inside, ahead = {}, {}
         for assign in loop.loop_body.walk(Assignment):
-            writes.setdefault(assign.lhs.symbol.name.lower(), []).append(assign)
-        arrays = {n for n, assigns in writes.items()
-                  if n in finals and _local_array(table.lookup(n, otherwise=None))
-                  and n not in by_calls and n not in opaque
-                  and all(_indexed_by(a, index) for a in assigns)
-                  and sum(1 for a in routine.walk(Assignment)
-                          if a.lhs.symbol.name.lower() == n) == len(assigns)}
+            inside.setdefault(assign.lhs.symbol.name.lower(), []).append(assign)
+        for stmt in routine.children[:loop.position]:
+            if isinstance(stmt, Assignment) and isinstance(stmt.lhs, ArrayReference):
+                ahead.setdefault(stmt.lhs.symbol.name.lower(), []).append(stmt)
 
-        def available(name, arrays=arrays):
+        def eligible(name):
+            return name not in by_calls and name not in opaque and name != index
+        arrays = {n for n, assigns in inside.items()
+                  if n in finals and eligible(n)
+                  and _local_array(table.lookup(n, otherwise=None))
+                  and all(_indexed_by(a, index) for a in assigns)
+                  and count[n] == len(assigns) + len(ahead.get(n, ()))}
+        temporaries = {n for n, assigns in inside.items()
+                       if eligible(n) and _local_scalar(table.lookup(n, otherwise=None))
+                       and count[n] == len(assigns)
+                       and all(type(a.lhs) is Reference for a in assigns)}
+        chosen = arrays | temporaries
+
+        def available(name, position):
             symbol = table.lookup(name, otherwise=None)
-            if name == index or name in arrays or getattr(symbol, "is_constant", False) \
+            if name == index or name in chosen or getattr(symbol, "is_constant", False) \
                     or constant(name):
                 return True
             if getattr(symbol, "is_argument", False) and name not in written:
                 return True
-            return (name in again or name in finals) and name in before \
-                and before[name] < loop.position and name not in writes
+            return (name in again or name in finals) and once.get(name, position) < position
+
+        def reads_of(stmt):
+            reads = condition_reads(stmt.rhs)
+            lhs = {r.symbol.name.lower() for r in stmt.lhs.walk(Reference) if r is not stmt.lhs}
+            guards = _guard_reads(stmt, loop) if stmt.parent is not routine else set()
+            if reads is None or guards is None or (stmt.parent is routine and not all(
+                    condition_reads(i) is not None for i in stmt.lhs.indices)):
+                return None
+            return reads | guards | lhs
 
         bounds = [loop.start_expr, loop.stop_expr]
-        if any(condition_reads(b) is None or not all(available(n) for n in condition_reads(b))
+        if any(condition_reads(b) is None or not all(available(n, loop.position)
+                                                     for n in condition_reads(b))
                for b in bounds):
             continue
-        while arrays:   # drop arrays whose formulas read what is not there
+        while chosen:   # drop what reads what is not there
             dropped = set()
-            for name in arrays:
-                for assign in writes[name]:
-                    reads = condition_reads(assign.rhs)
-                    guards = _guard_reads(assign, loop)
-                    if reads is None or guards is None or not all(
-                            available(n) for n in reads | guards):
+            for name in chosen:
+                for stmt in inside[name] + ahead.get(name, []):
+                    position = stmt.position if stmt.parent is routine else loop.position
+                    reads = reads_of(stmt)
+                    if reads is None or not all(available(n, position) for n in reads):
                         dropped.add(name)
                         break
             if not dropped:
                 break
-            arrays -= dropped
+            chosen -= dropped
+        arrays &= chosen
         if arrays:
-            loops.append(_only(loop, arrays))
+            copies += [s.copy() for s in routine.children[:loop.position]
+                       if isinstance(s, Assignment) and isinstance(s.lhs, ArrayReference)
+                       and s.lhs.symbol.name.lower() in arrays]
+            copies.append(_only(loop, chosen))
             found |= arrays
-    return found, loops
+    return found, copies
 
 
 def _plain_loop(node):

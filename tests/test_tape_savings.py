@@ -208,3 +208,9 @@ def test_coefficient_arrays_one_loop_sets_are_computed_again_not_handed_over():
     assert handed == {("rhs", "rhs")}, rec
     loop = ret[ret.index("do k = 1, nlev"):ret.index("enddo")]
     assert "b(k) = 1.0_wp - a(k) - c(k)" in loop and "rhs" not in loop, ret
+    # The Thomas solver's forward sweep (cp(1), dp(1), then den, cp(k),
+    # dp(k) in one loop, from its unchanged arguments) is run again by its
+    # returning motion: it hands nothing over.
+    solver_rec, solver_ret = _part(text, "tridiag_solve_rec"), _part(text, "tridiag_solve_ret")
+    assert "value_tape" not in solver_rec, solver_rec
+    assert "cp(1) = c(1) / b(1)" in solver_ret and "den = b(k) - a(k) * cp(k - 1)" in solver_ret
