@@ -1,0 +1,119 @@
+"""Values the returning motion computes again instead of receiving them on
+the tape (adfort/handover.py): cases at the edge of what may be computed
+again, checked against finite differences under both schedules (the
+benchmarks/ kernels and test_tape_savings show what is left off the
+tape)."""
+
+import shutil
+
+import pytest
+
+import harness
+
+needs_gfortran = pytest.mark.skipif(shutil.which("gfortran") is None, reason="no gfortran")
+
+CASES = {
+    # The coefficient loop reads s, which is set again after it: the final
+    # value the recording hands over is not the one the loop read.
+    "coefficients_scale_reset.f90": """\
+        ! adfort: routine=implicit_step dep=t indep=t,kz
+        ! adfort: init n=9 dt=300.0 kz=1:5 t=260:300
+        module column_scale_reset
+          implicit none
+          integer, parameter :: dp = kind(1.0d0)
+        contains
+          subroutine implicit_step(n, dt, kz, t)
+            integer, intent(in) :: n
+            real(dp), intent(in) :: dt, kz(0:n)
+            real(dp), intent(inout) :: t(n)
+            real(dp) :: a(n), b(n), c(n), cp(n), dq(n), den, s
+            integer :: k
+            s = dt/50.0_dp**2
+            do k = 1, n
+              a(k) = -s*kz(k-1)
+              c(k) = -s*kz(k)
+              if (k == 1) a(k) = 0.0_dp
+              if (k == n) c(k) = 0.0_dp
+              b(k) = 1.0_dp - a(k) - c(k)
+            end do
+            s = 2.0_dp*s
+            cp(1) = c(1)/b(1)
+            dq(1) = t(1)/b(1)
+            do k = 2, n
+              den = b(k) - a(k)*cp(k-1)
+              cp(k) = c(k)/den
+              dq(k) = (t(k) - a(k)*dq(k-1))/den
+            end do
+            t(n) = dq(n)
+            do k = n - 1, 1, -1
+              t(k) = dq(k) - cp(k)*t(k+1)
+            end do
+            t = t*(1.0_dp + 1.0e-3_dp*s)
+          end subroutine implicit_step
+        end module column_scale_reset
+        """,
+    # Coefficients from the state the routine then overwrites (not an
+    # unchanged argument): they must stay on the tape.
+    "coefficients_from_state.f90": """\
+        ! adfort: routine=nonlinear_step dep=t indep=t
+        ! adfort: init n=7 t=0.5:2
+        module column_from_state
+          implicit none
+          integer, parameter :: dp = kind(1.0d0)
+        contains
+          subroutine nonlinear_step(n, t)
+            integer, intent(in) :: n
+            real(dp), intent(inout) :: t(n)
+            real(dp) :: a(n), b(n), w
+            integer :: k
+            do k = 1, n
+              a(k) = 0.1_dp*t(k)**2
+              b(k) = 1.0_dp + a(k)
+            end do
+            do k = 1, n
+              t(k) = t(k)/b(k)
+            end do
+            w = 0.0_dp
+            do k = 1, n
+              w = w + a(k)*t(k)
+            end do
+            t(1) = t(1) + w
+          end subroutine nonlinear_step
+        end module column_from_state
+        """,
+    # A forward sweep whose temporary is also set outside its loop: not
+    # computed again (the copy would not reproduce it).
+    "sweep_temporary_set_twice.f90": """\
+        ! adfort: routine=sweep dep=x indep=d,b
+        ! adfort: init n=6 b=2:3 d=-1:1
+        module sweep_twice
+          implicit none
+          integer, parameter :: dp = kind(1.0d0)
+        contains
+          subroutine sweep(n, b, d, x)
+            integer, intent(in) :: n
+            real(dp), intent(in) :: b(n), d(n)
+            real(dp), intent(out) :: x(n)
+            real(dp) :: g(n), r
+            integer :: k
+            r = 0.5_dp
+            g(1) = d(1)/b(1)
+            do k = 2, n
+              r = 0.5_dp/(b(k) - 0.5_dp*r)
+              g(k) = (d(k) - 0.5_dp*g(k-1))*r
+            end do
+            x(n) = g(n)
+            do k = n - 1, 1, -1
+              x(k) = g(k) - r*x(k+1)
+            end do
+          end subroutine sweep
+        end module sweep_twice
+        """,
+}
+
+
+@needs_gfortran
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_computed_again_at_the_edges(tmp_path, name, schedule):
+    harness.check_source(tmp_path, name, CASES[name], schedule)
