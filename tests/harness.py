@@ -618,10 +618,28 @@ def parse_signature(path: Path, routine: Optional[str] = None,
             constants[cname] = writer(csym.initial_value)
             todo += [n for n in _idents(constants[cname]) if n not in
                      constants]
-    kind_names |= bound_names
+    kind_names |= bound_names | set(constants)
     kind_names -= arg_names
+
+    def dependency_order(names):
+        # A constant after the constants its value names (NGP = NLON*NLAT
+        # with NLON = IX from an included header).
+        ordered, seen = [], set()
+
+        def visit(name):
+            if name in seen:
+                return
+            seen.add(name)
+            for dep in sorted(_idents(constants.get(name, ""))):
+                if dep in names:
+                    visit(dep)
+            ordered.append(name)
+        for name in sorted(names):
+            visit(name)
+        return ordered
+
     use_lines, decl_lines = [], []
-    for kname in sorted(kind_names):
+    for kname in dependency_order(kind_names):
         try:
             ksym = node.symbol_table.lookup(kname)
         except KeyError:
