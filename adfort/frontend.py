@@ -24,6 +24,7 @@ from adfort.exprs import INTEGER_TYPE
 from adfort.restructure import restructure
 from adfort.units import map_outside_strings, split_comment
 from adfort.forall import lower_forall
+from adfort.associate import lower_associate
 from adfort.reading import (  # noqa: F401 (API)
     fixed_form_columns, form_hint, is_fixed_form, load)
 
@@ -55,6 +56,10 @@ def _read_file(path, preprocessing, plan):
     origin = loaded.origin
     source, dropped = plan.prune(path, loaded) if plan is not None else (loaded.source, {})
     source = rewrite_specifications(source, fixed)
+    try:
+        source = lower_associate(source, fixed, path)
+    except AdfortError as err:
+        raise _relocated(err, origin) from None
     # GO TO, RETURN, statement functions…: the units using them are
     # rewritten, with an origin for the lines of the rewritten text.
     try:

@@ -4,11 +4,23 @@ optimisation libraries): each case is a small source with ``adfort:``
 metadata checked against finite differences under both schedules, or,
 for messages, a command-line check."""
 
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
 import harness
+from test_cli import assert_clean_failure
+
+
+def run(args, cwd):
+    """The command line of this checkout (``python -m adfort`` run from
+    another directory would import the installed package)."""
+    env = dict(os.environ, PYTHONPATH=str(harness.REPO_ROOT))
+    return subprocess.run([sys.executable, "-m", "adfort"] + args, cwd=cwd,
+                          capture_output=True, text=True, env=env)
 
 needs_gfortran = pytest.mark.skipif(shutil.which("gfortran") is None, reason="no gfortran")
 SCHEDULES = ["split", "joint"]
@@ -42,6 +54,117 @@ CASES = {
               ENDDO
               END
         """,
+    # Noah-MP (SoilWaterSupercoolKoren99Mod.F90) and CTSM open their
+    # routines with ASSOCIATE blocks naming derived-type components: it was
+    # refused.  Nested constructs, a name assigned through, a keyword
+    # argument spelled like an associate name, a component named so.
+    "associate_components.f90": """\
+        ! adfort: routine=top dep=y,z indep=x
+        ! adfort: init n=4 x=0.5:1.5
+        module types
+          implicit none
+          type :: par_t
+            real(8) :: b(4), c
+            real(8) :: scale
+          end type par_t
+          type :: state_t
+            type(par_t) :: par
+            real(8) :: acc(4)
+          end type state_t
+        end module types
+        module m
+          use types
+          implicit none
+        contains
+          subroutine scaled(v, scale, w)
+            real(8), intent(in) :: v, scale
+            real(8), intent(out) :: w
+            w = scale*v
+          end subroutine scaled
+          subroutine top(n, x, y, z)
+            integer, intent(in) :: n
+            real(8), intent(in) :: x(n)
+            real(8), intent(out) :: y(n), z
+            type(state_t) :: st
+            integer :: i
+            real(8) :: w
+            st%par%b = (/ 1.5d0, 2.0d0, 2.5d0, 3.0d0 /)
+            st%par%c = 0.25d0
+            st%par%scale = 2.0d0
+            associate(b => st%par%b, acc => st%acc, &
+                      c => st%par%c)   ! comment with b and acc
+              acc = 0.0d0
+              outer: associate (par => st%par)
+                do i = 1, n
+                  call scaled(x(i)**b(i), scale=par%scale, w=w)
+                  acc(i) = acc(i) + w*c
+                  y(i) = acc(i)*x(i)
+                end do
+              end associate outer
+              z = sum(acc)
+            end associate
+          end subroutine top
+        end module m
+        """,
+    # A default-real literal leading an expression of another kind: the
+    # partial of x**2.0 took 1.0 and 0.0 (default kind) for MERGE's
+    # arguments next to real(8) values (generated code did not compile).
+    "pow_real_exponent_mixed_kind.f90": """\
+        ! adfort: routine=f dep=y indep=x
+        ! adfort: init x=0.5:1.5
+        module m
+          implicit none
+          integer, parameter :: rk = 8
+          real(kind=rk), parameter :: ck = 8.0
+        contains
+          subroutine f(x, y)
+            real(kind=rk), intent(in) :: x
+            real(kind=rk), intent(out) :: y
+            y = ((1.0 + ck*x)**2.0) * (0.5/x)**1.5
+          end subroutine f
+        end module m
+        """,
+    # A local of a derived type whose allocatable components the routine
+    # allocates and fills, given to a callee (a Noah-MP driver's
+    # noahmp%water%param%…): the returning motion read them unallocated and
+    # "deallocated" the variable itself (did not compile).
+    "local_type_allocatable_components.f90": """\
+        ! adfort: routine=drv dep=y indep=x
+        ! adfort: init x=0.5:1.5
+        module types
+          implicit none
+          type :: par_t
+            real(8), allocatable :: c(:)
+          end type par_t
+          type :: model_t
+            type(par_t) :: par
+            integer, allocatable :: idx(:)
+          end type model_t
+        end module types
+        module m
+          use types
+          implicit none
+        contains
+          subroutine callee(p, x, y)
+            type(model_t), intent(inout) :: p
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            y = p%par%c(p%idx(2))*x**2 + sin(p%par%c(3)*x)
+            p%idx(1) = 1
+          end subroutine callee
+          subroutine drv(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            type(model_t) :: p
+            allocate(p%par%c(3), p%idx(2))
+            p%par%c = (/ 1d0, 2d0, 3d0 /)
+            p%idx = (/ 3, 2 /)
+            call callee(p, x, y)
+            y = y + p%par%c(p%idx(1))*x
+            deallocate(p%idx)
+          end subroutine drv
+        end module m
+        """,
 }
 
 
@@ -50,3 +173,20 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_round2_idiom_matches_finite_differences(tmp_path, name, schedule):
     harness.check_source(tmp_path, name, CASES[name], schedule)
+
+
+def test_associate_with_an_expression_is_a_clear_error(tmp_path):
+    """An associate name for an expression (a value fixed when the
+    construct starts) is refused at its line, naming it."""
+    src = tmp_path / "assoc.f90"
+    src.write_text(
+        "subroutine s(x, y)\n"
+        "  real(8), intent(in) :: x(3)\n"
+        "  real(8), intent(out) :: y\n"
+        "  associate(t => 2*x(1))\n"
+        "    y = t*x(2)\n"
+        "  end associate\n"
+        "end subroutine s\n")
+    result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(result, tmp_path, "assoc.f90:4:", "ASSOCIATE of 't' to '2*x(1)'",
+                         "use a local variable for 't'")
