@@ -652,13 +652,16 @@ def parse_signature(path: Path, routine: Optional[str] = None,
                       if orig.lower() != ksym.name.lower() else ksym.name)
             use_lines.append(f"use {ksym.interface.container_symbol.name}, "
                              f"only: {rename}")
-        elif module is not None and ksym.find_symbol_table(node) is not \
-                node.symbol_table:
-            use_lines.append(f"use {module}, only: {ksym.name}")
-        elif ksym.is_unresolved:
-            # From a USE without ONLY: the routine's own, else its module's.
-            wildcards = [c.name for c in node.symbol_table.containersymbols
-                         if c.wildcard_import]
+        elif ksym.is_unresolved or (module is not None and ksym.find_symbol_table(node)
+                                    is not node.symbol_table):
+            # From a USE without ONLY (the routine's own, else its
+            # module's: a module PRIVATE by default, as NEMO's, does not
+            # pass it on), or declared in the module.
+            scope = ksym.find_symbol_table(node) or node.symbol_table
+            wildcards = []
+            while ksym.is_unresolved and scope is not None and not wildcards:
+                wildcards = [c.name for c in scope.containersymbols if c.wildcard_import]
+                scope = scope.parent_symbol_table()
             use_lines += [f"use {name}" for name in wildcards] or (
                 [f"use {module}, only: {ksym.name}"] if module is not None else [])
         elif ksym.is_constant:

@@ -165,6 +165,51 @@ CASES = {
           end subroutine drv
         end module m
         """,
+    # NEMO 4.2 eos_fzp_2d_t: REAL(wp), DIMENSION(A2D_T(kttf)) is an
+    # assumed-shape dummy with lower bounds, ``(ntsi-nn_hls-1)*kttf+1:``;
+    # r_rev's copy of it (an intent(out) dependent) was declared with that
+    # spec, not allocatable (did not compile).
+    "assumed_shape_lower_bounds.f90": """\
+        ! adfort: routine=fzp dep=ptf indep=psal
+        ! adfort: init n=4 m=3 kttf=0 psal=30:38
+        ! adfort: shape ptf=n,m
+        module fzp_mod
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+          integer :: ntsi = 2, nn_hls = 1
+        contains
+          subroutine fzp(n, m, psal, ptf, kttf)
+            integer, intent(in) :: n, m, kttf
+            real(wp), intent(in) :: psal(n, m)
+            real(wp), dimension((ntsi-nn_hls-1)*kttf+1:, 0*kttf+1:), intent(out) :: ptf
+            integer :: ji, jj
+            do jj = 1, m
+              do ji = 1, n
+                ptf(ji, jj) = sqrt(psal(ji, jj))*psal(ji, jj)*1.0e-3_wp
+              end do
+            end do
+            ptf(:, :) = ptf(:, :) - 0.0575_wp*psal(:, :)
+          end subroutine fzp
+        end module fzp_mod
+        """,
+    # A dummy argument named like its module (MINPACK's 'm' in a module
+    # m), with a kind from the module: the generated routines tried to
+    # USE m inside a scope where m is the dummy (internal error).
+    "dummy_named_like_module.f90": """\
+        ! adfort: routine=resid dep=f indep=x
+        ! adfort: init m=3 x=0.5:1.5
+        module m
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+        contains
+          subroutine resid(m, x, f)
+            integer, intent(in) :: m
+            real(wp), intent(in) :: x(m)
+            real(wp), intent(out) :: f(m)
+            f = x**2*m - 1.0_wp
+          end subroutine resid
+        end module m
+        """,
 }
 
 

@@ -10,6 +10,7 @@ from psyclone.psyir.symbols import (
     ImportInterface, ScalarType, Symbol, NoType, RoutineSymbol, UnsupportedFortranType)
 
 from adfort import naming
+from adfort.arrays import is_assumed_extent
 from adfort.derived import is_derived
 from adfort.pointers import restore_attributes
 from adfort.symbols import constant_copy
@@ -128,6 +129,12 @@ def _name_outer_symbols(routine, origin=None):
             if found is not None and found[1].visibility == Symbol.Visibility.PRIVATE:
                 # A private constant cannot be imported: the generated
                 # module declares its own copy, the name resolves to it.
+                found = None
+            if found is not None and not isinstance(
+                    table.lookup(found[0], otherwise=None), (ContainerSymbol, type(None))):
+                # The routine has a variable named like the module (a dummy
+                # 'm' in module m): it cannot USE it; the name comes from
+                # the generated module's own USE of the module.
                 found = None
             if found is not None:
                 container = table.lookup(found[0], otherwise=None)
@@ -261,7 +268,7 @@ def _deferred(dtype):
 def _assumed_shape(symbol):
     dtype = symbol.datatype
     return isinstance(dtype, ArrayType) and any(
-        extent == ArrayType.Extent.ATTRIBUTE for extent in dtype.shape)
+        is_assumed_extent(extent) for extent in dtype.shape)
 
 
 def _assumed_size(symbol):
