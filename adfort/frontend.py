@@ -731,9 +731,49 @@ def unlabel_do_loops(source, fixed_form):
         if _CONTINUE.match(statement):
             text = ends
         else:
-            text = statement.strip() + "; " + ends
+            last = _statement_end(lines, number, fixed_form)
+            if last != number:
+                # A terminal statement continued over lines (netlib's
+                # ``224 f5(k)=…+`` / ``1 (29440.0d0*…)``): END DO after its
+                # last line.
+                tail = lines[last].rstrip("\r\n")
+                code, comment = split_comment(tail)
+                lines[last] = code.rstrip() + "; " + ends + \
+                    (" " + comment if comment else "") + lines[last][len(tail):]
+                ends = ""
+            text = statement.strip() + ("; " + ends if ends else "")
         lines[number] = prefix + (indent if not fixed_form else "") + text + ending
     return "".join(lines)
+
+
+def _statement_end(lines, number, fixed_form):
+    """Index of the last line of the statement starting on line `number`
+    (its continuation lines; comment lines between them skipped)."""
+    last, index = number, number + 1
+    if not fixed_form and not split_comment(lines[number].rstrip("\r\n"))[0] \
+            .rstrip().endswith("&"):
+        return number
+    while index < len(lines):
+        body = lines[index].rstrip("\r\n")
+        if fixed_form:
+            if not body.strip() or body[:1] in ("c", "C", "*", "!") or \
+                    body.lstrip().startswith("!"):
+                index += 1
+                continue
+            if len(body) > 5 and body[5] not in (" ", "0") and "\t" not in body[:5]:
+                last = index
+                index += 1
+                continue
+            return last
+        stripped = body.strip()
+        if not stripped or stripped.startswith("!"):
+            index += 1
+            continue
+        last = index
+        if not split_comment(body)[0].rstrip().endswith("&"):
+            return last
+        index += 1
+    return last
 
 
 def _compose(origin, moved):

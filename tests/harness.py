@@ -424,9 +424,15 @@ def read_psyir(path: Path, include_dirs: Sequence[str] = (),
     sources are read by PSyclone as they are."""
     path = Path(path)
     from adfort.preprocess import Preprocessing, is_preprocessed
-    if is_preprocessed(str(path)) or _NEEDS_FRONTEND.search(path.read_text()):
+    if is_preprocessed(str(path)) or _NEEDS_FRONTEND.search(path.read_text()) or \
+            re.search(r"^\s*external\b", path.read_text(), re.IGNORECASE | re.MULTILINE):
+        # (routines passed as arguments are specialised, as the CLI does)
         from adfort.frontend import read_file
-        return read_file(str(path), Preprocessing(defines, (), include_dirs))
+        from adfort.reading import ReadPlan
+        preprocessing = Preprocessing(defines, (), include_dirs)
+        plan = ReadPlan(preprocessing)
+        plan.specialise([str(path)])
+        return read_file(str(path), preprocessing, plan)
     try:
         tree = _reader_for(path).psyir_from_file(str(path))
     except Exception:  # e.g. assumed-size declarations PSyclone refuses

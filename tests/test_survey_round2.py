@@ -210,6 +210,166 @@ CASES = {
           end subroutine resid
         end module m
         """,
+    # RTE (RRTMGP) lw_source_noscat: a named constant whose value inquires
+    # about a dummy, ``parameter :: tau_thresh = sqrt(epsilon(tau))``, was
+    # declared before the dummy (did not compile).
+    "parameter_inquiring_dummy.f90": """\
+        ! adfort: routine=src dep=s indep=tau,t
+        ! adfort: init ncol=3 tau=0.00000001:2 t=0.1:0.9
+        module kern
+          use, intrinsic :: iso_c_binding, only: c_double
+          implicit none
+          integer, parameter :: wp = c_double
+        contains
+          subroutine src(ncol, tau, t, s) bind(C, name="src")
+            integer, intent(in) :: ncol
+            real(wp), dimension(ncol), intent(in) :: tau, t
+            real(wp), dimension(ncol), intent(out) :: s
+            real(wp), parameter :: tau_thresh = sqrt(epsilon(tau))
+            real(wp), parameter :: half = 0.5_wp*tau_thresh/tau_thresh
+            integer :: i
+            do i = 1, ncol
+              if (tau(i) > tau_thresh) then
+                s(i) = (1._wp - t(i))/tau(i) - t(i)
+              else
+                s(i) = tau(i)*(half - 1._wp/3._wp*tau(i))
+              end if
+            end do
+          end subroutine src
+        end module kern
+        """,
+    # GFS funcphys: a table a callee sets (gpvsl) read by functions
+    # (fpvsl), the caller importing only the routines (use tab, only: init,
+    # f): the module variables the second init overwrites, which the first
+    # f's adjoint reads, were not saved (the caller cannot see their
+    # names): a wrong gradient, both schedules.
+    "module_variables_unseen_by_caller.f90": """\
+        ! adfort: routine=d dep=y indep=t,s
+        ! adfort: init t=0.5:1.5 s=0.5:1.5
+        module tab
+          implicit none
+          real(8) :: c = 1.0d0, tb(3) = (/ 1.0d0, 2.0d0, 3.0d0 /)
+        contains
+          subroutine init(s)
+            real(8), intent(in) :: s
+            integer :: j
+            c = 0.5d0*s
+            do j = 1, 3
+              tb(j) = j*c
+            end do
+          end subroutine init
+          function f(t) result(r)
+            real(8), intent(in) :: t
+            real(8) :: r
+            r = tb(2)*t**2 + c*t
+          end function f
+        end module tab
+        module drv
+          use tab, only: init, f
+          implicit none
+        contains
+          subroutine d(t, s, y)
+            real(8), intent(in) :: t, s
+            real(8), intent(out) :: y
+            call init(2.0d0)
+            y = f(t)
+            call init(s)
+            y = y*f(t)
+          end subroutine d
+        end module drv
+        """,
+    # The same through a wrapper (the writes two calls deep).
+    "module_variables_written_two_calls_deep.f90": """\
+        ! adfort: routine=d dep=y indep=t,s
+        ! adfort: init t=0.5:1.5 s=0.5:1.5
+        module tab
+          implicit none
+          real(8), private :: unused = 0.0d0
+          real(8) :: c = 1.0d0, tb(3) = (/ 1.0d0, 2.0d0, 3.0d0 /)
+        contains
+          subroutine init(s)
+            real(8), intent(in) :: s
+            integer :: j
+            c = 0.5d0*s
+            do j = 1, 3
+              tb(j) = j*c
+            end do
+          end subroutine init
+          function f(t) result(r)
+            real(8), intent(in) :: t
+            real(8) :: r
+            r = tb(2)*t**2 + c*t
+          end function f
+        end module tab
+        module setup_mod
+          use tab, only: init
+          implicit none
+        contains
+          subroutine setup(s, w)
+            real(8), intent(in) :: s
+            real(8), intent(inout) :: w
+            call init(s*w)
+            w = w + s
+          end subroutine setup
+        end module setup_mod
+        module drv
+          use tab, only: f
+          use setup_mod, only: setup
+          implicit none
+        contains
+          subroutine d(t, s, y)
+            real(8), intent(in) :: t, s
+            real(8), intent(out) :: y
+            real(8) :: w
+            w = 2.0d0
+            call setup(1.0d0, w)
+            y = f(t)
+            call setup(s, w)
+            y = y*f(t)*w
+          end subroutine d
+        end module drv
+        """,
+    # netlib rkf45 FEHL: labelled DO loops whose terminal statement is an
+    # assignment continued over lines (``224 f5(k)=…+`` / ``1 (…)``): END DO
+    # was put on its first line (syntax error); and the dummy procedure f is
+    # only CALLed, F77 needing no EXTERNAL: it was typed real (PSyclone
+    # error on the whole file).  The driver passes its routine by name.
+    "f77_dummy_procedure_continued_do_end.f": """\
+        C adfort: routine=drv dep=s indep=y,h
+        C adfort: init neqn=2 y=0.5:1.5 t=0.1 h=0.05:0.2
+              subroutine rhs(t, y, yp)
+              double precision t, y(2), yp(2)
+              yp(1) = y(1)*(1.5d0 - y(2)) + 0.1d0*t
+              yp(2) = y(2)*(y(1) - 3.0d0)
+              return
+              end
+              subroutine drv(neqn, y, t, h, s)
+              external rhs
+              integer neqn
+              double precision y(neqn), t, h, s(neqn)
+              double precision yp(2), f1(2), f2(2)
+              call rhs(t, y, yp)
+              call step(rhs, neqn, y, t, h, yp, f1, f2, s)
+              return
+              end
+              subroutine step(f,neqn,y,t,h,yp,f1,f2,s)
+              integer  neqn
+              double precision  y(neqn),t,h,yp(neqn),f1(neqn),f2(neqn),
+             1  s(neqn)
+              double precision  ch
+              integer  k
+              ch=h/4.0d0
+              do 221 k=1,neqn
+          221   f2(k)=y(k)+ch*yp(k)
+              call f(t+ch,f2,f1)
+              ch=h/2.0d0
+              do 230 k=1,neqn
+          230   s(k)=y(k)+ch*((3.0d0*yp(k)+
+             1        f1(k))+
+             2        2.0d0*f2(k))
+              return
+              end
+        """,
 }
 
 
@@ -235,3 +395,17 @@ def test_associate_with_an_expression_is_a_clear_error(tmp_path):
     result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(result, tmp_path, "assoc.f90:4:", "ASSOCIATE of 't' to '2*x(1)'",
                          "use a local variable for 't'")
+
+
+def test_f77_dummy_procedure_differentiated_directly_is_a_clear_error(tmp_path):
+    """A routine whose dummy procedure is only CALLed (no EXTERNAL) is
+    named as taking a routine argument, at its line, as with EXTERNAL."""
+    src = tmp_path / "step.f"
+    src.write_text(
+        "      subroutine step(f, y, s)\n"
+        "      double precision y(2), s(2)\n"
+        "      call f(y, s)\n"
+        "      s(1) = s(1) + y(1)\n"
+        "      end\n")
+    result = run(["diff", str(src), "--dep", "s", "--indep", "y"], tmp_path)
+    assert_clean_failure(result, tmp_path, "step.f:1:", "routine passed as an argument")

@@ -115,11 +115,14 @@ def _name_outer_symbols(routine, origin=None):
         key = symbol.name.lower()
         if key not in names:
             found = origin(symbol.name) if origin is not None else None
-            if found is None and origin is not None and symbol.is_constant:
+            if found is None and origin is not None:
                 # A constant the routine does not see by its name (the kind
-                # of another module's constant, 1.0_wp): from its module.
+                # of another module's constant, 1.0_wp), or a callee's
+                # module variable a caller saves around a call (GFS
+                # funcphys tables set by gpvsl): from its module.
                 found = origin(symbol.name, symbol)
-                if found is not None and found[1].visibility == Symbol.Visibility.PRIVATE:
+                if found is not None and symbol.is_constant and \
+                        found[1].visibility == Symbol.Visibility.PRIVATE:
                     # Private there: a copy of its own, never an import.
                     names[key] = constant_copy(found[1])
                     table.add(names[key])
