@@ -41,9 +41,17 @@ def lower_associate(source, fixed_form, path=None):
         return source
     lines = source.splitlines(keepends=True)
     while True:
-        constructs = _constructs(split_statements("".join(lines), fixed_form), path)
+        statements = split_statements("".join(lines), fixed_form)
+        constructs = _constructs(statements, path)
         if not constructs:
             return "".join(lines)
+        for opening, closing in constructs:
+            for own in (opening, closing):
+                if any(other is not own and other.line <= own.last and other.last >= own.line
+                       for other in statements):
+                    raise AdfortError(
+                        "an ASSOCIATE or END ASSOCIATE statement shares its line with other "
+                        "statements: put it on a line of its own", _where(path, own.line))
         # The innermost first: its selectors may name an outer construct's
         # names, which the outer one's pass then writes out in turn.
         opening, closing = max(constructs, key=lambda c: c[0].line)

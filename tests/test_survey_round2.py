@@ -409,3 +409,18 @@ def test_f77_dummy_procedure_differentiated_directly_is_a_clear_error(tmp_path):
         "      end\n")
     result = run(["diff", str(src), "--dep", "s", "--indep", "y"], tmp_path)
     assert_clean_failure(result, tmp_path, "step.f:1:", "routine passed as an argument")
+
+
+def test_associate_sharing_a_line_is_a_clear_error(tmp_path):
+    """ASSOCIATE lines are blanked once their names are written out: one
+    sharing its line with another statement is refused, never dropped."""
+    src = tmp_path / "assoc_line.f90"
+    src.write_text(
+        "subroutine s(x, y)\n"
+        "  real(8), intent(in) :: x(3)\n"
+        "  real(8), intent(out) :: y\n"
+        "  associate(t => x); y = t(1)*t(2)\n"
+        "  end associate\n"
+        "end subroutine s\n")
+    result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(result, tmp_path, "assoc_line.f90:4:", "on a line of its own")
