@@ -424,3 +424,24 @@ def test_associate_sharing_a_line_is_a_clear_error(tmp_path):
         "end subroutine s\n")
     result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(result, tmp_path, "assoc_line.f90:4:", "on a line of its own")
+
+
+def test_long_designators_are_wrapped_under_free_form_limit():
+    """Noah-MP GroundAlbedo's adjoint: an assignment whose left side and
+    first operand pass 100 columns had no break point there and was left
+    300 columns long (gfortran: line truncated, then a bogus component
+    error)."""
+    from adfort.layout import wrap_line
+    line = ("          noahmp_adj%config%domain%CosSolarZenithAngle = "
+            "noahmp_adj%config%domain%CosSolarZenithAngle - "
+            "noahmp_adj%energy%state%AlbedoSoilDir(indswbnd) * (0.06 / "
+            "(MAX(0.01, noahmp%config%domain%CosSolarZenithAngle) ** 1.7 + 0.15) ** 2) "
+            "* (1.7 * MAX(0.01, noahmp%config%domain%CosSolarZenithAngle) ** (1.7 - 1))")
+    lines = wrap_line(line)
+    assert len(lines) > 1
+    assert all(len(part) <= 132 for part in lines)
+    joined = "".join(part.rstrip(" &").strip() if i else part.rstrip(" &")
+                     for i, part in enumerate(lines))
+    assert joined.replace(" ", "") == line.replace(" ", "")
+    very_long = "    " + "a%" * 80 + "b = 1.0"
+    assert all(len(part) <= 132 for part in wrap_line(very_long))
