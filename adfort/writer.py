@@ -137,16 +137,19 @@ class Writer(FortranWriter):
         deferred = _after_variables(symbol_table)
         if not deferred:
             return super().gen_decls(symbol_table, is_module_scope)
+        # Locals whose declarations name such a constant (``w(n2)`` with
+        # ``n2 = size(x)/2``) come after it, in their order.
+        later = _naming(symbol_table, deferred)
         # pylint: disable=protected-access
         kept = symbol_table._symbols
         symbol_table._symbols = type(kept)(
-            (key, sym) for key, sym in kept.items() if sym not in deferred)
+            (key, sym) for key, sym in kept.items() if sym not in deferred + later)
         try:
             text = super().gen_decls(symbol_table, is_module_scope)
         finally:
             symbol_table._symbols = kept
         return text + "".join(self.gen_vardecl(sym, include_visibility=is_module_scope)
-                              for sym in deferred)
+                              for sym in deferred + later)
 
 
 def _after_variables(symbol_table):
@@ -169,3 +172,14 @@ def _after_variables(symbol_table):
 def write(node):
     """Fortran text of `node` (a statement, routine, container or expression)."""
     return Writer()(node)
+
+
+def _naming(symbol_table, constants):
+    """The local variables of `symbol_table` (not arguments) whose
+    declarations name one of `constants`, in declaration order."""
+    from adfort.prune import _datatype_references
+    names = {c.name.lower() for c in constants}
+    return [sym for sym in symbol_table.datasymbols
+            if sym not in constants and not sym.is_argument and not sym.is_import
+            and not sym.is_unresolved
+            and any(ref.symbol.name.lower() in names for ref in _datatype_references(sym))]

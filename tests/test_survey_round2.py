@@ -370,6 +370,28 @@ CASES = {
               return
               end
         """,
+    # The same with a local array sized by such a constant (n2 = size(x)/2
+    # with x(6)): the local came before the constant it names.
+    "parameter_inquiring_dummy_sizes_local.f90": """\
+        ! adfort: routine=s dep=y indep=x
+        ! adfort: init x=0.5:1.5
+        module m
+          implicit none
+        contains
+          subroutine s(x, y)
+            real(8), intent(in) :: x(6)
+            real(8), intent(out) :: y
+            integer, parameter :: n2 = size(x)/2
+            real(8) :: w(n2)
+            real(8), parameter :: eps = epsilon(x)
+            integer :: i
+            do i = 1, n2
+              w(i) = x(i)*x(i+n2) + eps
+            end do
+            y = sum(w**2)
+          end subroutine s
+        end module m
+        """,
 }
 
 
