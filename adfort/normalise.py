@@ -168,7 +168,7 @@ def deallocate_at_end(routine):
     components of local derived-type variables (a Noah-MP driver's
     ``type(noahmp_type) :: noahmp`` with ``noahmp%water%param%…`` allocated
     in the routine) are deallocated likewise."""
-    from adfort.derived import allocatable_components
+    from adfort.components import allocatable_components
     arrays = [s for s in routine.symbol_table.datasymbols
               if not s.is_argument and getattr(s.datatype, "is_allocatable", False)
               and s.is_automatic]

@@ -18,7 +18,8 @@ from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
 from adfort.pointers import aliases, canonical, target_reads
-from adfort.derived import held_in_allocatable_components, zero_statements
+from adfort.components import held_in_allocatable_components
+from adfort.derived import zero_statements
 from adfort.errors import AdfortError, where
 from adfort.forward_only import kept_statement_writes
 from adfort.optional import optional_names
