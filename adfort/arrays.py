@@ -21,6 +21,15 @@ _SCALAR_RESULTS = {"DOT_PRODUCT", "SIZE", "ALLOCATED", "PRESENT", "KIND",
 _RANK_ONE_RESULTS = {"PACK", "SHAPE"}
 
 
+def is_assumed_extent(extent):
+    """Whether a dimension of an array type is assumed-shape: ``:`` or
+    ``lb:`` (NEMO's ``DIMENSION(A2D_T(kttf))`` gives ``(ntsi-nn_hls-1)*kttf+1:``)."""
+    if extent == ArrayType.Extent.ATTRIBUTE:
+        return True
+    return isinstance(extent, ArrayType.ArrayBounds) and \
+        extent.upper == ArrayType.Extent.ATTRIBUTE
+
+
 def symbol_rank(symbol):
     """Number of dimensions of `symbol`'s declared type (0 for scalars)."""
     dtype = getattr(symbol, "datatype", None)

@@ -114,27 +114,35 @@ class CommonBlock:
         """
         writer = Writer()
         uses, lines, declared = [], [], set()
+
+        def declare(name, member):
+            # A constant the member's declaration names, after the
+            # constants its own declaration names (SPEEDY's
+            # PARAMETER (NLEV=KX) with KX from an included header).
+            if name in declared:
+                return
+            declared.add(name)
+            constant = routine_table.lookup(name, otherwise=None)
+            module = None
+            if constant is not None and constant.is_import:
+                module = constant.interface.container_symbol.name
+            elif (constant is None or constant.is_unresolved) and origin is not None:
+                module = origin(name)
+            if module is not None:
+                uses.append(f"use {module}, only: {name}")
+            elif isinstance(constant, DataSymbol) and constant.is_constant:
+                for ref in _declaration_references(constant):
+                    declare(ref.symbol.name.lower(), member)
+                lines.append(writer.gen_vardecl(constant).strip())
+            else:
+                raise AdfortError(
+                    f"the declaration of COMMON /{self.name}/ member "
+                    f"'{member.name}' uses '{name}', which adfort cannot copy into "
+                    "a module: declare the member with constant bounds")
+
         for member in self.members:
             for ref in _declaration_references(member):
-                name = ref.symbol.name.lower()
-                if name in declared:
-                    continue
-                declared.add(name)
-                constant = routine_table.lookup(name, otherwise=None)
-                module = None
-                if constant is not None and constant.is_import:
-                    module = constant.interface.container_symbol.name
-                elif (constant is None or constant.is_unresolved) and origin is not None:
-                    module = origin(name)
-                if module is not None:
-                    uses.append(f"use {module}, only: {name}")
-                elif isinstance(constant, DataSymbol) and constant.is_constant:
-                    lines.append(writer.gen_vardecl(constant).strip())
-                else:
-                    raise AdfortError(
-                        f"the declaration of COMMON /{self.name}/ member "
-                        f"'{member.name}' uses '{name}', which adfort cannot copy into "
-                        "a module: declare the member with constant bounds")
+                declare(ref.symbol.name.lower(), member)
             lines.append(writer.gen_vardecl(_as_local(member)).strip())
         block = f"/{self.name}/" if self.name else "//"
         lines.append(f"common {block} " + ", ".join(m.name for m in self.members))

@@ -20,7 +20,11 @@ Intrinsic = IntrinsicCall.Intrinsic
 
 
 def real_kind(node):
-    """Return the precision of the first real-typed leaf of `node`, or None.
+    """Return the precision of `node`'s real value: that of its first real
+    leaf of a kind other than the default, else of its first real leaf,
+    or None.  (A mixed expression takes the larger kind: ``1.0 + ck*x``
+    with ``ck``, ``x`` of kind ``kind_noahmp`` is of that kind, and
+    literals made for it, as MERGE's arguments, must be too.)
 
     :param node: a PSyIR expression (or a DataSymbol).
     """
@@ -30,20 +34,30 @@ def real_kind(node):
             if getattr(dtype, "intrinsic", None) == ScalarType.Intrinsic.REAL:
                 return getattr(dtype, "precision", None)
         return None
+    first = None
     for leaf in node.walk((Reference, Literal)):
+        kind = None
         if isinstance(leaf, Literal):
             if leaf.datatype.intrinsic == ScalarType.Intrinsic.REAL:
-                return leaf.datatype.precision
+                kind = leaf.datatype.precision
         elif hasattr(leaf, "member"):  # a component: its own type's kind
             from adfort.derived import value_kind, value_type
             element = getattr(value_type(leaf), "elemental_type", value_type(leaf))
             if getattr(element, "intrinsic", None) == ScalarType.Intrinsic.REAL:
-                return value_kind(leaf)
+                kind = value_kind(leaf)
         elif isinstance(leaf.symbol, DataSymbol):
             kind = real_kind(leaf.symbol)
-            if kind is not None:
-                return kind
-    return None
+        if kind is None:
+            continue
+        if not _is_default_kind(kind):
+            return kind
+        if first is None:
+            first = kind
+    return first
+
+
+def _is_default_kind(kind):
+    return kind in (ScalarType.Precision.UNDEFINED, ScalarType.Precision.SINGLE)
 
 
 def kind_key(kind):

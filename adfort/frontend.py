@@ -24,6 +24,8 @@ from adfort.exprs import INTEGER_TYPE
 from adfort.restructure import restructure
 from adfort.units import map_outside_strings, split_comment
 from adfort.forall import lower_forall
+from adfort.associate import lower_associate
+from adfort.labelled_do import unlabel_do_loops  # noqa: F401 (API)
 from adfort.reading import (  # noqa: F401 (API)
     fixed_form_columns, form_hint, is_fixed_form, load)
 
@@ -55,6 +57,10 @@ def _read_file(path, preprocessing, plan):
     origin = loaded.origin
     source, dropped = plan.prune(path, loaded) if plan is not None else (loaded.source, {})
     source = rewrite_specifications(source, fixed)
+    try:
+        source = lower_associate(source, fixed, path)
+    except AdfortError as err:
+        raise _relocated(err, origin) from None
     # GO TO, RETURN, statement functions…: the units using them are
     # rewritten, with an origin for the lines of the rewritten text.
     try:
@@ -669,65 +675,6 @@ def drop_external_statements(source, fixed_form):
         if match and not ({n.strip().lower() for n in match.group(2).split(",")} & dummies):
             comment = "C" if fixed_form else "!"
             lines[number] = f"{comment} {body.strip()}" + line[len(body):]
-    return "".join(lines)
-
-
-_LABELLED_DO = re.compile(r"^(\s*)do\s+(\d+)\s*,?\s*(?=[a-z])", re.IGNORECASE)
-_CONTINUE = re.compile(r"^\s*continue\s*$", re.IGNORECASE)
-
-
-def _split_label(line, fixed_form):
-    """(label or None, statement text, prefix width) of a source line."""
-    if fixed_form:
-        field = line[:5]
-        if len(line) > 5 and line[5] not in (" ", "0"):
-            return None, None, 0  # continuation line
-        label = field.strip()
-        return (label if label.isdigit() else None), line[6:], 6
-    match = re.match(r"^\s*(\d+)\s+", line)
-    if match:
-        return match.group(1), line[match.end():], match.end()
-    return None, line, 0
-
-
-def unlabel_do_loops(source, fixed_form):
-    """Rewrite labelled DO loops (``DO 10 I = 1, N`` … ``10 CONTINUE``) as
-    DO … END DO, which PSyIR represents (it keeps labelled loops as opaque
-    code blocks).  Each line keeps its number: a terminal statement becomes
-    ``END DO`` (or ``statement; END DO``), several loops sharing a label get
-    one ``END DO`` each."""
-    lines = source.splitlines(keepends=True)
-    referenced = set(re.findall(r"\bgo\s*to\s*(\d+)", source, re.IGNORECASE))
-    open_labels = []
-    for number, line in enumerate(lines):
-        body = line.rstrip("\r\n")
-        ending = line[len(body):]
-        if fixed_form and body[:1] in ("c", "C", "*", "!"):
-            continue
-        label, statement, width = _split_label(body, fixed_form)
-        if statement is None:
-            continue
-        match = _LABELLED_DO.match(statement)
-        if match:
-            open_labels.append(match.group(2))
-            statement = match.group(1) + "do " + statement[match.end():]
-            lines[number] = body[:width] + statement + ending
-            continue
-        if label is None or label not in open_labels:
-            continue
-        closing = 0
-        while open_labels and open_labels[-1] == label:
-            open_labels.pop()
-            closing += 1
-        keep = label if label in referenced else ""
-        prefix = (f"{keep:<5} " if fixed_form else (keep + " " if keep else ""))
-        indent = "" if fixed_form else body[:len(body) - len(body.lstrip())]
-        ends = "; ".join(["end do"] * closing)
-        if _CONTINUE.match(statement):
-            text = ends
-        else:
-            text = statement.strip() + "; " + ends
-        lines[number] = prefix + (indent if not fixed_form else "") + text + ending
     return "".join(lines)
 
 

@@ -259,10 +259,13 @@ def _scope(unit, rules, visible, edits, subprograms, used, brought):
         unit, (F.Subroutine_Subprogram, F.Function_Subprogram)) else ""}
     if result:
         excluded.discard(result)
+    called = _called_names(statements + body)
     names = []
     for name in own:
         if name in names or name in excluded:
             continue
+        if name in called:
+            continue  # a dummy procedure (F77 needs no EXTERNAL to CALL one)
         if used.get(name) == "call" and name not in dimensioned and name in _INTRINSICS:
             continue  # an intrinsic function
         if name in _GNU_INTRINSICS and name not in dimensioned:
@@ -278,6 +281,14 @@ def _scope(unit, rules, visible, edits, subprograms, used, brought):
                            and str(s).strip().upper() != "IMPLICIT NONE"]
     for statement in implicit_statements:
         edits.replace(_span(statement), [])
+    procedures = [n for n in arguments if n in called and n not in declared]
+    if procedures:
+        # A dummy the unit CALLs is a dummy procedure: declared EXTERNAL,
+        # as F77 needs not, so that it reads like one that is.
+        anchor = [s for s in statements if isinstance(s, (F.Use_Stmt, F.Import_Stmt,
+                                                          F.Implicit_Stmt))]
+        line = _span(anchor[-1] if anchor else header)[1]
+        edits.insert(line, [f"external {', '.join(procedures)}"])
     scalars = [n for n in names if n not in dimensioned]
     if scalars:
         anchor = [s for s in statements if isinstance(s, (F.Use_Stmt, F.Import_Stmt,
@@ -394,6 +405,23 @@ def _interface(header, declared):
         if not typed and name not in declared:
             result = name
     return arguments, result
+
+
+def _called_names(nodes):
+    """Lower-case names the statements CALL."""
+    called, stack = set(), list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (list, tuple)):
+            stack.extend(node)
+            continue
+        if node is None or isinstance(node, str):
+            continue
+        if isinstance(node, F.Call_Stmt):
+            called.add(str(node.items[0]).lower())
+            continue
+        stack.extend(_children(node))
+    return called
 
 
 def _used_names(nodes):

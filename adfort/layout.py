@@ -5,6 +5,7 @@ free-form source."""
 import textwrap
 
 LINE_LIMIT = 100
+FREE_FORM_LIMIT = 132
 # Break points by preference: between terms, between arguments, then
 # between factors; as a last resort after a comma or an opening
 # parenthesis with no space (subscripts as PSyclone writes them).
@@ -51,6 +52,17 @@ def _break_point(line, limit):
     return fallback
 
 
+def _designator_break(line):
+    """The last position before a ``%`` (outside strings) that leaves the
+    first part under free form's limit, or None."""
+    free = _outside_quotes(line)
+    best = None
+    for pos, char in enumerate(line[:FREE_FORM_LIMIT - 2]):
+        if char == "%" and free[pos] and line[:pos].strip():
+            best = pos
+    return best
+
+
 def wrap_line(line, limit=LINE_LIMIT):
     """Return `line` as one or more lines no longer than `limit`."""
     if len(line) <= limit:
@@ -64,6 +76,11 @@ def wrap_line(line, limit=LINE_LIMIT):
     continuation = indent + "    "
     while len(rest) > limit:
         cut = _break_point(rest, limit)
+        if cut is None and len(rest) > FREE_FORM_LIMIT:
+            # Long designators (noahmp_adj%energy%state%AlbedoSoilDir(i) = …):
+            # any break point under free form's own limit, else between the
+            # parts of a designator (``%`` is a token of its own).
+            cut = _break_point(rest, FREE_FORM_LIMIT) or _designator_break(rest)
         if cut is None:
             break
         out.append(rest[:cut].rstrip() + " &")

@@ -10,7 +10,7 @@ working copy only.
 
 from psyclone.psyir.nodes import (
     Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
-    Literal, Loop, Reference, Schedule, UnaryOperation, WhileLoop)
+    Literal, Loop, Reference, Schedule, StructureReference, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import ScalarType
 
 from adfort import naming
@@ -164,7 +164,11 @@ def _exit_to_while(loop, flag, reset, table, taken):
 def deallocate_at_end(routine):
     """Make the implicit deallocation of local allocatable arrays at the
     end of `routine` explicit, so that the returning motion, which mirrors
-    the lifetimes, starts by allocating them again."""
+    the lifetimes, starts by allocating them again.  The allocatable
+    components of local derived-type variables (a Noah-MP driver's
+    ``type(noahmp_type) :: noahmp`` with ``noahmp%water%param%…`` allocated
+    in the routine) are deallocated likewise."""
+    from adfort.components import allocatable_components
     arrays = [s for s in routine.symbol_table.datasymbols
               if not s.is_argument and getattr(s.datatype, "is_allocatable", False)
               and s.is_automatic]
@@ -172,6 +176,15 @@ def deallocate_at_end(routine):
         test = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [Reference(symbol)])
         free = IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(symbol)])
         routine.addchild(IfBlock.create(test, [free]))
+    for symbol in routine.symbol_table.datasymbols:
+        if symbol.is_argument or not symbol.is_automatic:
+            continue
+        for path in allocatable_components(symbol.datatype):
+            test = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [
+                StructureReference.create(symbol, list(path))])
+            free = IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
+                StructureReference.create(symbol, list(path))])
+            routine.addchild(IfBlock.create(test, [free]))
 
 
 def hoist_calls(routine, function_type, calls, taken=()):

@@ -32,10 +32,13 @@ _DECLARATION = re.compile(
     r"^(?:external\b\s*(?:::)?|(?:real|integer|logical|complex|character|double\s*precision)"
     r"\b\s*(?:\*\s*\d+|\([^)]*\))?\s*(?:,[^:]*)?(?:::)?)\s*(?P<entities>[a-z_].*)$")
 _MAX_ROUNDS = 5
+_CALLED = re.compile(r"(?:^|\)\s*|\bthen\s+)call\s+([a-z_]\w*)")
 
 
 def procedure_dummies(source, fixed, unit, statements):
-    """{position: name} of the dummies of `unit` declared EXTERNAL."""
+    """{position: name} of the dummies of `unit` declared EXTERNAL, or
+    CALLed (F77's dummy procedure needs no EXTERNAL statement: netlib's
+    rkf45 FEHL just calls ``f``)."""
     external = set()
     for first, last, text in statements:
         if unit.first <= first <= unit.last:
@@ -43,6 +46,7 @@ def procedure_dummies(source, fixed, unit, statements):
             if match:
                 external |= {n.strip().split("(")[0].strip()
                              for n in split_top_level(match.group("names"))}
+            external |= set(_CALLED.findall(text))
     return {position: name for position, name in enumerate(unit.arguments)
             if name in external}
 

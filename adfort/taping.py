@@ -14,8 +14,9 @@ import re
 from psyclone.psyir.nodes import (
     Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, Schedule, WhileLoop)
 
+from adfort.derived import STRUCTURE_REFERENCES
 from adfort.transformations.allocation import (
-    allocated_symbols, is_allocation, status_variables)
+    allocation_arguments, is_allocation, status_variables)
 
 
 class TapingPlan:
@@ -153,11 +154,14 @@ def _walk(statements, reads, used, plan):
             if _kills(stmt, plan.alias):
                 used[target] = False
         elif is_allocation(stmt):
-            for symbol in allocated_symbols(stmt):
-                name = symbol.name.lower()
+            for arg in allocation_arguments(stmt):
+                name = arg.symbol.name.lower()
                 if stmt.intrinsic.name == "DEALLOCATE" and used.get(name):
                     plan.taped_arrays.add((id(stmt), name))
-                used[name] = False
+                if type(arg) not in STRUCTURE_REFERENCES:
+                    # (A component's allocation leaves the rest of the
+                    # variable as it was.)
+                    used[name] = False
             for name in status_variables(stmt):
                 # stat= and errmsg= are always set: saved like a call's result.
                 if used.get(name):

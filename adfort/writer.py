@@ -24,7 +24,7 @@ recording copy of the original code evaluates in the original order.
 """
 
 from psyclone.psyir.backend.fortran import FortranWriter
-from psyclone.psyir.nodes import BinaryOperation, Literal, Operation, UnaryOperation
+from psyclone.psyir.nodes import BinaryOperation, Literal, Operation, Reference, UnaryOperation
 
 _BinOp = BinaryOperation.Operator
 _UnOp = UnaryOperation.Operator
@@ -128,7 +128,58 @@ class Writer(FortranWriter):
         operand = self._operand(node.children[0], unary_operand_level(node.operator))
         return f"{self.get_operator(node.operator)}{operand}"
 
+    def gen_decls(self, symbol_table, is_module_scope=False):
+        """Declarations of `symbol_table`; a named constant whose value
+        inquires about a variable of the scope (RTE's ``real(wp),
+        parameter :: tau_thresh = sqrt(epsilon(tau))`` with ``tau`` a dummy)
+        comes after the other declarations (PSyclone puts constants first,
+        before the variable they name)."""
+        deferred = _after_variables(symbol_table)
+        if not deferred:
+            return super().gen_decls(symbol_table, is_module_scope)
+        # Locals whose declarations name such a constant (``w(n2)`` with
+        # ``n2 = size(x)/2``) come after it, in their order.
+        later = _naming(symbol_table, deferred)
+        # pylint: disable=protected-access
+        kept = symbol_table._symbols
+        symbol_table._symbols = type(kept)(
+            (key, sym) for key, sym in kept.items() if sym not in deferred + later)
+        try:
+            text = super().gen_decls(symbol_table, is_module_scope)
+        finally:
+            symbol_table._symbols = kept
+        return text + "".join(self.gen_vardecl(sym, include_visibility=is_module_scope)
+                              for sym in deferred + later)
+
+
+def _after_variables(symbol_table):
+    """The named constants of `symbol_table` whose values name one of its
+    variables (an inquiry: ``epsilon(tau)``), in declaration order."""
+    from psyclone.psyir.symbols import DataSymbol
+    variables = {sym.name.lower() for sym in symbol_table.datasymbols
+                 if not sym.is_constant and not sym.is_import and not sym.is_unresolved}
+    found = []
+    for sym in symbol_table.datasymbols:
+        if not isinstance(sym, DataSymbol) or not sym.is_constant or sym.is_import \
+                or sym.initial_value is None:
+            continue
+        names = {ref.name.lower() for ref in sym.initial_value.walk(Reference)}
+        if names & variables or any(dep in found for dep in sym.get_all_accessed_symbols()):
+            found.append(sym)
+    return found
+
 
 def write(node):
     """Fortran text of `node` (a statement, routine, container or expression)."""
     return Writer()(node)
+
+
+def _naming(symbol_table, constants):
+    """The local variables of `symbol_table` (not arguments) whose
+    declarations name one of `constants`, in declaration order."""
+    from adfort.prune import _datatype_references
+    names = {c.name.lower() for c in constants}
+    return [sym for sym in symbol_table.datasymbols
+            if sym not in constants and not sym.is_argument and not sym.is_import
+            and not sym.is_unresolved
+            and any(ref.symbol.name.lower() in names for ref in _datatype_references(sym))]

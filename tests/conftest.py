@@ -4,6 +4,7 @@ Nothing is skipped: a missing compiler must make the suite fail, because a
 suite that silently skips every numerical check would look green.
 """
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -11,6 +12,15 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# The command line the tests run (``python -m adfort`` from a temporary
+# directory) is this checkout's, not the package the environment installed
+# (an editable install may point at another checkout).
+_ROOT = str(Path(__file__).resolve().parent.parent)
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
 
 
 def pytest_sessionstart(session):

@@ -424,9 +424,15 @@ def read_psyir(path: Path, include_dirs: Sequence[str] = (),
     sources are read by PSyclone as they are."""
     path = Path(path)
     from adfort.preprocess import Preprocessing, is_preprocessed
-    if is_preprocessed(str(path)) or _NEEDS_FRONTEND.search(path.read_text()):
+    if is_preprocessed(str(path)) or _NEEDS_FRONTEND.search(path.read_text()) or \
+            re.search(r"^\s*external\b", path.read_text(), re.IGNORECASE | re.MULTILINE):
+        # (routines passed as arguments are specialised, as the CLI does)
         from adfort.frontend import read_file
-        return read_file(str(path), Preprocessing(defines, (), include_dirs))
+        from adfort.reading import ReadPlan
+        preprocessing = Preprocessing(defines, (), include_dirs)
+        plan = ReadPlan(preprocessing)
+        plan.specialise([str(path)])
+        return read_file(str(path), preprocessing, plan)
     try:
         tree = _reader_for(path).psyir_from_file(str(path))
     except Exception:  # e.g. assumed-size declarations PSyclone refuses
@@ -618,10 +624,28 @@ def parse_signature(path: Path, routine: Optional[str] = None,
             constants[cname] = writer(csym.initial_value)
             todo += [n for n in _idents(constants[cname]) if n not in
                      constants]
-    kind_names |= bound_names
+    kind_names |= bound_names | set(constants)
     kind_names -= arg_names
+
+    def dependency_order(names):
+        # A constant after the constants its value names (NGP = NLON*NLAT
+        # with NLON = IX from an included header).
+        ordered, seen = [], set()
+
+        def visit(name):
+            if name in seen:
+                return
+            seen.add(name)
+            for dep in sorted(_idents(constants.get(name, ""))):
+                if dep in names:
+                    visit(dep)
+            ordered.append(name)
+        for name in sorted(names):
+            visit(name)
+        return ordered
+
     use_lines, decl_lines = [], []
-    for kname in sorted(kind_names):
+    for kname in dependency_order(kind_names):
         try:
             ksym = node.symbol_table.lookup(kname)
         except KeyError:
@@ -634,13 +658,16 @@ def parse_signature(path: Path, routine: Optional[str] = None,
                       if orig.lower() != ksym.name.lower() else ksym.name)
             use_lines.append(f"use {ksym.interface.container_symbol.name}, "
                              f"only: {rename}")
-        elif module is not None and ksym.find_symbol_table(node) is not \
-                node.symbol_table:
-            use_lines.append(f"use {module}, only: {ksym.name}")
-        elif ksym.is_unresolved:
-            # From a USE without ONLY: the routine's own, else its module's.
-            wildcards = [c.name for c in node.symbol_table.containersymbols
-                         if c.wildcard_import]
+        elif ksym.is_unresolved or (module is not None and ksym.find_symbol_table(node)
+                                    is not node.symbol_table):
+            # From a USE without ONLY (the routine's own, else its
+            # module's: a module PRIVATE by default, as NEMO's, does not
+            # pass it on), or declared in the module.
+            scope = ksym.find_symbol_table(node) or node.symbol_table
+            wildcards = []
+            while ksym.is_unresolved and scope is not None and not wildcards:
+                wildcards = [c.name for c in scope.containersymbols if c.wildcard_import]
+                scope = scope.parent_symbol_table()
             use_lines += [f"use {name}" for name in wildcards] or (
                 [f"use {module}, only: {ksym.name}"] if module is not None else [])
         elif ksym.is_constant:

@@ -12,6 +12,8 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, IntrinsicCall, Literal, Range, Reference)
 
 from adfort.arrays import symbol_rank
+from adfort.derived import (
+    STRUCTURE_REFERENCES, _member_chain, component_reference, value_type)
 from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.reverser import statement_text
@@ -43,15 +45,37 @@ def status_variables(node):
             and isinstance(arg, Reference)}
 
 
-def _bound(which, symbol, dim):
+def _bound(which, target, dim):
+    ref = target.copy() if isinstance(target, Reference) else Reference(target)
     return IntrinsicCall.create(IntrinsicCall.Intrinsic[which], [
-        Reference(symbol), ("dim", Literal(str(dim), INTEGER_TYPE))])
+        ref, ("dim", Literal(str(dim), INTEGER_TYPE))])
+
+
+def _component(arg):
+    """``p%a%c`` for an ALLOCATE/DEALLOCATE argument naming an allocatable
+    component (``p%a%c(1:n)`` in an ALLOCATE), else None."""
+    if type(arg) not in STRUCTURE_REFERENCES:
+        return None
+    base, chain = _member_chain(arg)
+    last = chain[-1]
+    chain[-1] = last[0] if isinstance(last, tuple) else last
+    return component_reference(arg.symbol, chain, base)
+
+
+def _with_ranges(component, ranges):
+    """`component` (``p%a%c``) with the last component subscripted."""
+    base, chain = _member_chain(component)
+    chain[-1] = (chain[-1], ranges)
+    return component_reference(component.symbol, chain, base)
 
 
 def reverse_allocation(node, reverser):
     """Return (recording, returning) statements for ALLOCATE/DEALLOCATE."""
-    symbols = allocated_symbols(node)
-    adjoints = [reverser.ctx.adjoint_symbol(s) for s in symbols]
+    arguments = allocation_arguments(node)
+    symbols = [arg.symbol for arg in arguments if isinstance(arg, Reference)]
+    components = [_component(arg) for arg in arguments if isinstance(arg, Reference)]
+    adjoints = [None if component is not None else reverser.ctx.adjoint_symbol(s)
+                for s, component in zip(symbols, components)]
     text = statement_text(node)
     # stat= and errmsg= variables it overwrites, saved as a call's results.
     saved, restored = [], []
@@ -60,28 +84,34 @@ def reverse_allocation(node, reverser):
         saved += save
         restored = restore + restored
     if node.intrinsic.name == "ALLOCATE":
-        gone = [s for s in symbols] + [a for a in adjoints if a is not None]
-        ret = [IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE,
-                                    [Reference(s) for s in gone])] + restored
+        gone = [c if c is not None else Reference(s) for s, c in zip(symbols, components)]
+        gone += [Reference(a) for a in adjoints if a is not None]
+        ret = [IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, gone)] + restored
         reverser.comment(ret, text)
         return saved + [node.detach()], ret
     rec, ret = list(saved), list(restored)
     control = reverser.tapes.control
-    for symbol, adjoint in zip(symbols, adjoints):
-        rank = symbol_rank(symbol)
+    for symbol, component, adjoint in zip(symbols, components, adjoints):
+        target = component if component is not None else symbol
+        rank = len(value_type(component).shape) if component is not None \
+            else symbol_rank(symbol)
         bounds = []
         for dim in range(1, rank + 1):
-            bounds += [_bound("LBOUND", symbol, dim), _bound("UBOUND", symbol, dim)]
+            bounds += [_bound("LBOUND", target, dim), _bound("UBOUND", target, dim)]
         push, token = control.push(bounds)
         rec.extend(push)
         pops, values = control.pop(token)
         ranges = [Range.create(values[2 * d], values[2 * d + 1]) for d in range(rank)]
-        again = [ArrayReference.create(symbol, [r.copy() for r in ranges])]
+        if component is not None:
+            again = [_with_ranges(component, [r.copy() for r in ranges])]
+        else:
+            again = [ArrayReference.create(symbol, [r.copy() for r in ranges])]
         if adjoint is not None:
             again.append(ArrayReference.create(adjoint, [r.copy() for r in ranges]))
         restore = []
         if (id(node), symbol.name.lower()) in reverser.plan.taped_arrays:
-            save, restore = reverser.tapes.save(Reference(symbol))
+            save, restore = reverser.tapes.save(
+                component.copy() if component is not None else Reference(symbol))
             rec.extend(save)
         block = pops + [IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, again)]
         if adjoint is not None:

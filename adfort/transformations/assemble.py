@@ -12,6 +12,7 @@ from psyclone.psyir.symbols import (
     ScalarType, StaticInterface, Symbol, SymbolTable, UnresolvedType, UnsupportedFortranType)
 
 from adfort import naming
+from adfort.arrays import is_assumed_extent
 from adfort.derived import component_names, type_names
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE
@@ -182,7 +183,7 @@ def needs_interface(routine):
             if re.search(r"\b(allocatable|pointer|optional|value|target)\b|\(\s*:",
                          head + dtype.declaration, re.IGNORECASE):
                 return True
-        elif any(extent in (ArrayType.Extent.ATTRIBUTE, ArrayType.Extent.DEFERRED)
+        elif any(extent == ArrayType.Extent.DEFERRED or is_assumed_extent(extent)
                  for extent in getattr(dtype, "shape", ())):
             return True
     return False

@@ -10,6 +10,7 @@ from psyclone.psyir.symbols import (
     ImportInterface, ScalarType, Symbol, NoType, RoutineSymbol, UnsupportedFortranType)
 
 from adfort import naming
+from adfort.arrays import is_assumed_extent
 from adfort.derived import is_derived
 from adfort.pointers import restore_attributes
 from adfort.symbols import constant_copy
@@ -114,11 +115,14 @@ def _name_outer_symbols(routine, origin=None):
         key = symbol.name.lower()
         if key not in names:
             found = origin(symbol.name) if origin is not None else None
-            if found is None and origin is not None and symbol.is_constant:
+            if found is None and origin is not None:
                 # A constant the routine does not see by its name (the kind
-                # of another module's constant, 1.0_wp): from its module.
+                # of another module's constant, 1.0_wp), or a callee's
+                # module variable a caller saves around a call (GFS
+                # funcphys tables set by gpvsl): from its module.
                 found = origin(symbol.name, symbol)
-                if found is not None and found[1].visibility == Symbol.Visibility.PRIVATE:
+                if found is not None and symbol.is_constant and \
+                        found[1].visibility == Symbol.Visibility.PRIVATE:
                     # Private there: a copy of its own, never an import.
                     names[key] = constant_copy(found[1])
                     table.add(names[key])
@@ -128,6 +132,12 @@ def _name_outer_symbols(routine, origin=None):
             if found is not None and found[1].visibility == Symbol.Visibility.PRIVATE:
                 # A private constant cannot be imported: the generated
                 # module declares its own copy, the name resolves to it.
+                found = None
+            if found is not None and not isinstance(
+                    table.lookup(found[0], otherwise=None), (ContainerSymbol, type(None))):
+                # The routine has a variable named like the module (a dummy
+                # 'm' in module m): it cannot USE it; the name comes from
+                # the generated module's own USE of the module.
                 found = None
             if found is not None:
                 container = table.lookup(found[0], otherwise=None)
@@ -261,7 +271,7 @@ def _deferred(dtype):
 def _assumed_shape(symbol):
     dtype = symbol.datatype
     return isinstance(dtype, ArrayType) and any(
-        extent == ArrayType.Extent.ATTRIBUTE for extent in dtype.shape)
+        is_assumed_extent(extent) for extent in dtype.shape)
 
 
 def _assumed_size(symbol):

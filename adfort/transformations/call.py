@@ -30,7 +30,8 @@ from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.building import _assumed_size
-from adfort.transformations.reverser import enclosing_loop_indices, statement_text, tag_not_rerun
+from adfort.transformations.reverser import (
+    _seen_by_callees, enclosing_loop_indices, statement_text, tag_not_rerun)
 
 _OUT = ArgumentInterface.Access.WRITE
 
@@ -269,9 +270,16 @@ def reverse_call(call, reverser, target=None):
                 put_back.append(reached(actual, formal, info.unit, call, written)
                                 or _sequence_base(actual, formal, reverser.ctx.filename))
         for name in info.module_writes:
-            found = info.unit.module_variable(name)
-            if found is not None:
-                put_back.append(Reference(found[1]))
+            # (written by the callee, or by a routine it calls that alone
+            # sees it)
+            found = _seen_by_callees(info.unit, name)
+            if found is None:
+                raise AdfortError(
+                    f"internal error: '{call.routine.name}' overwrites the module "
+                    f"variable '{name}' and adfort cannot find its declaration to put "
+                    "it back; please report this with the input",
+                    where(call, reverser.ctx.filename))
+            put_back.append(Reference(found[1]))
         # A value the caller saves anyway is not saved twice: it is pushed
         # last, read back before f_rev (its tape room kept, so f_rev's own
         # entries go above it) and popped after.

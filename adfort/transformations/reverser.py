@@ -228,12 +228,39 @@ class Reverser:
             symbol = self.ctx.table.lookup(name, otherwise=None)
             if not isinstance(symbol, DataSymbol) or symbol.is_unresolved:
                 found = self.ctx.module_variable(name)
+                if found is None and info is not None and not info.opaque:
+                    # Not visible here (``use tab, only: init, f``): where
+                    # the callee, or what it calls, sees it.
+                    found = _seen_by_callees(info.unit, name)
                 symbol = found[1] if found else None
-            if symbol is not None:
-                pairs.append((symbol.name.lower(), *self.tapes.save(Reference(symbol))))
+            if symbol is None:
+                raise AdfortError(
+                    f"internal error: the call to '{call.routine.name}' overwrites the "
+                    f"module variable '{name}', which the adjoint needs, and adfort "
+                    "cannot find its declaration to save it; please report this with "
+                    "the input", where(stmt, self.ctx.filename))
+            pairs.append((symbol.name.lower(), *self.tapes.save(Reference(symbol))))
         return pairs
 
     def comment(self, statements, original):
         """Label the first returning statement with what it reverses."""
         if statements and self.ctx.options["verbose"]:
             statements[0].preceding_comment = "adjoint of: " + original
+
+
+def _seen_by_callees(unit, name, seen=None):
+    """(module, DataSymbol) of the module variable `name` as `unit` or a
+    routine it calls (at any depth) sees it, or None."""
+    seen = seen if seen is not None else set()
+    if id(unit) in seen:
+        return None
+    seen.add(id(unit))
+    found = unit.module_variable(name)
+    if found is not None:
+        return found
+    for callee in unit.calls.values():
+        if callee is not None and not getattr(callee, "opaque", False):
+            found = _seen_by_callees(callee, name, seen)
+            if found is not None:
+                return found
+    return None

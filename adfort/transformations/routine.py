@@ -19,6 +19,7 @@ from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
 from adfort.pointers import aliases, canonical, target_reads
+from adfort.components import held_in_allocatable_components
 from adfort.derived import zero_statements
 from adfort.errors import AdfortError, where
 from adfort.forward_only import kept_statement_writes
@@ -247,7 +248,8 @@ def reverse_work(work, spec, options, names, filename=None):
             written |= status_variables(node)   # ALLOCATE(…, stat=ierr) sets ierr
     # Allocatable locals are handed over by their (explicit) deallocation.
     allocatables = {sym.name.lower() for sym in table.datasymbols
-                    if getattr(sym.datatype, "is_allocatable", False)}
+                    if getattr(sym.datatype, "is_allocatable", False)
+                    or held_in_allocatable_components(sym.datatype)}
     # The routine's own variables: not those seen through a use (unresolved
     # symbols of a wildcard import) or shared in COMMON.
     own = {sym.name.lower() for sym in table.datasymbols
