@@ -4,6 +4,7 @@ Nothing is skipped: a missing compiler must make the suite fail, because a
 suite that silently skips every numerical check would look green.
 """
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -11,6 +12,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# Subprocesses (``python -m adfort`` run from a temporary directory) import
+# this checkout's adfort, not whichever one the environment has installed.
+_ROOT = str(Path(__file__).resolve().parents[1])
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != _ROOT])
 
 
 def pytest_sessionstart(session):
