@@ -173,10 +173,13 @@ class ReadPlan:
         loaded texts of `paths`, before anything is scanned for a plan."""
         from adfort.specialise import Specialiser
         loaded = {os.path.abspath(p): self.loaded(p) for p in paths}
-        made = Specialiser(loaded).run()
+        specialiser = Specialiser(loaded)
+        made = specialiser.run()
         for path, names in made.items():
             self.clones.setdefault(path, set()).update(names)
             self._scans.pop(path, None)
+        for path, found in specialiser.scans.items():
+            self._scans.setdefault(path, found)     # (scanned already, unchanged)
 
     def loaded(self, path):
         """The :class:`Loaded` source of `path`, read once."""
