@@ -249,3 +249,30 @@ def test_modules_on_the_search_path_are_read_once(tmp_path, monkeypatch):
     # A file changed (or added) is read again.
     (src / "extra.f90").write_text("module nowhere\nend module nowhere\n")
     assert reading.find_module_file("nowhere", [str(src)]) == str(src / "extra.f90")
+
+
+# ---- what is parsed grows with the call tree, not with the file -----------
+@pytest.mark.parametrize("routines", [12, 40])
+def test_only_the_call_tree_is_parsed_whatever_the_size_of_the_file(tmp_path, routines):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import tool_speed
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    from psyclone.psyir.nodes import Routine
+    from adfort.frontend import read_file
+    from adfort.reading import ReadPlan
+    text, alone = tool_speed.generate(routines, 3)
+    source = tmp_path / "big_model.f90"
+    source.write_text(text)
+    for target, tree_size in (("model_step", 10), (alone, 1)):
+        plan = ReadPlan()
+        plan.specialise([str(source)])
+        plan.plan(str(source), target)
+        parsed = sorted(r.name for r in read_file(str(source), plan=plan).walk(Routine))
+        assert len(parsed) == tree_size, parsed
+        if target == "model_step":
+            assert parsed == ["kern_001", "kern_002", "kern_003", "kern_004", "kern_005",
+                              "kern_006", "level_01", "level_02", "level_03", "model_step"]
+        else:
+            assert parsed == [alone]

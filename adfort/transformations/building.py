@@ -4,7 +4,7 @@ import."""
 
 import re
 
-from psyclone.psyir.nodes import Call, Literal, Reference, Routine, ScopingNode
+from psyclone.psyir.nodes import Call, DataNode, Literal, Reference, Routine, ScopingNode
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, ContainerSymbol,
     ImportInterface, ScalarType, Symbol, NoType, RoutineSymbol, UnsupportedFortranType)
@@ -206,7 +206,12 @@ def _own_types(routine):
             nodes += [getattr(dim, "lower", None), getattr(dim, "upper", None)]
     for node in nodes:
         for literal in node.walk(Literal) if hasattr(node, "walk") else ():
-            literal._datatype = literal.datatype.copy()
+            # (A type without a kind or length expression names nothing
+            # that could be pointed elsewhere: it may stay shared.)
+            datatype = literal.datatype
+            if isinstance(getattr(datatype, "precision", None), DataNode) or \
+                    isinstance(getattr(datatype, "_length", None), DataNode):
+                literal._datatype = datatype.copy()
 
 
 def _restore_assumed_size(table):
