@@ -28,14 +28,14 @@ later.  Whether sympy was really loaded: :func:`sympy_loaded`.
 
 import importlib
 import importlib.util
-import sys
 import keyword
 import os
+import sys
 import types
 
 _PYTHON_KEYWORDS = frozenset(keyword.kwlist)
 
-# Modules importing sympy when imported: the classes other modules take.
+# Modules deferred: the names other modules take from them, as stand-ins.
 _DEFERRED = {
     "psyclone.core.symbolic_maths": ("SymbolicMaths",),
     "psyclone.psyir.backend.sympy_writer": ("SymPyWriter",),
