@@ -2,6 +2,14 @@
 
 __version__ = "0.1.0"
 
+from adfort import lazy  # noqa: E402  (before PSyclone: sympy deferred)
+
+lazy.install()
+
+from adfort import patches  # noqa: E402  (faster PSyclone lookups)
+
+patches.apply()
+
 from adfort.errors import AdfortError  # noqa: E402
 from adfort.schedules import (  # noqa: E402
     ADReversalSchedule, JointReversalSchedule, LinkReversalSchedule,

@@ -12,7 +12,7 @@ from psyclone.psyir.symbols import (
     ArrayType, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
     UnresolvedInterface, UnsupportedFortranType)
 
-from adfort import implicit, internal, naming, timing
+from adfort import cache, implicit, internal, naming, timing
 
 from adfort.declarations import rewrite_specifications
 from adfort.optional import read_optional_arguments
@@ -82,7 +82,11 @@ def _read_file(path, preprocessing, plan):
     tolerate_where_failures(reader)
     keep_parenthesised_arguments(reader)
     try:
-        tree = reader.psyir_from_source(source)
+        # (As psyir_from_source, with the parse tree through --cache.)
+        processor = reader._processor
+        parsed = cache.parse_tree(
+            source, not fixed, lambda: processor.generate_parse_tree_from_source(source))
+        tree = processor.generate_psyir(parsed)
     except Exception as err:  # fparser and PSyclone raise several kinds
         raise AdfortError(_syntax_message(err) + form_hint(path, loaded),
                           _syntax_location(path, err, origin)) from None

@@ -74,13 +74,20 @@ def type_names(datatype):
 def used_names(routine):
     """Lower-case names a routine's body and kept declarations refer to."""
     table = routine.symbol_table
-    names = {ref.symbol.name.lower()
-             for ref in routine.walk(Reference) + literal_kind_references(routine)}
-    for block in routine.walk(CodeBlock):
-        # Kept I/O statements and character expressions name their
-        # variables only in their text.
-        names |= {name.lower() for name in block.get_symbol_names()}
-    names |= {loop.variable.name.lower() for loop in routine.walk(Loop)}
+    names = set()
+    for node in routine.walk((Reference, Literal, CodeBlock, Loop)):   # one walk
+        if isinstance(node, Reference):
+            names.add(node.symbol.name.lower())
+        elif isinstance(node, Literal):
+            precision = getattr(node.datatype, "precision", None)
+            if isinstance(precision, DataNode):
+                names |= {ref.symbol.name.lower() for ref in precision.walk(Reference)}
+        elif isinstance(node, CodeBlock):
+            # Kept I/O statements and character expressions name their
+            # variables only in their text.
+            names |= {name.lower() for name in node.get_symbol_names()}
+        else:
+            names.add(node.variable.name.lower())
     names |= {s.name.lower() for s in table.argument_list}
     pending = list(names)
     while pending:

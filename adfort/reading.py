@@ -173,10 +173,13 @@ class ReadPlan:
         loaded texts of `paths`, before anything is scanned for a plan."""
         from adfort.specialise import Specialiser
         loaded = {os.path.abspath(p): self.loaded(p) for p in paths}
-        made = Specialiser(loaded).run()
+        specialiser = Specialiser(loaded)
+        made = specialiser.run()
         for path, names in made.items():
             self.clones.setdefault(path, set()).update(names)
             self._scans.pop(path, None)
+        for path, found in specialiser.scans.items():
+            self._scans.setdefault(path, found)     # (scanned already, unchanged)
 
     def loaded(self, path):
         """The :class:`Loaded` source of `path`, read once."""
@@ -311,16 +314,41 @@ class ReadPlan:
 
 
 def find_module_file(name, search_path):
-    """The first file on `search_path` that defines module `name`, or None."""
-    pattern = re.compile(rf"^\s*module\s+{re.escape(name)}\s*(!.*)?$",
-                         re.IGNORECASE | re.MULTILINE)
+    """The first file on `search_path` that defines module `name`, or None.
+
+    The files of the search path are read once (per run, and again only
+    when one of them changes): :func:`_module_index`."""
+    return _module_index(search_path).get(name.lower())
+
+
+_MODULE_LINE = re.compile(r"^\s*module\s+(\w+)\s*(!.*)?$", re.IGNORECASE | re.MULTILINE)
+_indexes = {}       # (file, mtime, size) of every file on a search path: index
+
+
+def _module_index(search_path):
+    """{lower-case module name: the first file on `search_path` defining
+    it}, remembered while the files (names, times, sizes) are the same."""
+    files = []
     for directory in search_path:
         for glob_pattern in _SOURCE_PATTERNS:
             for path in sorted(glob.glob(os.path.join(directory, glob_pattern))):
                 try:
-                    with open(path, encoding="utf-8", errors="replace") as handle:
-                        if pattern.search(handle.read()):
-                            return path
+                    status = os.stat(path)
                 except OSError:
                     continue
-    return None
+                files.append((path, status.st_mtime_ns, status.st_size))
+    key = tuple(files)
+    if key not in _indexes:
+        index = {}
+        for path, _, _ in files:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            for match in _MODULE_LINE.finditer(text):
+                index.setdefault(match.group(1).lower(), path)
+        if len(_indexes) > 16:
+            _indexes.clear()
+        _indexes[key] = index
+    return _indexes[key]

@@ -564,7 +564,8 @@ def hoist_negation(node: Node) -> Optional[Node]:
     return _negate(product) if negations == 1 else product
 
 
-#: Rules in the order they are tried at each node.
+#: Rules in the order they are tried at each node (each rewrites a
+#: BinaryOperation or UnaryOperation only: _rewrite skips other nodes).
 RULES: List[Callable[[Node], Optional[Node]]] = [
     fold_constants,
     remove_double_negation,
@@ -592,6 +593,8 @@ def _replace(old: Node, new: Node) -> Node:
 
 def _rewrite(node: Node) -> Optional[Node]:
     '''Apply the first applicable rule at node; return the replacement.'''
+    if not isinstance(node, (BinaryOperation, UnaryOperation)):
+        return None     # every rule rewrites an operation (most nodes are not)
     for rule in RULES:
         new = rule(node)
         if new is None:

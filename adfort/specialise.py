@@ -139,17 +139,22 @@ class Specialiser:
         self.loaded = loaded
         self.clones = {}        # path: {copy name}
         self.made = {}          # (callee, ((position, actual), ...)): copy name
+        self.scans = {}         # path: units.Scan of its final text, once known
+        self._scans = {}
 
     def run(self):
         """Specialise until no call passes a known routine; {path: names of
         the copies written into it}."""
         for _ in range(_MAX_ROUNDS):
             if not self._round():
+                # That round changed nothing: its scans are of the texts.
+                self.scans = self._scans
                 break
         return self.clones
 
     def _round(self):
-        scans = {p: units.scan(l.source, l.fixed) for p, l in self.loaded.items()}
+        scans = self._scans = {p: units.scan(l.source, l.fixed)
+                               for p, l in self.loaded.items()}
         if any(s is None for s in scans.values()):
             return False
         statements = {p: units.statements(l.source, l.fixed) for p, l in self.loaded.items()}
@@ -159,9 +164,16 @@ class Specialiser:
                 if unit.kind in ("subroutine", "function") and unit.name:
                     routines.setdefault(unit.name, (path, unit))
         takes = {}
+        # (Only EXTERNAL statements can declare a dummy a procedure: found
+        # once per file, not once per routine.)
+        externals = {p: [s for s in found if _EXTERNAL.match(s[2]) or
+                         _EXTERNAL_ATTRIBUTE.match(s[2])]
+                     for p, found in statements.items()}
         for name, (path, unit) in routines.items():
+            if not unit.arguments:
+                continue
             dummies = procedure_dummies(self.loaded[path].source, self.loaded[path].fixed,
-                                        unit, statements[path])
+                                        unit, externals[path])
             if dummies:
                 takes[name] = dummies
         if not takes:

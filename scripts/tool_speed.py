@@ -13,17 +13,24 @@ holds two targets:
 Each tool runs in its own process; its wall time and peak resident memory
 (``ru_maxrss`` of the process and what it ran, from ``wait4``) are the
 median and the maximum over ``--repeat`` runs.  adfort's time includes the
-interpreter's start-up and imports, Tapenade's the JVM's.
+interpreter's start-up and imports (from cached bytecode, as installed),
+Tapenade's the JVM's; each tool runs once untimed first.  The adfort
+timed is this checkout's (``python -m adfort`` with it on PYTHONPATH).
+A third row times adfort on the call-tree target again with ``--cache``
+(the rebuild of a Makefile: the cache filled by an earlier run).
+
+``--scaling`` adds two tables for the call-tree target: the file grows
+(100, 200, 400 routines) with the call tree the same, then the call tree
+grows (depth 2, 4, 8) in the same file.
 
     python scripts/benchmark.py --tool-speed [--tapenade DIR] [--routines 200]
-        [--depth 8] [--repeat 3] [--workdir DIR]
+        [--depth 8] [--repeat 3] [--scaling] [--workdir DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -120,13 +127,26 @@ end module big_model
     return "".join(parts), f"kern_{routines // 2 + 1:03d}"
 
 
-def measure(command: list[str], cwd: Path, repeat: int) -> tuple[float, float, str]:
-    """(median wall seconds, max peak RSS in MB, error text or '')."""
+def measure(command: list[str], cwd: Path, repeat: int,
+            warm_up: bool = False) -> tuple[float, float, str]:
+    """(median wall seconds, max peak RSS in MB, error text or '').
+
+    Python runs with its bytecode cached (in ``pycache`` beside `cwd`, as
+    an installed package has it, even where PYTHONDONTWRITEBYTECODE is
+    set); with `warm_up` one untimed run comes first.
+    """
     times, peaks = [], []
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]),
+        "PYTHONPYCACHEPREFIX": str(Path(cwd).parent / "pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if warm_up:
+        subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
     for _ in range(repeat):
         start = time.perf_counter()
         proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
+                                stderr=subprocess.PIPE, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         times.append(time.perf_counter() - start)
         peaks.append(usage.ru_maxrss / 1024.0)
@@ -138,46 +158,101 @@ def measure(command: list[str], cwd: Path, repeat: int) -> tuple[float, float, s
     return statistics.median(times), max(peaks), ""
 
 
+def _cell(result) -> str:
+    t, m, err = result
+    return f"{t:.2f} s, {m:.0f} MB" if not err else f"failed: {err[:60]}"
+
+
+def _adfort(source: Path, routine: str, dep: str, indep: str, work: Path, repeat: int,
+            extra=()) -> tuple[float, float, str]:
+    out = work / f"{routine}_ad.f90"
+    return measure([sys.executable, "-m", "adfort", "diff", str(source), "--routine", routine,
+                    "--dep", dep, "--indep", indep, "-o", str(out)] + list(extra),
+                   work, repeat, warm_up=True)
+
+
+def _tapenade(tapenade: Path, source: Path, routine: str, dep: str, indep: str, work: Path,
+              repeat: int) -> tuple[float, float, str]:
+    tapout = work / f"tapenade_{routine}"
+    tapout.mkdir(exist_ok=True)
+    return measure([str(tapenade.resolve() / "bin" / "tapenade"), "-b", "-head",
+                    f"{routine}({dep})/({indep})", "-O", str(tapout), str(source)],
+                   work, repeat, warm_up=True)
+
+
+def _module(work: Path, routines: int, depth: int) -> tuple[Path, str, int]:
+    """(file, stand-alone target, lines) of a generated module in `work`."""
+    text, alone = generate(routines, depth)
+    work.mkdir(parents=True, exist_ok=True)
+    source = work / "big_model.f90"
+    source.write_text(text)
+    return source, alone, text.count("\n")
+
+
+def _table(title: str, rows, tapenade: bool) -> list[str]:
+    lines = [title, "| target | adfort |" + (" Tapenade |" if tapenade else ""),
+             "|---|---|" + ("---|" if tapenade else "")]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def _scaling(args, work: Path) -> list[str]:
+    """The two --scaling tables (call-tree target)."""
+    lines = []
+    for title, cases in (
+            ("the file grows, the call tree (depth 8) is the same",
+             [(n, 8) for n in (100, 200, 400)]),
+            (f"the call tree grows, the file ({args.routines} routines) is the same",
+             [(args.routines, d) for d in (2, 4, 8)])):
+        rows = []
+        for routines, depth in cases:
+            source, _, count = _module(work / f"r{routines}_d{depth}", routines, depth)
+            row = [f"{routines} routines ({count} lines), depth {depth} "
+                   f"({3 * depth + 1} routines in the tree)",
+                   _cell(_adfort(source, "model_step", "cost", "q", source.parent,
+                                 args.repeat))]
+            if args.tapenade:
+                row.append(_cell(_tapenade(args.tapenade, source, "model_step", "cost", "q",
+                                           source.parent, args.repeat)))
+            rows.append(row)
+        lines += [""] + _table(f"model_step: {title}", rows, bool(args.tapenade))
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tapenade", type=Path, metavar="DIR")
     parser.add_argument("--routines", type=int, default=200)
     parser.add_argument("--depth", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--scaling", action="store_true")
     parser.add_argument("--workdir", type=Path)
     args = parser.parse_args(argv)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="adfort_speed_"))
-    work.mkdir(parents=True, exist_ok=True)
-    text, alone = generate(args.routines, args.depth)
-    source = work / "big_model.f90"
-    source.write_text(text)
-    lines = text.count("\n")
-    adfort = shutil.which("adfort", path=str(Path(sys.executable).parent)) or "adfort"
+    source, alone, lines = _module(work, args.routines, args.depth)
     targets = [("model_step", "cost", "q", f"call tree {args.depth} levels deep"),
                (alone, "q", "q", "calls nothing")]
     rows = []
     for routine, dep, indep, what in targets:
-        out = work / f"{routine}_ad.f90"
-        row = [f"{routine} ({what})"]
-        t, m, err = measure([adfort, "diff", str(source), "--routine", routine, "--dep", dep,
-                             "--indep", indep, "-o", str(out)], work, args.repeat)
-        row.append(f"{t:.2f} s, {m:.0f} MB" if not err else f"failed: {err[:60]}")
+        row = [f"{routine} ({what})", _cell(_adfort(source, routine, dep, indep, work,
+                                                    args.repeat))]
         if args.tapenade:
-            tapout = work / f"tapenade_{routine}"
-            tapout.mkdir(exist_ok=True)
-            t, m, err = measure([str(args.tapenade.resolve() / "bin" / "tapenade"), "-b",
-                                 "-head", f"{routine}({dep})/({indep})", "-O", str(tapout),
-                                 str(source)], work, args.repeat)
-            row.append(f"{t:.2f} s, {m:.0f} MB" if not err else f"failed: {err[:60]}")
+            row.append(_cell(_tapenade(args.tapenade, source, routine, dep, indep, work,
+                                       args.repeat)))
         rows.append(row)
-    print(f"tool run time on a generated module of {lines} lines, {args.routines} stencil "
-          f"routines (median of {args.repeat}; peak resident memory)")
-    print("| target | adfort |" + (" Tapenade |" if args.tapenade else ""))
-    print("|---|---|" + ("---|" if args.tapenade else ""))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    cache = ["--cache", str(work / "adfort-cache")]
+    # (The warm-up run fills the cache.)
+    rows.append(["model_step again, --cache filled (a rebuild)",
+                 _cell(_adfort(source, "model_step", "cost", "q", work, args.repeat, cache))]
+                + (["(no cache)"] if args.tapenade else []))
+    report = _table(f"tool run time on a generated module of {lines} lines, {args.routines} "
+                    f"stencil routines (median of {args.repeat}; peak resident memory)",
+                    rows, bool(args.tapenade))
+    if args.scaling:
+        report += _scaling(args, work)
+    print("\n".join(report))
     print(f"files in {work}")
-    return 1 if any("failed" in cell for row in rows for cell in row[1:]) else 0
+    return 1 if any("failed" in line for line in report) else 0
 
 
 if __name__ == "__main__":

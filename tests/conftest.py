@@ -13,12 +13,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# The command line the tests run (``python -m adfort`` from a temporary
-# directory) is this checkout's, not the package the environment installed
-# (an editable install may point at another checkout).
-_ROOT = str(Path(__file__).resolve().parent.parent)
+# Subprocesses (``python -m adfort`` run from a temporary directory) import
+# this checkout's adfort, not whichever one the environment has installed.
+_ROOT = str(Path(__file__).resolve().parents[1])
 os.environ["PYTHONPATH"] = os.pathsep.join(
-    p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
+    [_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != _ROOT])
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 

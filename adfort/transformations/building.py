@@ -4,7 +4,7 @@ import."""
 
 import re
 
-from psyclone.psyir.nodes import Call, Literal, Reference, Routine
+from psyclone.psyir.nodes import Call, DataNode, Literal, Reference, Routine, ScopingNode
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, ContainerSymbol,
     ImportInterface, ScalarType, Symbol, NoType, RoutineSymbol, UnsupportedFortranType)
@@ -43,10 +43,7 @@ def _make_routine(work, name, body, arguments, intents, origin=None, attributes=
         variable the body refers to.
     :param attributes: {lower-case name: "POINTER"/"TARGET"} to declare.
     """
-    work.pop_all_children()
-    for stmt in body:
-        work.addchild(stmt.detach() if stmt.parent is not None else stmt)
-    routine = work.copy()
+    routine = _with_body(work, body)
     _own_types(routine)
     routine.name = name
     if routine.name != name:
@@ -81,6 +78,29 @@ def _make_routine(work, name, body, arguments, intents, origin=None, attributes=
     restore_attributes(table, attributes or {})
     _name_outer_symbols(routine, origin)
     declare_optional(table, optional_names(work))
+    return routine
+
+
+def _with_body(work, body):
+    """A copy of `work` holding the statements of `body` (which it takes).
+
+    What ``work.copy()`` with `body` as its children makes, without copying
+    the statements (they were made for this routine and nothing else keeps
+    them): the declarations are copied, then the statements moved in and
+    pointed at the copied symbols by name, as the copy does.  Statements
+    holding scopes with their own symbols are copied as before.
+    """
+    work.pop_all_children()
+    statements = [stmt.detach() if stmt.parent is not None else stmt for stmt in body]
+    if any(not scope.symbol_table.is_empty() for stmt in statements
+           for scope in stmt.walk(ScopingNode)):
+        for stmt in statements:
+            work.addchild(stmt)
+        return work.copy()
+    routine = work.copy()
+    for stmt in statements:
+        routine.addchild(stmt)
+    routine.replace_symbols_using(routine.symbol_table)
     return routine
 
 
@@ -196,7 +216,12 @@ def _own_types(routine):
             nodes += [getattr(dim, "lower", None), getattr(dim, "upper", None)]
     for node in nodes:
         for literal in node.walk(Literal) if hasattr(node, "walk") else ():
-            literal._datatype = literal.datatype.copy()
+            # (A type without a kind or length expression names nothing
+            # that could be pointed elsewhere: it may stay shared.)
+            datatype = literal.datatype
+            if isinstance(getattr(datatype, "precision", None), DataNode) or \
+                    isinstance(getattr(datatype, "_length", None), DataNode):
+                literal._datatype = datatype.copy()
 
 
 def _restore_assumed_size(table):

@@ -298,7 +298,9 @@ class _ProgramBuild:
             check_renamed_active(unit, self.activity, source_name(unit.original) or self.filename)
         self.chosen = self._differentiated()
         # Before generation empties the working copies.
-        self.access = {id(u): self._module_access(u) for u in self.order + self.opaque}
+        own = {}    # id(unit): its own accesses, found once for all the callers
+        self.access = {id(u): self._module_access(u, own=own)
+                       for u in self.order + self.opaque}
         for unit in self.order:
             for formal in unit.formals:
                 unit.writes_formal(formal)
@@ -891,12 +893,28 @@ class _ProgramBuild:
                          if f.interface.access != ArgumentInterface.Access.WRITE
                          and callee.reads_on_entry(f)}
 
-    def _module_access(self, unit, seen=None):
-        """Module variables a unit (and what it calls) reads and writes."""
+    def _module_access(self, unit, seen=None, own=None):
+        """Module variables a unit (and what it calls) reads and writes.
+
+        :param own: {id(unit): (reads, writes)} of units' own statements,
+            filled and reused (callers share their callees')."""
         seen = seen if seen is not None else set()
         if id(unit) in seen:
             return set(), set()
         seen.add(id(unit))
+        own = own if own is not None else {}
+        if id(unit) not in own:
+            own[id(unit)] = self._own_module_access(unit)
+        reads, writes = (set(names) for names in own[id(unit)])
+        for callee in unit.calls.values():
+            if callee is not None:
+                r, w = self._module_access(callee, seen, own)
+                reads |= r
+                writes |= w
+        return reads, writes
+
+    def _own_module_access(self, unit):
+        """Module variables the statements of `unit` itself read and write."""
         reads, writes = set(), set()
         for ref in unit.work.walk(Reference):
             if not unit.owns(ref.symbol) and unit.module_variable(ref.symbol.name):
@@ -921,11 +939,6 @@ class _ProgramBuild:
                 if (symbol is None or not unit.owns(symbol)) and unit.module_variable(name):
                     reads.add(name)   # an I/O statement sets a module variable
                     writes.add(name)
-        for callee in unit.calls.values():
-            if callee is not None:
-                r, w = self._module_access(callee, seen)
-                reads |= r
-                writes |= w
         return reads, writes
 
 

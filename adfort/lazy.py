@@ -1,0 +1,293 @@
+"""Load sympy (and PSyclone's analysis tools) only if something uses them.
+
+Importing PSyclone imports sympy (``psyclone.core.symbolic_maths`` at the
+top, ``import sympy`` in a few node modules, the SymPy writer that every
+``FortranWriter`` imports through ``psyclone.psyir.tools``): about 0.25 s
+of the 0.6 s an ``adfort diff`` spent starting; and every
+``FortranWriter`` imports ``psyclone.psyir.tools`` (psyGen, fparser's
+first parser, pyparsing, unittest: 0.1 s) for a ``CallTreeUtils`` it never
+uses.  adfort never does symbolic maths on its own path, so before
+PSyclone is imported :func:`install` puts in ``sys.modules``
+
+- for ``sympy`` and ``psyclone.psyir.tools``, packages that load the real
+  ones at the first access to an attribute they lack (``import sympy``
+  binds it; ``sympy.Symbol`` loads sympy and is sympy's; so does
+  importing a submodule, which asks for ``__path__``);
+- for ``psyclone.core.symbolic_maths``, ``psyclone.psyir.backend.sympy_writer``
+  and ``psyclone.psyir.tools.call_tree_utils``, stand-ins whose classes
+  (``SymbolicMaths``, ``SymPyWriter``, ``CallTreeUtils``…) hand every
+  attribute (``get``, ``equal``, ``Fuzzy``…) and every call to the real
+  class, importing the real module (and sympy) the first time; except
+  that ``SymbolicMaths.equal`` answers plain cases itself
+  (:func:`plain_equal`), and that a ``CallTreeUtils`` is made when first
+  used.
+
+Nothing changes for code that does use them: it only pays the import
+later.  Whether sympy was really loaded: :func:`sympy_loaded`.
+"""
+
+import importlib
+import importlib.util
+import keyword
+import os
+import sys
+import types
+
+_PYTHON_KEYWORDS = frozenset(keyword.kwlist)
+
+# Modules deferred: the names other modules take from them, as stand-ins.
+_DEFERRED = {
+    "psyclone.core.symbolic_maths": ("SymbolicMaths",),
+    "psyclone.psyir.backend.sympy_writer": ("SymPyWriter",),
+    "psyclone.psyir.tools": ("CallTreeUtils", "DefinitionUseChain", "DTCode",
+                             "DependencyTools", "ReadWriteInfo", "ReductionInferenceTool"),
+    "psyclone.psyir.tools.call_tree_utils": ("CallTreeUtils",),
+    # Imported inside node methods for isinstance checks and errors: the
+    # 0.1 s of psyGen's imports for a check that cannot hold without it.
+    "psyclone.psyGen": ("Kern", "CodedKern", "InvokeSchedule", "BuiltIn"),
+}
+# Attributes of a stand-in that are another module's (exceptions must be
+# real classes to be caught).
+_PRESET = {"psyclone.psyGen": {"InternalError": "psyclone.errors",
+                               "GenerationError": "psyclone.errors"}}
+_PACKAGES = ("sympy", "psyclone.psyir.tools")
+# Packages whose submodules may be imported alone (their __path__ is given
+# without loading the package): psyclone.psyir.tools.type_info_computation,
+# which every BinaryOperation's datatype imports, needs nothing else.
+_OPEN_PACKAGES = ("psyclone.psyir.tools",)
+# Classes whose instances are made when first used (FortranWriter makes a
+# CallTreeUtils it never uses).
+_LAZY_INSTANCES = ("CallTreeUtils",)
+
+
+def _real(name):
+    """The real module `name`, imported the first time it is asked for
+    (with the real modules of the stand-ins below it)."""
+    module = sys.modules.get(name)
+    if isinstance(module, _StandIn):
+        for other in list(sys.modules):
+            if (other == name or other.startswith(name + ".")) and \
+                    isinstance(sys.modules[other], _StandIn):
+                del sys.modules[other]
+        module = importlib.import_module(name)
+        package, _, last = name.rpartition(".")
+        if package in sys.modules:
+            setattr(sys.modules[package], last, module)
+    return module
+
+
+class _StandIn(types.ModuleType):
+    """A module until something needs the real one: every attribute it
+    lacks (``__path__`` too, for a submodule's import) is the real one's."""
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__") and (
+                name != "__path__" or self.__name__ not in _PACKAGES):
+            raise AttributeError(name)
+        return getattr(_real(self.__name__), name)
+
+
+class _Forwarding(type):
+    """Metaclass of a stand-in class: every attribute the class lacks is
+    the real class's, and calling it makes an instance of the real one."""
+
+    def __getattr__(cls, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return getattr(cls._adfort_real(), name)
+
+    def __instancecheck__(cls, instance):
+        # An instance of the real class needs the real module imported.
+        real = sys.modules.get(cls.__module__)
+        return real is not None and not isinstance(real, _StandIn) and \
+            isinstance(instance, cls._adfort_real())
+
+    def __subclasscheck__(cls, subclass):
+        real = sys.modules.get(cls.__module__)
+        return real is not None and not isinstance(real, _StandIn) and \
+            issubclass(subclass, cls._adfort_real())
+
+    def __call__(cls, *args, **kwargs):
+        if cls.__name__ in _LAZY_INSTANCES:
+            return _LazyInstance(lambda: cls._adfort_real()(*args, **kwargs))
+        return cls._adfort_real()(*args, **kwargs)
+
+
+class _LazyInstance:
+    """An instance made when first used (an attribute asked for or set)."""
+
+    def __init__(self, make):
+        object.__setattr__(self, "_adfort_make", make)
+        object.__setattr__(self, "_adfort_made", None)
+
+    def _adfort_instance(self):
+        made = object.__getattribute__(self, "_adfort_made")
+        if made is None:
+            made = object.__getattribute__(self, "_adfort_make")()
+            object.__setattr__(self, "_adfort_made", made)
+        return made
+
+    def __getattr__(self, name):
+        return getattr(self._adfort_instance(), name)
+
+    def __setattr__(self, name, value):
+        setattr(self._adfort_instance(), name, value)
+
+
+def _stand_in_class(module, name):
+    def real():
+        return getattr(_real(module), name)
+    return _Forwarding(name, (), {"_adfort_real": staticmethod(real),
+                                  "__module__": module,
+                                  "__doc__": f"Stand-in for {module}.{name} (adfort.lazy)."})
+
+
+def _integer_literals_only(node):
+    """Whether every Literal in expression `node` is an integer (sympy's
+    difference of equal real literals is a Float zero, not Zero: not
+    'equal')."""
+    from psyclone.psyir.nodes import CodeBlock, Literal
+    from psyclone.psyir.symbols import ScalarType
+    for inner in node.walk((Literal, CodeBlock)):
+        if isinstance(inner, CodeBlock) or not isinstance(inner.datatype, ScalarType) or \
+                inner.datatype.intrinsic != ScalarType.Intrinsic.INTEGER:
+            return False
+    return True
+
+
+def _polynomial(node):
+    """{monomial: coefficient} of expression `node` when it is a polynomial
+    with integer coefficients in scalar variables (a monomial: the sorted
+    tuple of its variables' names), else None."""
+    from psyclone.psyir.nodes import BinaryOperation, Literal, Reference, UnaryOperation
+    from psyclone.psyir.symbols import ScalarType
+    if type(node) is Literal:
+        if node.datatype.intrinsic != ScalarType.Intrinsic.INTEGER:
+            return None
+        try:
+            value = int(node.value)
+        except ValueError:
+            return None
+        return {(): value} if value else {}
+    if type(node) is Reference:
+        # (Names as PSyclone writes them for sympy: lower case, renamed only
+        # if a Python keyword, which Fortran names cannot all be.)
+        name = node.name
+        return {(name,): 1} if name == name.lower() and name.isidentifier() and \
+            name not in _PYTHON_KEYWORDS else None
+    if type(node) is UnaryOperation and node.operator in (
+            UnaryOperation.Operator.MINUS, UnaryOperation.Operator.PLUS):
+        inner = _polynomial(node.children[0])
+        if inner is None or node.operator == UnaryOperation.Operator.PLUS:
+            return inner
+        return {m: -c for m, c in inner.items()}
+    if type(node) is not BinaryOperation:
+        return None
+    operator = node.operator
+    if operator == BinaryOperation.Operator.POW:
+        power = node.children[1]
+        if type(power) is not Literal or not power.value.isdigit() or int(power.value) > 8:
+            return None
+        base = _polynomial(node.children[0])
+        result = {(): 1}
+        for _ in range(int(power.value)):
+            result = None if base is None else _product(result, base)
+        return result
+    if operator not in (BinaryOperation.Operator.ADD, BinaryOperation.Operator.SUB,
+                        BinaryOperation.Operator.MUL):
+        return None
+    left, right = _polynomial(node.children[0]), _polynomial(node.children[1])
+    if left is None or right is None:
+        return None
+    if operator == BinaryOperation.Operator.MUL:
+        return _product(left, right)
+    sign = 1 if operator == BinaryOperation.Operator.ADD else -1
+    result = dict(left)
+    for monomial, coefficient in right.items():
+        result[monomial] = result.get(monomial, 0) + sign * coefficient
+    return {m: c for m, c in result.items() if c}
+
+
+def _product(left, right):
+    result = {}
+    for m1, c1 in left.items():
+        for m2, c2 in right.items():
+            monomial = tuple(sorted(m1 + m2))
+            result[monomial] = result.get(monomial, 0) + c1 * c2
+    return {m: c for m, c in result.items() if c}
+
+
+def plain_equal(exp1, exp2):
+    """What ``SymbolicMaths.equal(exp1, exp2)`` answers, when it is plain
+    without sympy, else None.  Plain: two polynomials with integer
+    coefficients in scalar variables (sympy expands their difference:
+    zero or not), or two expressions written the same way with integer
+    literals only (their difference is zero).  Array bounds, which the
+    Fortran writer compares for every range it writes (``a(1:n)`` of an
+    ``a(0:n+1)``), are nearly always so."""
+    from psyclone.psyir.nodes import Node
+    if exp1 is None or exp2 is None:
+        return exp1 == exp2
+    if not isinstance(exp1, Node) or not isinstance(exp2, Node):
+        return None
+    first, second = _polynomial(exp1), _polynomial(exp2)
+    if first is not None and second is not None:
+        return first == second
+    if exp1 == exp2 and _integer_literals_only(exp1):
+        return True
+    return None
+
+
+class _PlainMaths:
+    """``SymbolicMaths.get()`` of the stand-in: :meth:`equal` answers plain
+    cases without sympy; anything else is the real singleton's."""
+
+    def equal(self, exp1, exp2, identical_variables=None):
+        answer = None if identical_variables else plain_equal(exp1, exp2)
+        if answer is None:
+            return _real("psyclone.core.symbolic_maths").SymbolicMaths.get().equal(
+                exp1, exp2, identical_variables)
+        return answer
+
+    def __getattr__(self, name):
+        return getattr(_real("psyclone.core.symbolic_maths").SymbolicMaths.get(), name)
+
+
+_PLAIN = _PlainMaths()
+
+
+def install():
+    """Defer sympy (see the module); nothing to do once PSyclone or sympy
+    is imported, or when sympy is missing."""
+    if "psyclone" in sys.modules or "sympy" in sys.modules:
+        return
+    if importlib.util.find_spec("sympy") is None:
+        return
+    for package in _PACKAGES:
+        stand_in = _StandIn(package, f"{package}, loaded when used (adfort.lazy)")
+        if package in _OPEN_PACKAGES:
+            # (Found from the top package's place: find_spec of a dotted
+            # name would import its parents, PSyclone among them.)
+            top, _, rest = package.partition(".")
+            spec = importlib.util.find_spec(top)
+            place = os.path.join(os.path.dirname(spec.origin or ""), *rest.split("."))
+            if not os.path.isfile(os.path.join(place, "__init__.py")):
+                continue
+            stand_in.__path__ = [place]
+        sys.modules[package] = stand_in
+    for module, names in _DEFERRED.items():
+        stand_in = sys.modules.get(module) or _StandIn(
+            module, f"{module}, loaded when used (adfort.lazy)")
+        for name in names:
+            setattr(stand_in, name, _stand_in_class(module, name))
+        for name, owner in _PRESET.get(module, {}).items():
+            setattr(stand_in, name, getattr(importlib.import_module(owner), name))
+        sys.modules[module] = stand_in
+    maths = sys.modules["psyclone.core.symbolic_maths"].SymbolicMaths
+    maths.get = staticmethod(lambda: _PLAIN)
+    maths.equal = staticmethod(_PLAIN.equal)
+
+
+def sympy_loaded():
+    """Whether sympy has really been imported (not only deferred)."""
+    return "sympy.core" in sys.modules

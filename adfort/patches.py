@@ -1,0 +1,155 @@
+"""Faster equivalents of PSyclone methods adfort calls hundreds of
+thousands of times.
+
+Each replacement gives the same answer as the method it replaces, only
+without work PSyclone repeats on every call:
+
+- ``SymbolTable.lookup`` merged every enclosing table into a new dict
+  (``get_symbols``) to read one name from it: a lookup in a routine of a
+  module of 200 routines copied 200 entries.  It now looks the name up
+  table by table, innermost first, which is the symbol that dict held.
+- ``Node.walk`` recursed once per node, concatenating lists; it now walks
+  with a stack, in the same order (depth first, parents before children);
+  a walk for routines or modules alone does not enter statements and
+  expressions (which never hold one).
+- ``Node.copy`` made its shallow copy through ``copy.copy`` (the pickle
+  protocol: ``__reduce_ex__``, ``copyreg``); it now makes the same object
+  directly (nodes define no ``__copy__``, ``__slots__`` or state hooks).
+- A copy of a scope (routine, loop body…) ends by pointing every
+  reference below it at the symbols of the copied tables
+  (``replace_symbols_using``), and so does every scope nested in it, each
+  while it is still detached: a statement three scopes deep was looked up
+  three times.  Only the outermost scope of a copy does it now; it looks
+  every name up from the innermost table out, and an inner scope's own
+  pass found no more (its tables then ended at itself) and decided
+  nothing the outer pass does not decide again.
+
+:func:`apply` installs them once (``import adfort`` does).
+"""
+
+from psyclone.psyir.nodes import Container, DataNode, Node, Routine, ScopingNode, Statement
+from psyclone.psyir.symbols import symbol_table as _symbol_table_module
+from psyclone.psyir.symbols.symbol_table import SymbolTable
+
+_applied = False
+_DEFAULT = _symbol_table_module.DEFAULT_SENTINEL
+_original_lookup = SymbolTable.lookup
+_original_walk = Node.walk
+_original_copy = Node.copy
+_original_scope_refine = ScopingNode._refine_copy
+_original_scope_replace = ScopingNode.replace_symbols_using
+_copying = []       # the scopes whose copies are being refined, outermost first
+
+
+def _lookup(self, name, visibility=None, scope_limit=None, otherwise=_DEFAULT):
+    """``SymbolTable.lookup`` (same arguments, answers and errors),
+    searching the enclosing tables one by one."""
+    if visibility or not isinstance(name, str):
+        return _original_lookup(self, name, visibility, scope_limit, otherwise)
+    key = self._normalize(name)
+    current = self
+    while current:
+        symbol = current.symbols_dict.get(key)
+        if symbol is not None:
+            return symbol
+        current = current.parent_symbol_table(scope_limit)
+    if otherwise is _DEFAULT:
+        raise KeyError(f"Could not find '{name}' in the Symbol Table.")
+    return otherwise
+
+
+_UNITS = (Container, Routine)
+_NO_UNITS_BELOW = (Statement, DataNode)
+_units_only = {}    # my_type: whether it names only routines and modules
+
+
+def _walk(self, my_type, stop_type=None, depth=None):
+    """``Node.walk`` (same arguments and list), without recursion."""
+    if depth is not None:
+        return _original_walk(self, my_type, stop_type, depth)
+    if stop_type is None:
+        units = _units_only.get(my_type)
+        if units is None:
+            types = my_type if isinstance(my_type, tuple) else (my_type,)
+            units = _units_only[my_type] = all(
+                isinstance(t, type) and issubclass(t, _UNITS) and
+                not issubclass(t, _NO_UNITS_BELOW) for t in types)
+        if units:
+            stop_type = _NO_UNITS_BELOW
+    found = []
+    stack = [self]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        if isinstance(node, my_type):
+            found.append(node)
+        if stop_type and isinstance(node, stop_type):
+            continue
+        children = node._children
+        if children:
+            push(reversed(children))
+    return found
+
+
+def _copy(self):
+    """``Node.copy``: a shallow copy refined by ``_refine_copy``."""
+    cls = type(self)
+    new_instance = cls.__new__(cls)
+    new_instance.__dict__.update(self.__dict__)
+    new_instance._refine_copy(self)
+    return new_instance
+
+
+def _scope_refine_copy(self, other):
+    """``ScopingNode._refine_copy``, remembering which scope is refined."""
+    _copying.append(self)
+    try:
+        _original_scope_refine(self, other)
+    finally:
+        _copying.pop()
+
+
+def _scope_replace_symbols_using(self, table_or_symbol):
+    """``ScopingNode.replace_symbols_using``, except the pass a scope nested
+    in a copy makes over itself at the end of its own refinement."""
+    if len(_copying) > 1 and _copying[-1] is self and \
+            table_or_symbol is self._symbol_table:
+        return
+    _original_scope_replace(self, table_or_symbol)
+
+
+def _plain_class(cls):
+    """Whether ``copy.copy`` of an instance of `cls` is a new instance with
+    the same ``__dict__`` (what :func:`_copy` makes)."""
+    return all(getattr(cls, hook, None) is getattr(object, hook, None)
+               for hook in ("__copy__", "__reduce_ex__", "__reduce__", "__setstate__",
+                            "__getstate__")) and "__slots__" not in vars(cls)
+
+
+def apply():
+    """Install the replacements (once)."""
+    global _applied
+    if _applied:
+        return
+    _applied = True
+    SymbolTable.lookup = _lookup
+    if Node.walk is _original_walk and not any(
+            "walk" in vars(cls) for cls in _subclasses(Node)):
+        Node.walk = _walk
+    if Node.copy is _original_copy and all(
+            _plain_class(cls) for cls in [Node] + _subclasses(Node)):
+        Node.copy = _copy
+    if not any("_refine_copy" in vars(cls) or "replace_symbols_using" in vars(cls)
+               for cls in _subclasses(ScopingNode) if cls.__module__.startswith("adfort")):
+        ScopingNode._refine_copy = _scope_refine_copy
+        ScopingNode.replace_symbols_using = _scope_replace_symbols_using
+
+
+def _subclasses(cls):
+    """All subclasses of `cls` defined so far."""
+    found, work = [], list(cls.__subclasses__())
+    while work:
+        sub = work.pop()
+        found.append(sub)
+        work.extend(sub.__subclasses__())
+    return found
