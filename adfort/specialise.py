@@ -164,10 +164,10 @@ class Specialiser:
                 if unit.kind in ("subroutine", "function") and unit.name:
                     routines.setdefault(unit.name, (path, unit))
         takes = {}
-        # (Only EXTERNAL statements can declare a dummy a procedure: found
-        # once per file, not once per routine.)
+        # (Only EXTERNAL statements and CALLs make a dummy a procedure:
+        # found once per file, not once per routine.)
         externals = {p: [s for s in found if _EXTERNAL.match(s[2]) or
-                         _EXTERNAL_ATTRIBUTE.match(s[2])]
+                         _EXTERNAL_ATTRIBUTE.match(s[2]) or _CALLED.search(s[2])]
                      for p, found in statements.items()}
         for name, (path, unit) in routines.items():
             if not unit.arguments:
