@@ -51,7 +51,7 @@ def fresh_element_writes(routine, alias=None):
         return {}
     found = {}
     for loop in routine.walk(Loop):
-        step = _step(loop)
+        step = unit_step(loop)
         body = loop.loop_body
         if step is None or body.walk((CodeBlock, WhileLoop)) or any(
                 not isinstance(c, IntrinsicCall) for c in body.walk(Call)):
@@ -64,15 +64,13 @@ def fresh_element_writes(routine, alias=None):
     return found
 
 
-def _step(loop):
+def unit_step(loop):
     """1 or -1 for a loop stepping by a literal unit, else None."""
     step = loop.step_expr
     sign = 1
     if isinstance(step, UnaryOperation) and step.operator == UnaryOperation.Operator.MINUS:
         sign, step = -1, step.children[0]
-    if isinstance(step, Literal) and step.value == "1":
-        return sign
-    return None
+    return sign if isinstance(step, Literal) and step.value == "1" else None
 
 
 def _offset(expr, index):
@@ -161,7 +159,7 @@ def earlier_elements(loop, stmt, name, fresh):
               if fresh.get(id(a)) == id(loop) and a.lhs.symbol.name.lower() == name]
     if len(writes) != 1:
         return False
-    index, step, lhs = loop.variable.name.lower(), _step(loop), writes[0].lhs
+    index, step, lhs = loop.variable.name.lower(), unit_step(loop), writes[0].lhs
     dim = next(d for d, sub in enumerate(lhs.indices) if _offset(sub, index) is not None)
     c0 = _offset(lhs.indices[dim], index)
     for ref in stmt.walk(Reference):

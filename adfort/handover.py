@@ -22,6 +22,7 @@ from psyclone.psyir.nodes import (
     IntrinsicCall, Literal, Loop, Reference, Schedule)
 from psyclone.psyir.symbols import ArrayType, AutomaticInterface, DataSymbol
 
+from adfort.fresh_elements import unit_step
 from adfort.iterations import _MAX_REAL_NODES, _local_scalar
 from adfort.recompute import condition_reads
 
@@ -216,8 +217,7 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
 
 def _plain_loop(node):
     """A DO loop of unit step holding only assignments and IFs (no ELSE)."""
-    if not isinstance(node, Loop) or not (isinstance(node.step_expr, Literal)
-                                          and node.step_expr.value == "1"):
+    if not isinstance(node, Loop) or unit_step(node) != 1:
         return False
     return all(isinstance(s, (Assignment, IfBlock)) and not s.walk((Call, CodeBlock, Loop))
                for s in node.loop_body.children) and \

@@ -220,7 +220,7 @@ def written_section(routine, name, callees, call_writes):
 def _element_write(ref, changed):
     """The section ``a(lo+c:hi+c)`` an element write ``a(i + c)`` in a DO
     loop over ``i`` covers, or None."""
-    from adfort.fresh_elements import _offset, _step
+    from adfort.fresh_elements import _offset, unit_step
     if type(ref) is not ArrayReference or len(ref.indices) != 1:
         return None
     loop = ref.ancestor(Loop)
@@ -229,10 +229,10 @@ def _element_write(ref, changed):
         if offset is not None:
             break
         loop = loop.ancestor(Loop)
-    if loop is None or _step(loop) is None:
+    if loop is None or unit_step(loop) is None:
         return None
     first, last = loop.start_expr, loop.stop_expr
-    if _step(loop) < 0:
+    if unit_step(loop) < 0:
         first, last = last, first
     for bound in (first, last):
         if not _plain_integer(bound) or any(

@@ -28,6 +28,7 @@ from psyclone.psyir.nodes import (
     UnaryOperation)
 from psyclone.psyir.symbols import DataSymbol, ScalarType
 
+from adfort.fresh_elements import unit_step
 from adfort.tape import written_names
 from adfort.transformations.reverser import enclosing_loop_indices
 
@@ -113,7 +114,7 @@ def loop_candidates(routine, alias, call_writes=None):
         return {}
     found = {}
     for loop in routine.walk(Loop):
-        if _unit_step(loop) is None:
+        if unit_step(loop) is None:
             continue
         start, stop = condition_reads(loop.start_expr), condition_reads(loop.stop_expr)
         if start is None or stop is None:
@@ -125,15 +126,6 @@ def loop_candidates(routine, alias, call_writes=None):
             continue
         found[id(loop)] = (start | stop) - enclosing_loop_indices(loop.parent)
     return found
-
-
-def _unit_step(loop):
-    """1 or -1 for a loop stepping by a literal unit, else None."""
-    step = loop.step_expr
-    sign = 1
-    if isinstance(step, UnaryOperation) and step.operator == UnaryOperation.Operator.MINUS:
-        sign, step = -1, step.children[0]
-    return sign if isinstance(step, Literal) and step.value == "1" else None
 
 
 def _same_taping(plan, base):

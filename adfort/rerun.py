@@ -27,11 +27,7 @@ from psyclone.psyir.nodes import (
     Assignment, Call, IfBlock, IntrinsicCall, Loop, Reference, WhileLoop)
 from psyclone.psyir.nodes.array_mixin import ArrayMixin
 
-from adfort.liveness import _local
-
-
-def _names(node):
-    return {r.symbol.name.lower() for r in node.walk(Reference)}
+from adfort.liveness import _local, _names
 
 
 def _subscript_names(node):
@@ -163,9 +159,9 @@ def dead_statements(statements, table, reads, call_writes, droppable_calls):
 
 
 def not_rerun(statements, table, reads, call_writes, droppable_calls, plan, replan):
-    """The statements (ids) a joint re-run leaves out, such that the
-    taping plan with them left out (``replan(skipped)``) tapes nothing
-    `plan` does not.
+    """(ids of the statements a joint re-run leaves out, what the returning
+    part then reads on entry), such that the taping plan with them left
+    out (``replan(skipped)``) tapes nothing `plan` does not.
 
     :param plan: the :class:`adfort.taping.TapingPlan` of the full run.
     :param replan: ``replan(skipped)`` plans the taping with `skipped`
@@ -175,7 +171,7 @@ def not_rerun(statements, table, reads, call_writes, droppable_calls, plan, repl
     by_id = {id(s): s for top in statements for s in top.walk((Assignment, Call))}
     for _ in range(4):
         if not dead:
-            return set()
+            break
         other = replan(dead)
         extra = set()
         for key in other.taped - plan.taped:
@@ -183,13 +179,13 @@ def not_rerun(statements, table, reads, call_writes, droppable_calls, plan, repl
         extra |= {name for _, name in other.taped_calls - plan.taped_calls}
         extra |= {name for _, name in other.taped_arrays - plan.taped_arrays}
         if other.loop_indices - plan.loop_indices:
-            return set()
+            break
         if not extra:
-            return dead
+            return dead, other.exit_reads
         # Keep running the statements that write what would need taping.
         dead = {key for key in dead if not _writes(by_id.get(key), call_writes.get(key, ()))
                 & extra}
-    return set()
+    return set(), set()
 
 
 def _writes(stmt, call_writes):

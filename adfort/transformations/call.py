@@ -31,7 +31,7 @@ from adfort.transformations.assignment import adjoint_reference
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.building import _assumed_size
 from adfort.transformations.reverser import (
-    _seen_by_callees, enclosing_loop_indices, statement_text, tag_not_rerun)
+    seen_by_callees, enclosing_loop_indices, statement_text, tag_not_rerun)
 
 _OUT = ArgumentInterface.Access.WRITE
 
@@ -272,7 +272,7 @@ def reverse_call(call, reverser, target=None):
         for name in info.module_writes:
             # (written by the callee, or by a routine it calls that alone
             # sees it)
-            found = _seen_by_callees(info.unit, name)
+            found = seen_by_callees(info.unit, name)
             if found is None:
                 raise AdfortError(
                     f"internal error: '{call.routine.name}' overwrites the module "

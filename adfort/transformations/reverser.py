@@ -9,7 +9,7 @@ order.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop, Range,
-    Reference, WhileLoop)
+    Reference, Statement, WhileLoop)
 
 from psyclone.psyir.symbols import DataSymbol
 
@@ -66,7 +66,6 @@ def tag_not_rerun(nodes):
 def drop_not_rerun(statements):
     """`statements` without those marked by :func:`tag_not_rerun`, at
     every depth (modified in place; the kept top-level list returned)."""
-    from psyclone.psyir.nodes import Statement
     kept = []
     for stmt in statements:
         if getattr(stmt, NOT_RERUN, False):
@@ -231,7 +230,7 @@ class Reverser:
                 if found is None and info is not None and not info.opaque:
                     # Not visible here (``use tab, only: init, f``): where
                     # the callee, or what it calls, sees it.
-                    found = _seen_by_callees(info.unit, name)
+                    found = seen_by_callees(info.unit, name)
                 symbol = found[1] if found else None
             if symbol is None:
                 raise AdfortError(
@@ -248,7 +247,7 @@ class Reverser:
             statements[0].preceding_comment = "adjoint of: " + original
 
 
-def _seen_by_callees(unit, name, seen=None):
+def seen_by_callees(unit, name, seen=None):
     """(module, DataSymbol) of the module variable `name` as `unit` or a
     routine it calls (at any depth) sees it, or None."""
     seen = seen if seen is not None else set()
@@ -260,7 +259,7 @@ def _seen_by_callees(unit, name, seen=None):
         return found
     for callee in unit.calls.values():
         if callee is not None and not getattr(callee, "opaque", False):
-            found = _seen_by_callees(callee, name, seen)
+            found = seen_by_callees(callee, name, seen)
             if found is not None:
                 return found
     return None

@@ -510,16 +510,8 @@ def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan):
             droppable.add(id(node))
     merged = {key: set(reads.get(key, ())) | reads_all.get(key, set())
               for key in set(reads) | set(reads_all)}
-    found = {}
-
-    def checked(skipped):
-        found["plan"] = replan(skipped)
-        return found["plan"]
-    dead = not_rerun(work.children, work.symbol_table, merged, call_writes, droppable,
-                     plan, checked)
-    if not dead:
-        return set(), set()
-    return dead, found["plan"].exit_reads
+    return not_rerun(work.children, work.symbol_table, merged, call_writes, droppable,
+                     plan, replan)
 
 
 def _among(stmt, statements):
