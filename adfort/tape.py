@@ -523,6 +523,13 @@ def tidy_reserves(statements):
                 simplify_statements([call])
                 if parent is not None:
                     simplify_statements([parent.condition])
+                    # Room for nothing, checked where the top is within the
+                    # tape already: the test never holds.
+                    if (call.arguments and isinstance(call.arguments[0], Literal)
+                            and call.arguments[0].value == "0"
+                            and len(parent.if_body.children) == 1 and parent.else_body is None
+                            and parent.parent is not None):
+                        parent.detach()
 
 
 def _totals(frame):

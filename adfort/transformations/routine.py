@@ -34,6 +34,7 @@ from adfort.handover import arrays_computed_again, computed_again
 from adfort.iteration_values import pushed_per_iteration, strip_pushed
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
+from adfort.entry_copies import entry_copies
 from adfort.deferral import tag_deferred, without_deferred, writes_any
 from adfort.liveness import drop_idle_reserves, lean_recording
 from adfort.rerun import not_rerun
@@ -323,6 +324,11 @@ def reverse_work(work, spec, options, names, filename=None):
     again |= arrays
     again_stmts += loops
     finals = [name for name in plan.finals if name not in again]
+    # Arguments a callee puts back from a local copy of their input values.
+    entry = entry_copies(work, finals, written, {**call_writes, **kept_writes}, alias) \
+        if spec.callee else {}
+    restores |= set(entry)
+    entry_ret = [s for stmts in entry.values() for s in stmts]
     # A local array handed over is handed over where it was ever set.
     handed = {name: written_section(work, name, spec.calls, call_writes)
               for name in finals}
@@ -391,8 +397,10 @@ def reverse_work(work, spec, options, names, filename=None):
                     Reference(adj), ("mold", Reference(table.lookup(name)))]))
             ret_body.extend(zero_statements(adj, table, taken))
     ret_body.extend(body_ret)
+    ret_body.extend(entry_ret)
 
     restored = {a.lhs.symbol.name.lower() for a in assignments if id(a) in plan.taped}
+    restored |= set(entry)
     restored |= {loop.variable.name.lower() for loop in work.walk(Loop)
                  if id(loop) in plan.loop_indices}
     restored |= {name for _, name in plan.taped_arrays}
@@ -493,7 +501,8 @@ def reverse_work(work, spec, options, names, filename=None):
     _allocate_at_first_use(ret_body, [t for pool in ctx._op_adjoints.values() for t in pool
                                       if symbol_rank(t) > 0])
     if lean is not None:
-        ret_part = drop_not_rerun([s.copy() for s in ret_body if not _among(s, final_ret)])
+        ret_part = drop_not_rerun([s.copy() for s in ret_body if not _among(s, final_ret)
+                                   and not _among(s, entry_ret)])
         if outputs and not writes_any(ret_part, outputs):
             delivered = outputs
         lean += ret_part
