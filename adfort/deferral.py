@@ -22,8 +22,11 @@ callee's forward code once less.
 
 A call statement is *deferred* when
 
-- it calls a routine differentiated here, linked joint, that writes no
-  module variable, and is not a function;
+- it calls a routine differentiated here that writes no module variable,
+  and is not a function; linked split, it also reads nothing the routine
+  may change (no variable it names is assigned or passed on elsewhere, no
+  module variable is written): ``f_rev`` runs in place of ``f_ret`` and
+  must find its inputs as they were;
 - every actual argument it may change goes to an ``intent(out)`` dummy
   and is (part of) a dummy argument of the caller that no other statement
   names (so nothing reads it forward, in an adjoint, in a condition or a
@@ -37,7 +40,9 @@ A call statement is *deferred* when
 
 Only ``r_rev`` of the routine differentiated changes; ``r_rec`` and
 ``r_ret`` are as before (a caller linking it split reads the results
-between them).
+between them).  Under a split link the deferred call is reversed by
+``f_rev`` (forward again, then adjoint) instead of ``f_rec`` ... ``f_ret``:
+the same forward work, no tape.
 """
 
 from psyclone.psyir.nodes import (
@@ -84,7 +89,34 @@ def _fresh_per_iteration(actual, loops):
     return True
 
 
+def _inputs_kept(work, call, loops):
+    """Whether nothing in `work` may change what `call` reads: a split
+    link has its inputs put back for its returning motion only as far as
+    that reads them, so f_rev, run in its place, must find them as they
+    were.  The variables `call` names (but the loop indices around it) are
+    assigned nowhere, are no DO variable and are passed to no other call;
+    and the routine changes no module variable (asked by the caller)."""
+    names = {r.symbol.name.lower() for r in call.walk(Reference)
+             if not is_shape_inquiry(r)} - {loop.variable.name.lower() for loop in loops}
+    for assign in work.walk(Assignment):
+        if assign.lhs.symbol.name.lower() in names:
+            return False
+    if any(loop.variable.name.lower() in names for loop in work.walk(Loop)
+           if loop not in loops):
+        return False
+    for other in work.walk(Call):
+        if other is call or (isinstance(other, IntrinsicCall)
+                             and not isinstance(other.parent, Schedule)):
+            continue
+        if any(r.symbol.name.lower() in names for r in other.walk(Reference)
+               if not is_shape_inquiry(r)):
+            return False
+    return True
+
+
 def deferrable_calls(unit, chosen, is_split, module_writes, attributes):
+    # (a split link also needs the routine to change no module variable:
+    # module_writes(unit))
     """Candidate deferred calls of `unit` (the routine differentiated):
     {id(call statement): (callee unit, names of the callee's dummies whose
     results the call leaves to its reversal, names of `unit`'s variables
@@ -111,10 +143,12 @@ def deferrable_calls(unit, chosen, is_split, module_writes, attributes):
             continue
         callee = unit.calls.get(id(call))
         if (callee is None or callee not in chosen or getattr(callee, "opaque", False)
-                or callee.result is not None or is_split(callee) or module_writes(callee)):
+                or callee.result is not None or module_writes(callee)):
             continue
         loops = _enclosing(call)
         if loops is None:
+            continue
+        if is_split(callee) and (module_writes(unit) or not _inputs_kept(work, call, loops)):
             continue
         in_call = {}
         for ref in call.walk(Reference):
@@ -155,6 +189,36 @@ def tag_deferred(statements, keys):
         for node in stmt.walk(Call):
             if id(node) in keys:
                 setattr(node, _DEFERRED, True)
+
+
+_INSTEAD = "adfort_deferred_instead"
+
+
+def is_deferred(node):
+    """Whether `node` (a call statement) is marked by :func:`tag_deferred`."""
+    return getattr(node, _DEFERRED, False)
+
+
+def tag_deferred_split(rec_call, ret_call, rev_call):
+    """Mark a deferred call linked split: r_rev drops `rec_call` (``call
+    f_rec``) and runs `rev_call` (``call f_rev``) where `ret_call` (``call
+    f_ret``) is."""
+    setattr(rec_call, _DEFERRED, True)
+    setattr(ret_call, _INSTEAD, rev_call)
+
+
+def with_deferred_reversed(statements):
+    """`statements` (copies, modified in place) with ``call f_rev`` where a
+    deferred call linked split has ``call f_ret``."""
+    kept = []
+    for stmt in statements:
+        for node in stmt.walk(Call):
+            instead = getattr(node, _INSTEAD, None)
+            if instead is not None and node is not stmt and node.parent is not None:
+                node.replace_with(instead.copy())
+        instead = getattr(stmt, _INSTEAD, None)
+        kept.append(instead.copy() if instead is not None else stmt)
+    return kept
 
 
 def without_deferred(statements):

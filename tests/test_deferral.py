@@ -29,7 +29,9 @@ POINT = """\
           end subroutine point
 """
 
-# (source, whether the column routine's r_rev defers the call)
+# (source, whether the column routine's r_rev defers the call under the
+# joint schedule, under the split schedule: a split link needs its inputs
+# unchanged, and columns_deferred overwrites tt and ww after the call)
 CASES = {
     # Per level, results only (the moist_thermo benchmark's shape).
     "levels_deferred.f90": ("""\
@@ -50,7 +52,7 @@ CASES = {
             end do
           end subroutine column
         end module levels_deferred
-        """, True),
+        """, True, True),
     # Columns of a 2-D field, inputs computed by the caller and then
     # overwritten (put back for f_rev), nested loops, sections.
     "columns_deferred.f90": ("""\
@@ -93,7 +95,7 @@ CASES = {
             end do
           end subroutine physics
         end module columns_deferred
-        """, True),
+        """, True, False),
     # The callee overwrites its result with a value its adjoint needs: f_ret
     # puts the first value back, so f_rev cannot deliver the result.
     "result_restored.f90": ("""\
@@ -119,7 +121,7 @@ CASES = {
             end do
           end subroutine column
         end module result_restored
-        """, False),
+        """, False, False),
     # The results are read again (a column sum): the call must run forward.
     "results_read.f90": ("""\
         ! adfort: routine=column dep=te,tot indep=t,q
@@ -140,7 +142,7 @@ CASES = {
             tot = sum(tw*q)
           end subroutine column
         end module results_read
-        """, False),
+        """, False, False),
     # Every iteration writes the same element: the reversal, backwards,
     # would leave the first iteration's value.
     "same_element.f90": ("""\
@@ -161,7 +163,7 @@ CASES = {
             end do
           end subroutine column
         end module same_element
-        """, False),
+        """, False, False),
 }
 
 
@@ -179,19 +181,21 @@ def test_deferred_calls_give_the_gradient_and_results(tmp_path, name, schedule):
     harness.check_source(tmp_path, name, CASES[name][0], schedule)
 
 
+@pytest.mark.parametrize("schedule", ["joint", "split"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_which_calls_are_deferred(tmp_path, name):
-    text, deferred = CASES[name]
+def test_which_calls_are_deferred(tmp_path, name, schedule):
+    text, joint, split = CASES[name]
+    deferred = joint if schedule == "joint" else split
     source = tmp_path / name
     source.write_text(textwrap.dedent(text))
     meta = harness.parse_metadata(source)
     out = tmp_path / "out.f90"
     subprocess.run([sys.executable, "-m", "adfort", "diff", str(source),
                     "--routine", meta.routine, "--dep", ",".join(meta.dep),
-                    "--indep", ",".join(meta.indep), "--schedule", "joint", "-o", str(out)],
+                    "--indep", ",".join(meta.indep), "--schedule", schedule, "-o", str(out)],
                    check=True, capture_output=True)
     rev = _rev_body(out.read_text(), meta.routine)
     assert (f"call {meta.routine}_rec(" not in rev) == deferred, rev
     if deferred:
         # Neither the primal call nor copies of the results it delivers.
-        assert "_out" not in rev and not re.search(r"call (point|col)\(", rev), rev
+        assert "_out" not in rev and not re.search(r"call (point|col)(_rec)?\(", rev), rev

@@ -17,6 +17,7 @@ from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, DataSymbol, RoutineSymbol, ScalarType)
 
 from adfort import naming
+from adfort.deferral import is_deferred, tag_deferred_split
 from adfort.errors import AdfortError, where
 from adfort.extents import declared_elements, elements_up_to, reached_any
 from adfort.pointers import canonical
@@ -244,7 +245,13 @@ def reverse_call(call, reverser, target=None):
         if info.pushes:
             rec.extend(reverser.tapes.after_call())
         stmt.detach()
-        ret = clears + prologue + [_generated_call(info, "ret", with_adjoints, location)] + epilogue
+        ret_call = _generated_call(info, "ret", with_adjoints, location)
+        if is_deferred(stmt):
+            # r_rev runs f_rev here instead (adfort.deferral).
+            tag_deferred_split(rec[-1], ret_call,
+                               _generated_call(info, "rev", [(key, node.copy()) for key, node
+                                                             in with_adjoints], location))
+        ret = clears + prologue + [ret_call] + epilogue
     else:
         # Joint: f advances now and is reversed whole later, from the inputs
         # it had; those it overwrites are put back first.  Constants, DO

@@ -35,7 +35,8 @@ from adfort.iteration_values import pushed_per_iteration, strip_pushed
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
 from adfort.entry_copies import entry_copies
-from adfort.deferral import tag_deferred, without_deferred, writes_any
+from adfort.deferral import (
+    tag_deferred, with_deferred_reversed, without_deferred, writes_any)
 from adfort.liveness import drop_idle_reserves, lean_recording
 from adfort.rerun import not_rerun
 from adfort.stored_values import store_costly_values
@@ -357,6 +358,8 @@ def reverse_work(work, spec, options, names, filename=None):
     reverser.pushed = pushed
     location = where(work, filename)
     try:
+        if spec.deferred and not spec.callee:
+            tag_deferred(work.children, set(spec.deferred))
         body_rec, body_ret = reverser.block(list(work.children))
 
         # The returning motion has its own locals: those it reads after their
@@ -487,7 +490,6 @@ def reverse_work(work, spec, options, names, filename=None):
     if deferred_targets & {name for _, name in plan.taped_calls}:
         deferred_targets = set()  # put back after the call's reversal: not its results
     if deferred_targets and not spec.callee and dynamic and not extents:
-        tag_deferred(rec_body, set(spec.deferred))
         reserves = {t.reserve_name.lower(): t.symbol.name.lower() for t in tape_list}
         fused = (drop_idle_reserves(without_deferred([s.copy() for s in rec_body]), reserves),
                  None, deferred_targets)
@@ -507,7 +509,7 @@ def reverse_work(work, spec, options, names, filename=None):
             delivered = outputs
         lean += ret_part
     if fused is not None:
-        fused = (fused[0], [s.copy() for s in ret_body], fused[2])
+        fused = (fused[0], with_deferred_reversed([s.copy() for s in ret_body]), fused[2])
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents, ctx.module_variable, ctx.attributes)
 
