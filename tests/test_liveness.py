@@ -19,10 +19,33 @@ def _routine(text, name):
     return low[start:low.index(f"end subroutine {name}", start)]
 
 
-def test_callee_reversal_skips_the_results_and_the_hand_over():
-    text, _, _ = differentiate_file(str(BENCH / "moist_thermo.f90"), ["thetae", "twet"],
-                                    ["t", "q"], JointReversalSchedule(),
-                                    routine="moist_column")
+RESULTS_READ = """\
+module moist_sum
+  use moist_thermo, only: wp, thermo_point
+  implicit none
+contains
+  subroutine moist_total(nlev, p, t, q, thetae, twet, total)
+    integer, intent(in) :: nlev
+    real(wp), intent(in) :: p(nlev), t(nlev), q(nlev)
+    real(wp), intent(out) :: thetae(nlev), twet(nlev), total
+    integer :: k
+    do k = 1, nlev
+      call thermo_point(p(k), t(k), q(k), thetae(k), twet(k))
+    end do
+    total = sum(thetae) + sum(twet)
+  end subroutine moist_total
+end module moist_sum
+"""
+
+
+def test_callee_reversal_skips_the_results_and_the_hand_over(tmp_path):
+    # The caller reads the results again (so it runs the call forward,
+    # adfort/deferral.py): thermo_point_rev need not compute them.
+    source = tmp_path / "moist_sum.f90"
+    source.write_text(RESULTS_READ)
+    text, _, _ = differentiate_file(str(source), ["total"], ["t", "q"],
+                                    JointReversalSchedule(), routine="moist_total",
+                                    extra_files=[str(BENCH / "moist_thermo.f90")])
     rev = _routine(text, "thermo_point_rev")
     # The callee's results are not computed again (its caller has them) ...
     assert not re.search(r"^\s*(thetae|twet) =", rev, re.M), rev
@@ -31,6 +54,19 @@ def test_callee_reversal_skips_the_results_and_the_hand_over():
     # ... in the same routine as the adjoint: no tape hand-over, no call.
     assert "value_tape" not in rev and "call thermo_point_ret" not in rev, rev
     assert "thetal_adj" in rev
+
+
+def test_callee_reversal_delivers_the_results_of_a_deferred_call():
+    """moist_column's results are only thermo_point's: moist_column_rev
+    leaves the call to thermo_point_rev, which computes them too."""
+    text, _, _ = differentiate_file(str(BENCH / "moist_thermo.f90"), ["thetae", "twet"],
+                                    ["t", "q"], JointReversalSchedule(),
+                                    routine="moist_column")
+    rev = _routine(text, "thermo_point_rev")
+    assert re.search(r"^\s*thetae = ", rev, re.M) and re.search(r"^\s*twet = ", rev, re.M)
+    assert "value_tape" not in rev and "call thermo_point_ret" not in rev, rev
+    column = _routine(text, "moist_column_rev")
+    assert "call thermo_point(" not in column and "call moist_column_rec" not in column
 
 
 def test_loop_index_kept_when_its_body_is_dead():
