@@ -238,9 +238,10 @@ def reverse_call(call, reverser, target=None):
     if not info.opaque and reverser.schedule.is_split(caller, callee):
         rec, ret_after = _saved_around(saves)
         rec.extend(keep_rec)
-        rec.append(_generated_call(info, "rec", plain, location))
-        _measured_extents(rec[-1], stmt, info, actuals, formals, reverser)
-        _declared_extents(rec[-1], stmt, info, actuals, formals, reverser)
+        rec_call = _generated_call(info, "rec", plain, location)
+        rec.append(rec_call)
+        _measured_extents(rec_call, stmt, info, actuals, formals, reverser)
+        _declared_extents(rec_call, stmt, info, actuals, formals, reverser)
         # f_rec may have used the room this routine reserved on shared tapes.
         if info.pushes:
             rec.extend(reverser.tapes.after_call())
@@ -248,7 +249,7 @@ def reverse_call(call, reverser, target=None):
         ret_call = _generated_call(info, "ret", with_adjoints, location)
         if is_deferred(stmt):
             # r_rev runs f_rev here instead (adfort.deferral).
-            tag_deferred_split(rec[-1], ret_call,
+            tag_deferred_split(rec_call, ret_call,
                                _generated_call(info, "rev", [(key, node.copy()) for key, node
                                                              in with_adjoints], location))
         ret = clears + prologue + [ret_call] + epilogue
