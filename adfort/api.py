@@ -7,6 +7,7 @@ from adfort.errors import AdfortError
 from adfort.frontend import read_file, routines
 from adfort.layout import wrap
 from adfort.directives import apply_directives
+from adfort.checkpoint_loops import with_schedule_module
 from adfort.reading import ReadPlan
 from adfort.transformations import ADReverseContainerTrans
 from adfort.writer import Writer
@@ -44,7 +45,9 @@ def choose_routine(tree, variables, path):
     """
     # (A component, state%t, names its argument: check_arguments explains.)
     wanted = _argument_names(variables)
-    candidates = [r for r in routines(tree) if wanted <= _interface_names(r)]
+    steps = getattr(tree, "adfort_checkpoint_steps", {})
+    candidates = [r for r in routines(tree) if wanted <= _interface_names(r)
+                  and r.name.lower() not in steps]
     if len(candidates) == 1:
         return candidates[0].name
     blocked = getattr(tree, "adfort_unreadable", {})
@@ -95,7 +98,8 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
         body, routine, sizes, _ = _differentiate(
             path, dependents, independents, schedule, routine, options, search_path,
             extra_files, adjoint_libraries, passive_routines, defines, undefines, cpp, form)
-    return header(path, routine, dependents, independents, schedule) + body, routine, sizes
+    return (header(path, routine, dependents, independents, schedule)
+            + with_schedule_module(body), routine, sizes)
 
 
 def differentiate_heads(path, heads, schedule, options=None, cache=None, **reading):
@@ -132,7 +136,7 @@ def differentiate_heads(path, heads, schedule, options=None, cache=None, **readi
                      f"{', '.join(independents)}\n")
     lines.append(f"! reversal schedule: {schedule.name}\n"
                  "! Compile together with the original source.  Do not edit.\n")
-    return "".join(lines) + text, names, sizes
+    return "".join(lines) + with_schedule_module(text), names, sizes
 
 
 def _write(result):

@@ -38,6 +38,16 @@ WHERE_VALUE = "where_value"
 INPUT_COPY_SUFFIX = "_in"
 OUTPUT_COPY_SUFFIX = "_out"
 JACOBIAN_ARGUMENT = "jacobian"
+# A checkpointed loop's driver (adfort/transformations/checkpoint.py) and
+# the step procedure the front end makes of its body.
+CHECKPOINT_STEP_PROCEDURE = "ckpt_step"
+CHECKPOINT_STEPS = "ckpt_steps"
+CHECKPOINT_ACTIONS = "ckpt_actions"
+CHECKPOINT_COUNT = "ckpt_nactions"
+CHECKPOINT_ACTION = "ckpt_action"
+CHECKPOINT_SLOT_DEPTH = "ckpt_slot_depth"
+CHECKPOINT_DEPTH = "ckpt_depth"
+CHECKPOINT_STEP = "ckpt_step"
 
 
 def adjoint(name):

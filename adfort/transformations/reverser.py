@@ -162,6 +162,9 @@ class Reverser:
             return self.forward_only(stmt)
         if isinstance(stmt, Call) and id(stmt) in self.calls:
             return ADReverseCallTrans().reverse(stmt, self)
+        if isinstance(stmt, Loop) and getattr(stmt, "adfort_checkpoint", None) is not None:
+            from adfort.transformations.checkpoint import reverse_checkpointed_loop
+            return reverse_checkpointed_loop(stmt, self)
         if isinstance(stmt, Assignment) and id(stmt.rhs) in self.calls:
             return ADReverseCallTrans().reverse(stmt.rhs, self, target=stmt.lhs)
         for node_type, trans in ((Assignment, ADReverseAssignmentTrans),

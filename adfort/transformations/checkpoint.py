@@ -1,0 +1,213 @@
+"""Adjoint of a checkpointed time loop (``!$adfort checkpoint``).
+
+The front end made the loop ``do n = a, b, s; call step(n, …); end do``
+(:mod:`adfort.checkpoint_loops`); the step is reversed split.  The
+recording motion runs the loop as the original does, after pushing the
+state the steps overwrite and read (what a joint reversal of the step
+would put back: :func:`adfort.transformations.call.overwritten_inputs`)
+and the loop's first value, stride and trip count.  The returning motion
+puts that state back and runs the schedule of
+:mod:`adfort.checkpointing` for the trip count (the Fortran module
+``adfort_checkpointing`` written into the output):
+
+- ADVANCE a, b: steps a … b-1 as the original code runs them;
+- TAKESHOT step, slot: push the state (a snapshot) on the value tapes;
+- RESTORE step, slot: pop the snapshots above `slot` (no longer needed),
+  then pop `slot` into the state and push it again (it may be restored
+  later);
+- REVERSE step: ``step_rec`` then ``step_ret``.
+
+The schedules use their snapshots last in first out (a slot is taken or
+restored only when every slot taken after it is dead), so the snapshots
+are a stack on the value tapes: at most S (binomial) at a time, each the
+size of the state, besides the one entry state the recording pushes.
+"""
+
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall, Literal,
+    Loop, Reference, WhileLoop)
+from psyclone.psyir.symbols import (
+    ArrayType, ContainerSymbol, DataSymbol, ImportInterface, RoutineSymbol)
+
+from adfort import naming
+from adfort.exprs import INTEGER_TYPE
+from adfort.symbols import new_local
+from adfort.tape import written_names
+from adfort.transformations.call import _actuals, _formals, overwritten_inputs
+from adfort.transformations.reverser import statement_text
+
+BinOp = BinaryOperation.Operator
+TAKESHOT, RESTORE, ADVANCE, REVERSE = 1, 2, 3, 4
+MODULE = "adfort_checkpointing"
+
+
+def _int(value):
+    return Literal(str(value), INTEGER_TYPE)
+
+
+def _op(op, a, b):
+    return BinaryOperation.create(op, a, b)
+
+
+def _local(reverser, base):
+    return new_local(reverser.ctx.table, base, INTEGER_TYPE, reverser.ctx.taken)
+
+
+def _imported(table, name):
+    """The routine `name` of module adfort_checkpointing, imported into `table`."""
+    container = table.lookup(MODULE, otherwise=None)
+    if container is None:
+        container = ContainerSymbol(MODULE)
+        table.add(container)
+    symbol = table.lookup(name, otherwise=None)
+    if symbol is None:
+        symbol = RoutineSymbol(name, interface=ImportInterface(container))
+        table.add(symbol)
+    return symbol
+
+
+def _action(actions, row, iact):
+    return ArrayReference.create(actions, [_int(row), Reference(iact)])
+
+
+def _snapshots(reverser, state):
+    """(reserve + push statements, pop statements) of the state, with the
+    room it needs made first."""
+    tapes = reverser.tapes
+    tapes.open_frame(set())
+    push, pop = [], []
+    for ref in state:
+        save, restore = tapes.save(ref.copy())
+        push.extend(save)
+        pop = restore + pop
+    needs = tapes.close_frame()
+    needs.pop("inline", None)
+    return tapes.reserve(needs) + push, pop
+
+
+def reverse_checkpointed_loop(node, reverser):
+    """(recording, returning) statements of the checkpointed loop `node`."""
+    from adfort.transformations.loop import reverse_loop
+    spec = node.adfort_checkpoint
+    call = node.loop_body.children[0]
+    info = reverser.calls.get(id(call))
+    if info is None:
+        # A passive step: the loop runs as it is.
+        return reverse_loop(node, reverser)
+    text = f"DO {node.variable.name} = {statement_text(node.start_expr)}, " \
+           f"{statement_text(node.stop_expr)}, {statement_text(node.step_expr)}"
+    ctx, tapes = reverser.ctx, reverser.tapes
+    table = ctx.table
+    index = node.variable
+    plain = call.copy()
+    actuals = _actuals(call, None)
+    formals = _formals(info, call, None)
+    state = overwritten_inputs(call, call, info, actuals, formals, reverser)
+
+    first = _local(reverser, naming.loop_bound("start"))
+    stride = _local(reverser, naming.loop_bound("step"))
+    trip = _local(reverser, naming.CHECKPOINT_STEPS)
+    rec = [Assignment.create(Reference(first), node.start_expr.copy()),
+           Assignment.create(Reference(stride), node.step_expr.copy()),
+           Assignment.create(Reference(trip), IntrinsicCall.create(
+               IntrinsicCall.Intrinsic.MAX, [_int(0), _op(BinOp.DIV, _op(BinOp.ADD, _op(
+                   BinOp.SUB, node.stop_expr.copy(), Reference(first)), Reference(stride)),
+                   Reference(stride))]))]
+    ret_after = []
+    if id(node) in reverser.plan.loop_indices:
+        # The adjoint of a statement before the loop reads the index.
+        save, restore = tapes.save(Reference(index))
+        rec = save + rec
+        ret_after = restore
+    # The state at the loop's entry, then the loop as the original runs it.
+    entry_push, entry_pop = _snapshots(reverser, state)
+    rec.extend(entry_push)
+    pushes, token = tapes.control.push([Reference(first), Reference(stride), Reference(trip)])
+    rec.extend(pushes)
+    rec.append(Loop.create(index, Reference(first), node.stop_expr.copy(), Reference(stride),
+                           [plain.copy()]))
+
+    # One step reversed: step_rec then step_ret (with what the plan saves
+    # around the call, and the scalars an iteration pushes).
+    tapes.open_frame(written_names([call], reverser.plan.call_writes))
+    step_rec, step_ret = reverser.block([call])
+    popped = []
+    for name in reverser.pushed.get(id(node), ()):
+        save, restore = tapes.save(Reference(table.lookup(name)))
+        step_rec.extend(save)
+        popped = restore + popped
+    if id(node) in reverser.recomputed:
+        popped += [s.copy() for s in reverser.recomputed[id(node)][1]]
+    needs = tapes.close_frame()
+    needs.pop("inline", None)
+    reverse_body = tapes.reserve(needs) + step_rec + popped + step_ret
+
+    pops, (first_value, stride_value, trip_value) = tapes.control.pop(token)
+    actions = DataSymbol(naming.unique(table, naming.CHECKPOINT_ACTIONS, ctx.taken),
+                         ArrayType(INTEGER_TYPE, [ArrayType.Extent.DEFERRED] * 2))
+    table.add(actions)
+    slot_depth = DataSymbol(naming.unique(table, naming.CHECKPOINT_SLOT_DEPTH, ctx.taken),
+                            ArrayType(INTEGER_TYPE, [ArrayType.Extent.DEFERRED]))
+    table.add(slot_depth)
+    nact = _local(reverser, naming.CHECKPOINT_COUNT)
+    iact = _local(reverser, naming.CHECKPOINT_ACTION)
+    depth = _local(reverser, naming.CHECKPOINT_DEPTH)
+    step = _local(reverser, naming.CHECKPOINT_STEP)
+    schedule = _imported(table, "adfort_binomial_schedule" if spec.kind == "binomial"
+                         else "adfort_periodic_schedule")
+    slots = _imported(table, "adfort_schedule_slots")
+
+    ret = pops + [Assignment.create(Reference(first), first_value),
+                  Assignment.create(Reference(stride), stride_value),
+                  Assignment.create(Reference(trip), trip_value)] + entry_pop
+    ret.append(Call.create(schedule, [Reference(trip), _int(spec.value), Reference(actions),
+                                      Reference(nact)]))
+    ret.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [ArrayReference.create(
+        slot_depth, [Call.create(slots, [Reference(actions), Reference(nact)])])]))
+    ret.append(Assignment.create(Reference(depth), _int(0)))
+
+    def at(row):
+        return _action(actions, row, iact)
+
+    def set_index(step_expr):
+        return Assignment.create(Reference(index), _op(BinOp.ADD, Reference(first), _op(
+            BinOp.MUL, step_expr, Reference(stride))))
+
+    advance = Loop.create(step, at(2), _op(BinOp.SUB, at(3), _int(1)), _int(1),
+                          [set_index(Reference(step)), plain.copy()])
+    advance.preceding_comment = "advance: steps a .. b-1 as the original runs them"
+    take_push, _ = _snapshots(reverser, state)
+    take = take_push + [
+        Assignment.create(Reference(depth), _op(BinOp.ADD, Reference(depth), _int(1))),
+        Assignment.create(ArrayReference.create(slot_depth, [at(3)]), Reference(depth))]
+    take[0].preceding_comment = "take a snapshot: push the state"
+    drop_push, drop_pop = _snapshots(reverser, state)
+    _, again_pop = _snapshots(reverser, state)
+    restore = [WhileLoop.create(
+        _op(BinOp.GT, Reference(depth), ArrayReference.create(slot_depth, [at(3)])),
+        drop_pop + [Assignment.create(Reference(depth),
+                                      _op(BinOp.SUB, Reference(depth), _int(1)))])]
+    restore[0].preceding_comment = \
+        "restore a snapshot: drop those taken after it, pop it and keep it"
+    restore += again_pop + drop_push
+    reverse = [set_index(at(2))] + reverse_body
+    reverse[0].preceding_comment = "reverse one step: record it, then return through it"
+
+    def is_kind(kind):
+        return _op(BinOp.EQ, at(1), _int(kind))
+
+    dispatch = IfBlock.create(is_kind(ADVANCE), [advance], [IfBlock.create(
+        is_kind(TAKESHOT), take, [IfBlock.create(
+            is_kind(RESTORE), restore, reverse)])])
+    ret.append(Loop.create(iact, _int(1), Reference(nact), _int(1), [dispatch]))
+    _, last_pop = _snapshots(reverser, state)
+    ret.append(WhileLoop.create(_op(BinOp.GT, Reference(depth), _int(0)), last_pop + [
+        Assignment.create(Reference(depth), _op(BinOp.SUB, Reference(depth), _int(1)))]))
+    ret[-1].preceding_comment = "the snapshots left: the last popped is the entry state"
+    ret.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
+        Reference(slot_depth)]))
+    ret.extend(ret_after)
+    ret[0].preceding_comment = (f"checkpointed loop ({spec.text()}, {spec.place}): "
+                                "its steps reversed from snapshots")
+    reverser.comment(ret, text)
+    return rec, ret
