@@ -107,6 +107,54 @@ def reverse_checkpointed_loop(node, reverser):
     first = _local(reverser, naming.loop_bound("start"))
     stride = _local(reverser, naming.loop_bound("step"))
     trip = _local(reverser, naming.CHECKPOINT_STEPS)
+    actions = DataSymbol(naming.unique(table, naming.CHECKPOINT_ACTIONS, ctx.taken),
+                         ArrayType(INTEGER_TYPE, [ArrayType.Extent.DEFERRED] * 2))
+    table.add(actions)
+    slot_depth = DataSymbol(naming.unique(table, naming.CHECKPOINT_SLOT_DEPTH, ctx.taken),
+                            ArrayType(INTEGER_TYPE, [ArrayType.Extent.DEFERRED]))
+    table.add(slot_depth)
+    nact = _local(reverser, naming.CHECKPOINT_COUNT)
+    forward = _local(reverser, naming.CHECKPOINT_FORWARD)
+    iact = _local(reverser, naming.CHECKPOINT_ACTION)
+    depth = _local(reverser, naming.CHECKPOINT_DEPTH)
+    step = _local(reverser, naming.CHECKPOINT_STEP)
+    schedule = _imported(table, "adfort_binomial_schedule" if spec.kind == "binomial"
+                         else "adfort_periodic_schedule")
+    slots = _imported(table, "adfort_schedule_slots")
+    first_reverse = _imported(table, "adfort_first_reverse")
+
+    def at(row):
+        return _action(actions, row, iact)
+
+    def set_index(step_expr):
+        return Assignment.create(Reference(index), _op(BinOp.ADD, Reference(first), _op(
+            BinOp.MUL, step_expr, Reference(stride))))
+
+    def is_kind(kind):
+        return _op(BinOp.EQ, at(1), _int(kind))
+
+    def count(by):
+        return Assignment.create(Reference(depth), _op(BinOp.ADD if by > 0 else BinOp.SUB,
+                                                       Reference(depth), _int(1)))
+
+    def advance():
+        loop = Loop.create(step, at(2), _op(BinOp.SUB, at(3), _int(1)), _int(1),
+                           [set_index(Reference(step)), plain.copy()])
+        loop.preceding_comment = "advance: steps a .. b-1 as the original runs them"
+        return [loop]
+
+    def take(noted):
+        push, _ = _snapshots(reverser, state)
+        push[0].preceding_comment = "take a snapshot: push the state"
+        return push + [count(1)] + ([Assignment.create(
+            ArrayReference.create(slot_depth, [at(3)]), Reference(depth))] if noted else [])
+
+    def planned():
+        return [Call.create(schedule, [Reference(trip), _int(spec.value), Reference(actions),
+                                       Reference(nact)]),
+                Assignment.create(Reference(forward), Call.create(
+                    first_reverse, [Reference(actions), Reference(nact)]))]
+
     rec = [Assignment.create(Reference(first), node.start_expr.copy()),
            Assignment.create(Reference(stride), node.step_expr.copy()),
            Assignment.create(Reference(trip), IntrinsicCall.create(
@@ -119,13 +167,21 @@ def reverse_checkpointed_loop(node, reverser):
         save, restore = tapes.save(Reference(index))
         rec = save + rec
         ret_after = restore
-    # The state at the loop's entry, then the loop as the original runs it.
-    entry_push, entry_pop = _snapshots(reverser, state)
-    rec.extend(entry_push)
-    pushes, token = tapes.control.push([Reference(first), Reference(stride), Reference(trip)])
+    # The forward sweep of the schedule (its snapshots stay on the tapes
+    # for the returning motion), then the last step from a snapshot of
+    # its entry state, which the returning motion reverses first.
+    rec += planned() + [Assignment.create(Reference(depth), _int(0))]
+    rec.append(Loop.create(iact, _int(1), _op(BinOp.SUB, Reference(forward), _int(1)), _int(1),
+                           [IfBlock.create(is_kind(ADVANCE), advance(), take(False))]))
+    rec[-1].preceding_comment = "the forward sweep of the schedule"
+    last_push, last_pop = _snapshots(reverser, state)
+    rec.append(IfBlock.create(_op(BinOp.GT, Reference(trip), _int(0)), last_push + [
+        set_index(_op(BinOp.SUB, Reference(trip), _int(1))), plain.copy()]))
+    rec[-1].preceding_comment = "the last step, from a snapshot of its entry state"
+    rec.append(set_index(Reference(trip)))
+    pushes, token = tapes.control.push([Reference(first), Reference(stride), Reference(trip),
+                                        Reference(depth)])
     rec.extend(pushes)
-    rec.append(Loop.create(index, Reference(first), node.stop_expr.copy(), Reference(stride),
-                           [plain.copy()]))
 
     # One step reversed: step_rec then step_ret (with what the plan saves
     # around the call, and the scalars an iteration pushes).
@@ -140,69 +196,36 @@ def reverse_checkpointed_loop(node, reverser):
         popped += [s.copy() for s in reverser.recomputed[id(node)][1]]
     needs = tapes.close_frame()
     needs.pop("inline", None)
-    reverse_body = tapes.reserve(needs) + step_rec + popped + step_ret
+    reverse = [set_index(at(2))] + tapes.reserve(needs) + step_rec + popped + step_ret
+    reverse[0].preceding_comment = "reverse one step: record it, then return through it"
 
-    pops, (first_value, stride_value, trip_value) = tapes.control.pop(token)
-    actions = DataSymbol(naming.unique(table, naming.CHECKPOINT_ACTIONS, ctx.taken),
-                         ArrayType(INTEGER_TYPE, [ArrayType.Extent.DEFERRED] * 2))
-    table.add(actions)
-    slot_depth = DataSymbol(naming.unique(table, naming.CHECKPOINT_SLOT_DEPTH, ctx.taken),
-                            ArrayType(INTEGER_TYPE, [ArrayType.Extent.DEFERRED]))
-    table.add(slot_depth)
-    nact = _local(reverser, naming.CHECKPOINT_COUNT)
-    iact = _local(reverser, naming.CHECKPOINT_ACTION)
-    depth = _local(reverser, naming.CHECKPOINT_DEPTH)
-    step = _local(reverser, naming.CHECKPOINT_STEP)
-    schedule = _imported(table, "adfort_binomial_schedule" if spec.kind == "binomial"
-                         else "adfort_periodic_schedule")
-    slots = _imported(table, "adfort_schedule_slots")
-
-    ret = pops + [Assignment.create(Reference(first), first_value),
-                  Assignment.create(Reference(stride), stride_value),
-                  Assignment.create(Reference(trip), trip_value)] + entry_pop
-    ret.append(Call.create(schedule, [Reference(trip), _int(spec.value), Reference(actions),
-                                      Reference(nact)]))
+    pops, values = tapes.control.pop(token)
+    ret = pops + [Assignment.create(Reference(target), value) for target, value in
+                  zip((first, stride, trip, depth), values)]
+    ret += planned()
     ret.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [ArrayReference.create(
         slot_depth, [Call.create(slots, [Reference(actions), Reference(nact)])])]))
-    ret.append(Assignment.create(Reference(depth), _int(0)))
-
-    def at(row):
-        return _action(actions, row, iact)
-
-    def set_index(step_expr):
-        return Assignment.create(Reference(index), _op(BinOp.ADD, Reference(first), _op(
-            BinOp.MUL, step_expr, Reference(stride))))
-
-    advance = Loop.create(step, at(2), _op(BinOp.SUB, at(3), _int(1)), _int(1),
-                          [set_index(Reference(step)), plain.copy()])
-    advance.preceding_comment = "advance: steps a .. b-1 as the original runs them"
-    take_push, _ = _snapshots(reverser, state)
-    take = take_push + [
-        Assignment.create(Reference(depth), _op(BinOp.ADD, Reference(depth), _int(1))),
-        Assignment.create(ArrayReference.create(slot_depth, [at(3)]), Reference(depth))]
-    take[0].preceding_comment = "take a snapshot: push the state"
+    # The forward sweep took slots 1, 2, ... in turn.
+    ret.append(Loop.create(iact, _int(1), Reference(depth), _int(1), [Assignment.create(
+        ArrayReference.create(slot_depth, [Reference(iact)]), Reference(iact))]))
+    ret.append(IfBlock.create(_op(BinOp.GT, Reference(trip), _int(0)), last_pop))
     drop_push, drop_pop = _snapshots(reverser, state)
     _, again_pop = _snapshots(reverser, state)
     restore = [WhileLoop.create(
         _op(BinOp.GT, Reference(depth), ArrayReference.create(slot_depth, [at(3)])),
-        drop_pop + [Assignment.create(Reference(depth),
-                                      _op(BinOp.SUB, Reference(depth), _int(1)))])]
+        drop_pop + [count(-1)])]
     restore[0].preceding_comment = \
         "restore a snapshot: drop those taken after it, pop it and keep it"
     restore += again_pop + drop_push
-    reverse = [set_index(at(2))] + reverse_body
-    reverse[0].preceding_comment = "reverse one step: record it, then return through it"
 
-    def is_kind(kind):
-        return _op(BinOp.EQ, at(1), _int(kind))
-
-    dispatch = IfBlock.create(is_kind(ADVANCE), [advance], [IfBlock.create(
-        is_kind(TAKESHOT), take, [IfBlock.create(
+    dispatch = IfBlock.create(is_kind(ADVANCE), advance(), [IfBlock.create(
+        is_kind(TAKESHOT), take(True), [IfBlock.create(
             is_kind(RESTORE), restore, reverse)])])
-    ret.append(Loop.create(iact, _int(1), Reference(nact), _int(1), [dispatch]))
-    _, last_pop = _snapshots(reverser, state)
-    ret.append(WhileLoop.create(_op(BinOp.GT, Reference(depth), _int(0)), last_pop + [
-        Assignment.create(Reference(depth), _op(BinOp.SUB, Reference(depth), _int(1)))]))
+    ret.append(Loop.create(iact, Reference(forward), Reference(nact), _int(1), [dispatch]))
+    ret[-1].preceding_comment = "the rest of the schedule, from its first reversed step"
+    _, end_pop = _snapshots(reverser, state)
+    ret.append(WhileLoop.create(_op(BinOp.GT, Reference(depth), _int(0)),
+                                end_pop + [count(-1)]))
     ret[-1].preceding_comment = "the snapshots left: the last popped is the entry state"
     ret.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
         Reference(slot_depth)]))
