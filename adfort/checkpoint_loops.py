@@ -304,6 +304,7 @@ def outline_checkpointed_loops(source, fixed, origin, path, requested=(), check_
         if not units:
             continue
         unit = units[0]
+        spec.applied = True
         loops = [k for k, s in enumerate(stmts) if unit.first <= s[0] <= unit.last
                  and _DO.match(s[2]) and not _WHILE.match(_DO.match(s[2]).group("rest"))
                  and host_of(s[0]) is unit]
@@ -320,9 +321,9 @@ def outline_checkpointed_loops(source, fixed, origin, path, requested=(), check_
             raise AdfortError(f"{spec.place}: the loop already has a '!$adfort checkpoint' "
                               "directive: keep one", _place(path, origin, stmts[picked][0]))
         chosen.append((picked, spec))
-    if not chosen or check_only:
+    if not chosen:
         return source, origin, {}
-    if origin is None:
+    if origin is None and not check_only:
         origin = [(path, n) for n in range(1, len(lines) + 1)]
 
     removed, replaced, inserts, made = set(), {}, {}, {}
@@ -381,6 +382,8 @@ def outline_checkpointed_loops(source, fixed, origin, path, requested=(), check_
             if not any(text.strip().lower() == "contains" for text, _ in inserts[key]):
                 inserts[key].insert(0, (f"{pad}contains", host.last))
             inserts[key].extend(procedure)
+    if check_only:
+        return source, origin, {}
     out, out_origin = [], []
     for index, line in enumerate(lines):
         if index not in removed:
