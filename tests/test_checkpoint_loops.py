@@ -206,6 +206,60 @@ def test_command_line_form(tmp_path, tmp_path_factory):
     assert same(result.lhs, plain_gradient(tmp_path_factory, "split", 13))
 
 
+# F77: the state in COMMON, written by the step's callee; a labelled loop.
+HEAT = """\
+C adfort: routine=run dep=cost indep=t0
+C adfort: init n=10 nt=11 dt=0.1 t0=0.5:1.5
+      SUBROUTINE DIFF1(N, DT)
+      INTEGER N, I
+      DOUBLE PRECISION DT
+      DOUBLE PRECISION T(100), FLUX(101)
+      COMMON /STATE/ T, FLUX
+      DO 20 I = 2, N
+         FLUX(I) = 0.5D0*(T(I) - T(I-1))*(1.0D0 + 0.1D0*T(I)**2)
+   20 CONTINUE
+      FLUX(1) = 0.0D0
+      FLUX(N+1) = 0.0D0
+      DO 30 I = 1, N
+         T(I) = T(I) + DT*(FLUX(I+1) - FLUX(I)) - DT*0.05D0*T(I)**3
+   30 CONTINUE
+      RETURN
+      END
+
+      SUBROUTINE RUN(N, NT, DT, T0, COST)
+      INTEGER N, NT, I, IT
+      DOUBLE PRECISION DT, T0(N), COST
+      DOUBLE PRECISION T(100), FLUX(101)
+      COMMON /STATE/ T, FLUX
+      DO 5 I = 1, N
+         T(I) = T0(I)
+    5 CONTINUE
+      COST = 0.0D0
+{directive}
+      DO 10 IT = 1, NT
+         CALL DIFF1(N, DT)
+         COST = COST + T(1)**2 + 0.5D0*T(N)**2
+   10 CONTINUE
+      RETURN
+      END
+"""
+
+
+@needs_gfortran
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_fixed_form_common_state(tmp_path, schedule):
+    path = tmp_path / "heat.f"
+    path.write_text(HEAT.replace("{directive}", "C$ADFORT CHECKPOINT BINOMIAL(SNAPSHOTS=4)"))
+    result = run_case(path, schedule, tmp_path / schedule, 11)
+    assert "call adfort_binomial_schedule(ckpt_steps, 4," in result.generated.read_text()
+    if schedule == "split":
+        plain = tmp_path / "plain"
+        plain.mkdir()
+        (plain / "heat.f").write_text(HEAT.replace("{directive}", "C"))
+        assert same(result.lhs, run_case(plain / "heat.f", schedule, plain / schedule,
+                                         11).lhs)
+
+
 # -- cost: forward runs and peak tape ---------------------------------------
 
 COUNTER = """\
