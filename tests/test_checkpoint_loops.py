@@ -260,6 +260,53 @@ def test_fixed_form_common_state(tmp_path, schedule):
                                          11).lhs)
 
 
+# The state in module variables the step writes; every(k).
+TRACER = """\
+! adfort: routine=forecast dep=cost indep=q0
+! adfort: init n=6 nt=9 dt=0.05 q0=0.5:1.5
+module tracer
+  implicit none
+  integer, parameter :: dp = kind(1.0d0)
+  real(dp) :: q(64), qold(64)
+  real(dp) :: total
+contains
+  subroutine advance(n, dt, it)
+    integer, intent(in) :: n, it
+    real(dp), intent(in) :: dt
+    integer :: i
+    qold(1:n) = q(1:n)
+    do i = 2, n
+      q(i) = qold(i) - dt*(qold(i)**2 - qold(i-1)**2) + 1.0e-3_dp*it
+    end do
+    q(1) = qold(1)*(1.0_dp - dt)
+    total = total + sum(q(1:n))*dt
+  end subroutine advance
+
+  subroutine forecast(n, nt, dt, q0, cost)
+    integer, intent(in) :: n, nt
+    real(dp), intent(in) :: dt, q0(n)
+    real(dp), intent(out) :: cost
+    integer :: step
+    q(1:n) = q0
+    total = 0.0_dp
+    !$adfort checkpoint every(2)
+    do step = 1, nt
+      call advance(n, dt, step)
+    end do
+    cost = total + sum(q(1:n)**2)
+  end subroutine forecast
+end module tracer
+"""
+
+
+@needs_gfortran
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_module_variable_state(tmp_path, schedule):
+    path = fixture(tmp_path, TRACER, "tracer.f90")
+    result = run_case(path, schedule, tmp_path / schedule, 9)
+    assert "call adfort_periodic_schedule(ckpt_steps, 2," in result.generated.read_text()
+
+
 # -- cost: forward runs and peak tape ---------------------------------------
 
 COUNTER = """\

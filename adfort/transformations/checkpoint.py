@@ -1,26 +1,33 @@
 """Adjoint of a checkpointed time loop (``!$adfort checkpoint``).
 
 The front end made the loop ``do n = a, b, s; call step(n, …); end do``
-(:mod:`adfort.checkpoint_loops`); the step is reversed split.  The
-recording motion runs the loop as the original does, after pushing the
-state the steps overwrite and read (what a joint reversal of the step
-would put back: :func:`adfort.transformations.call.overwritten_inputs`)
-and the loop's first value, stride and trip count.  The returning motion
-puts that state back and runs the schedule of
-:mod:`adfort.checkpointing` for the trip count (the Fortran module
+(:mod:`adfort.checkpoint_loops`); the step is reversed split.  The state
+is what a joint reversal of the step would put back (what it overwrites
+and reads on entry: :func:`adfort.transformations.call.overwritten_inputs`).
+Both motions follow the schedule of :mod:`adfort.checkpointing` for the
+trip count the loop has at run time (computed by the Fortran module
 ``adfort_checkpointing`` written into the output):
 
-- ADVANCE a, b: steps a … b-1 as the original code runs them;
-- TAKESHOT step, slot: push the state (a snapshot) on the value tapes;
-- RESTORE step, slot: pop the snapshots above `slot` (no longer needed),
-  then pop `slot` into the state and push it again (it may be restored
-  later);
-- REVERSE step: ``step_rec`` then ``step_ret``.
+- the recording motion runs the schedule's forward sweep (the actions
+  before its first REVERSE: ADVANCE and TAKESHOT only, slots 1, 2, … in
+  turn), then pushes the state at the last step and runs that step, and
+  pushes the loop's first value, stride, trip count and snapshot count;
+- the returning motion pops the last step's state and runs the rest:
+  ADVANCE a, b runs steps a … b-1 as the original does; TAKESHOT pushes
+  the state on the value tapes; RESTORE pops the snapshots taken after
+  the slot (no longer needed), pops the slot into the state and pushes it
+  again (it may be restored later); REVERSE runs ``step_rec`` then
+  ``step_ret``.  The snapshots left are popped at the end (the last one is
+  the entry state).
 
 The schedules use their snapshots last in first out (a slot is taken or
 restored only when every slot taken after it is dead), so the snapshots
-are a stack on the value tapes: at most S (binomial) at a time, each the
-size of the state, besides the one entry state the recording pushes.
+are a stack on the value tapes, above what the recording motion pushed
+before the loop and below what it pushes after: at most S + 1 states
+(binomial) whatever the trip count, besides one step's tape, and a
+routine holding the loop may be called split or joint, many times.
+Every step runs forward at most t times (the first sweep included), t the
+binomial repetition number, besides its recording run.
 """
 
 from psyclone.psyir.nodes import (
