@@ -104,7 +104,7 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
             extra_files, adjoint_libraries, passive_routines, defines, undefines, cpp, form,
             checkpoints=checkpoints)
     return (header(path, routine, dependents, independents, schedule)
-            + with_schedule_module(body), routine, sizes)
+            + with_schedule_module(body, routine), routine, sizes)
 
 
 def differentiate_heads(path, heads, schedule, options=None, cache=None, **reading):
@@ -141,7 +141,7 @@ def differentiate_heads(path, heads, schedule, options=None, cache=None, **readi
                      f"{', '.join(independents)}\n")
     lines.append(f"! reversal schedule: {schedule.name}\n"
                  "! Compile together with the original source.  Do not edit.\n")
-    return "".join(lines) + with_schedule_module(text), names, sizes
+    return "".join(lines) + with_schedule_module(text, names[0]), names, sizes
 
 
 def _write(result):

@@ -25,6 +25,7 @@ import re
 
 from adfort.errors import AdfortError
 from adfort.schedules import ADReversalSchedule
+from adfort import naming
 from adfort.naming import CHECKPOINT_STEP_PROCEDURE as _STEP
 from adfort.units import scan, statements
 
@@ -466,10 +467,14 @@ def with_checkpoint_steps(schedule, trees):
     return StepsSplit(schedule, steps) if steps else schedule
 
 
-def with_schedule_module(text):
-    """`text` (generated Fortran) followed by the module of checkpointing
-    schedules when its code uses it."""
+def with_schedule_module(text, routine):
+    """`text` (generated Fortran for `routine`) preceded by the module of
+    checkpointing schedules when its code uses it.  The module is named
+    after the routine (``<routine>_checkpointing``), so that the outputs
+    of several runs link together."""
     from adfort.checkpointing import FORTRAN_MODULE
-    if "use adfort_checkpointing" in text.lower():
-        return FORTRAN_MODULE + "\n" + text
-    return text
+    if "use adfort_checkpointing" not in text.lower():
+        return text
+    name = naming.checkpoint_module(routine)
+    rename = re.compile(r"\badfort_checkpointing\b", re.IGNORECASE)
+    return rename.sub(name, FORTRAN_MODULE) + "\n" + rename.sub(name, text)

@@ -209,3 +209,9 @@ def hoisted(host, internal):
     """Name of internal procedure `internal` of routine `host` once adfort
     makes it a procedure of its own (host variables passed as arguments)."""
     return f"{host}_{internal}"
+
+
+def checkpoint_module(routine):
+    """Name of the module of checkpointing schedules written into the
+    output for `routine` (adfort/checkpointing.py)."""
+    return f"{routine}_checkpointing"

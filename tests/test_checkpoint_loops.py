@@ -160,7 +160,7 @@ def test_binomial_gradient_equals_the_plain_adjoint(tmp_path, tmp_path_factory, 
     path = fixture(tmp_path, model(BINOMIAL))
     result = run_case(path, schedule, tmp_path / schedule, steps)
     text = result.generated.read_text()
-    assert "module adfort_checkpointing" in text
+    assert "module swe_model_checkpointing" in text and "adfort_checkpointing" not in text
     assert "call adfort_binomial_schedule(ckpt_steps, 3," in text
     if steps and schedule == "split" or steps == 13:
         assert same(result.lhs, plain_gradient(tmp_path_factory, schedule, steps)), \

@@ -6,7 +6,8 @@ is what a joint reversal of the step would put back (what it overwrites
 and reads on entry: :func:`adfort.transformations.call.overwritten_inputs`).
 Both motions follow the schedule of :mod:`adfort.checkpointing` for the
 trip count the loop has at run time (computed by the Fortran module
-``adfort_checkpointing`` written into the output):
+``adfort_checkpointing``, written into the output as
+``<routine>_checkpointing`` by :func:`adfort.checkpoint_loops.with_schedule_module`):
 
 - the recording motion runs the schedule's forward sweep (the actions
   before its first REVERSE: ADVANCE and TAKESHOT only, slots 1, 2, … in
