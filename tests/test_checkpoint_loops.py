@@ -93,17 +93,23 @@ contains
 {caller}end module swe1d
 """
 
-# The routine holding the loop called by another (split or joint link).
+# The routine holding the loop called by another (split or joint link),
+# several times (assimilation windows of growing length): the snapshots of
+# each call live on the tapes between its recording and its returning.
 CALLER = """
   subroutine analysis(n, nt, dt, dx, h, u, hobs, background, cost)
     integer, intent(in) :: n, nt
     real(dp), intent(in) :: dt, dx, hobs(n), background(n)
     real(dp), intent(inout) :: h(n), u(n)
     real(dp), intent(out) :: cost
-    real(dp) :: jb
-    jb = 0.5_dp*sum((h - background)**2)
-    call swe_model(n, nt, dt, dx, h, u, hobs, cost)
-    cost = cost + jb + 0.01_dp*sum(h*u)
+    real(dp) :: c
+    integer :: w
+    cost = 0.5_dp*sum((h - background)**2)
+    do w = 1, 3
+      call swe_model(n, nt + w, dt, dx, h, u, hobs, c)
+      cost = cost + c*w + 0.01_dp*sum(h*u)
+      u = 0.9_dp*u
+    end do
   end subroutine analysis
 """
 
@@ -305,6 +311,51 @@ def test_module_variable_state(tmp_path, schedule):
     path = fixture(tmp_path, TRACER, "tracer.f90")
     result = run_case(path, schedule, tmp_path / schedule, 9)
     assert "call adfort_periodic_schedule(ckpt_steps, 2," in result.generated.read_text()
+
+
+# A derived-type state, a loop counting down by 3, its index read after it.
+EDGE = """\
+! adfort: routine=relax_run dep=cost indep=x,c
+! adfort: init n=7 nt=11 x=0.5:1.5 c=0.1:0.3
+module edge
+  implicit none
+  integer, parameter :: dp = kind(1.0d0)
+  type :: column
+    real(dp) :: t(16)
+    real(dp) :: mass
+  end type column
+contains
+  subroutine relax_run(n, nt, x, c, cost)
+    integer, intent(in) :: n, nt
+    real(dp), intent(inout) :: x(n)
+    real(dp), intent(in) :: c
+    real(dp), intent(out) :: cost
+    type(column) :: col
+    integer :: it, k, last
+    col%t = 0.0_dp
+    col%t(1:n) = x
+    col%mass = sum(x)
+    cost = 0.0_dp
+    !$adfort checkpoint binomial(snapshots=2)
+    do it = 3*nt, 3, -3
+      do k = 2, n
+        col%t(k) = col%t(k) - c*(col%t(k)**2 - col%t(k-1)*col%t(k)) + 1.0e-3_dp*it
+      end do
+      col%mass = col%mass*(1.0_dp - 0.01_dp*c) + col%t(n)
+      cost = cost + col%mass*1.0e-2_dp + col%t(2)**2
+    end do
+    last = it
+    cost = cost + 1.0e-3_dp*last*col%t(n) 
+    x = col%t(1:n)
+  end subroutine relax_run
+end module edge
+"""
+
+
+@needs_gfortran
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_derived_state_negative_stride_index_after_loop(tmp_path, schedule):
+    run_case(fixture(tmp_path, EDGE, "edge.f90"), schedule, tmp_path / schedule, 11)
 
 
 # -- cost: forward runs and peak tape ---------------------------------------
