@@ -30,6 +30,10 @@ from adfort.naming import CHECKPOINT_STEP_PROCEDURE as _STEP
 from adfort.units import scan, statements
 
 _DIRECTIVE = re.compile(r"^\s*[!cC*]\$adfort\s+checkpoint\b(?P<rest>.*)$", re.IGNORECASE)
+_FIXED_POINT = re.compile(r"^\s*[!cC*]\$adfort\s+fixed-point\b(?P<rest>.*)$", re.IGNORECASE)
+_FIXED_ARGS = re.compile(r"^\(\s*tol\s*=\s*(?P<tol>[^,)]*?)\s*,\s*maxiter\s*=\s*(?P<maxiter>[^,)]*?)"
+                         r"\s*\)$")
+_REAL = re.compile(r"^(\d+\.?\d*|\.\d+)([ed][+-]?\d+)?(_\w+)?$")
 _BINOMIAL = re.compile(r"^binomial\s*\(\s*(?:snapshots\s*=\s*)?(?P<value>[^)]*?)\s*\)$")
 _EVERY = re.compile(r"^every\s*\(\s*(?:k\s*=\s*)?(?P<value>[^)]*?)\s*\)$")
 _DO = re.compile(r"^(?:(?P<name>[a-z_]\w*)\s*:\s*)?do\b\s*(?P<rest>.*)$")
@@ -56,6 +60,8 @@ class Checkpoint:
 
     def text(self):
         """The directive's schedule as the user writes it."""
+        if self.kind == "fixed-point":
+            return f"fixed-point(tol={self.value[0]}, maxiter={self.value[1]})"
         if self.kind == "binomial":
             return f"binomial(snapshots={self.value})"
         return f"every({self.value})"
@@ -87,6 +93,28 @@ def parse_schedule(text, place):
         f"checkpoint schedule '{text.strip() or '(none)'}' is not one adfort knows: write "
         "'!$adfort checkpoint binomial(snapshots=S)' or '!$adfort checkpoint every(k)'",
         place)
+
+
+def parse_fixed_point(text, place):
+    """The :class:`Checkpoint` (kind ``fixed-point``, value (tol text,
+    maxiter)) of ``(tol=…, maxiter=…)``.
+
+    :raises AdfortError: naming `place` for anything else.
+    """
+    spec = re.sub(r"\s+", " ", text.split("!")[0].strip().lower())
+    match = _FIXED_ARGS.match(spec)
+    if match is None or not _REAL.match(match.group("tol")) or \
+            not re.fullmatch(r"\d+", match.group("maxiter")) or int(match.group("maxiter")) < 1:
+        raise AdfortError(
+            f"'!$adfort fixed-point{text.rstrip()}': write '!$adfort fixed-point(tol=T, "
+            "maxiter=M)', T a positive real literal (the adjoint iteration stops when its "
+            "change is below T relative to its size), M a positive integer literal "
+            "(the most adjoint iterations), e.g. '!$adfort fixed-point(tol=1e-10, "
+            "maxiter=200)'", place)
+    tol = match.group("tol")
+    if float(re.sub(r"_\w+$", "", tol).replace("d", "e")) <= 0:
+        raise AdfortError("the tolerance of '!$adfort fixed-point' must be positive", place)
+    return Checkpoint("fixed-point", (tol, int(match.group("maxiter"))), place)
 
 
 def parse_cli(text):
@@ -165,7 +193,7 @@ def _check_body(stmts, labels, first, last, name, place_of, loop_place):
         if _END_DO.match(text):
             depth -= 1
             continue
-        if _DIRECTIVE.match(text) is not None:
+        if _DIRECTIVE.match(text) is not None or _FIXED_POINT.match(text) is not None:
             continue
         jump = _EXIT.match(text)
         if jump is not None and (depth == 0 or (name and jump.group("name") == name)):
@@ -240,6 +268,10 @@ def _directives(lines, path, origin):
         if match is not None:
             found.append((index, parse_schedule(match.group("rest"),
                                                 _place(path, origin, index))))
+        match = _FIXED_POINT.match(line)
+        if match is not None:
+            found.append((index, parse_fixed_point(match.group("rest"),
+                                                   _place(path, origin, index))))
     return found
 
 
@@ -286,6 +318,13 @@ def outline_checkpointed_loops(source, fixed, origin, path, requested=(), check_
         # Further directives or comments between: the next statement.
         text = stmts[position][2] if position is not None else ""
         opened = _DO.match(text)
+        if spec.kind == "fixed-point":
+            if opened is None or not _WHILE.match(opened.group("rest")):
+                raise AdfortError(
+                    "'!$adfort fixed-point' is not followed by a DO WHILE loop: put it on the "
+                    "line before the DO WHILE statement of the iterative solver", spec.place)
+            chosen.append((position, spec))
+            continue
         if opened is None:
             raise AdfortError(
                 "'!$adfort checkpoint' is not followed by a DO loop: put it on the line "
@@ -350,7 +389,7 @@ def outline_checkpointed_loops(source, fixed, origin, path, requested=(), check_
         for begin, end, other in spans if not check_only else ():
             if begin <= position <= end or position <= begin <= last:
                 raise AdfortError(
-                    f"checkpointed loops nested in each other ({other} and {loop_place}): "
+                    f"checkpointed (or fixed-point) loops nested in each other ({other} and {loop_place}): "
                     "checkpoint one of them", loop_place)
         spans.append((position, last, loop_place))
         host = host_of(stmts[position][0])
@@ -358,7 +397,8 @@ def outline_checkpointed_loops(source, fixed, origin, path, requested=(), check_
             raise AdfortError("a checkpointed DO loop must be in a subroutine or function "
                               "(not a main program)", loop_place)
         counts[host.name] = counts.get(host.name, 0) + 1
-        name = _STEP if counts[host.name] == 1 else f"{_STEP}{counts[host.name]}"
+        base = naming.FIXED_POINT_STEP_PROCEDURE if spec.kind == "fixed-point" else _STEP
+        name = base if counts[host.name] == 1 else f"{base}{counts[host.name]}"
         while name in host.names:
             name += "_"
         made[name] = (host.name, spec)
@@ -416,7 +456,7 @@ def mark_checkpointed_loops(tree, steps, hoisted):
     """Mark each checkpointed loop of `tree` (``adfort_checkpoint``: its
     :class:`Checkpoint`) and note the step routines
     (``tree.adfort_checkpoint_steps``: {routine name: Checkpoint})."""
-    from psyclone.psyir.nodes import Call, Loop
+    from psyclone.psyir.nodes import Call, Loop, WhileLoop
     from adfort.naming import hoisted as hoisted_name
     tree.adfort_checkpoint_steps = {}
     if not steps:
@@ -431,7 +471,7 @@ def mark_checkpointed_loops(tree, steps, hoisted):
                               f"of '{host}' was not made; please report this with the input",
                               spec.place)
         names[made[0]] = spec
-    for loop in tree.walk(Loop):
+    for loop in tree.walk((Loop, WhileLoop)):
         body = loop.loop_body.children
         if len(body) == 1 and isinstance(body[0], Call) and \
                 body[0].routine.name.lower() in names:

@@ -41,6 +41,14 @@ JACOBIAN_ARGUMENT = "jacobian"
 # A checkpointed loop's driver (adfort/transformations/checkpoint.py) and
 # the step procedure the front end makes of its body.
 CHECKPOINT_STEP_PROCEDURE = "ckpt_step"
+FIXED_POINT_STEP_PROCEDURE = "fp_step"
+# A fixed-point loop's adjoint iteration (adfort/transformations/fixed_point.py).
+FIXED_POINT_OUT = "fp_out"
+FIXED_POINT_PREVIOUS = "fp_previous"
+FIXED_POINT_SAVED = "fp_saved"
+FIXED_POINT_COUNT = "fp_count"
+FIXED_POINT_CHANGE = "fp_change"
+FIXED_POINT_SIZE = "fp_size"
 CHECKPOINT_STEPS = "ckpt_steps"
 CHECKPOINT_ACTIONS = "ckpt_actions"
 CHECKPOINT_COUNT = "ckpt_nactions"

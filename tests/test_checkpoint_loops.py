@@ -551,3 +551,90 @@ def test_command_line_errors(tmp_path):
         assert_clean_failure(result, tmp_path, fragment)
     result = run(["diff", "--help"], tmp_path)
     assert "--checkpoint" in result.stdout and "binomial(snapshots=S)" in result.stdout
+
+
+
+# -- fixed-point loops (Christianson's two-phase adjoint) --------------------
+
+# A steady state by Jacobi sweeps of a nonlinear diffusion problem.
+JACOBI = """\
+! adfort: routine=steady dep=cost indep=f,kappa
+! adfort: init n=10 f=0.5:1.5 kappa=0.5:2.0
+module steady_state
+  implicit none
+  integer, parameter :: dp = kind(1.0d0)
+contains
+  subroutine jacobi_sweep(n, kappa, f, u, res)
+    integer, intent(in) :: n
+    real(dp), intent(in) :: kappa(n), f(n)
+    real(dp), intent(inout) :: u(n)
+    real(dp), intent(out) :: res
+    real(dp) :: unew(n), left, right
+    integer :: i
+    do i = 1, n
+      left = 0.0_dp
+      right = 0.0_dp
+      if (i > 1) left = u(i-1)
+      if (i < n) right = u(i+1)
+      unew(i) = (f(i) + kappa(i)*(left + right))/(1.0_dp + 2.0_dp*kappa(i) + 0.1_dp*u(i)**2)
+    end do
+    res = maxval(abs(unew - u))
+    u = unew
+  end subroutine jacobi_sweep
+
+  subroutine steady(n, kappa, f, cost)
+    integer, intent(in) :: n
+    real(dp), intent(in) :: kappa(n), f(n)
+    real(dp), intent(out) :: cost
+    real(dp) :: u(n), res
+    integer :: iter
+    u = 0.0_dp
+    res = 1.0_dp
+    iter = 0
+{directive}
+    do while (res > 1.0e-14_dp .and. iter < 5000)
+      iter = iter + 1
+      call jacobi_sweep(n, kappa, f, u, res)
+    end do
+    cost = sum(u**2) + u(1)*u(n)
+  end subroutine steady
+end module steady_state
+"""
+FIXED_POINT = "    !$adfort fixed-point(tol=1e-13, maxiter=2000)"
+
+
+@needs_gfortran
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_fixed_point_gradient_within_the_solver_tolerance(tmp_path, schedule):
+    path = fixture(tmp_path, JACOBI.replace("{directive}", FIXED_POINT), "jacobi.f90")
+    result = harness.check_fixture(path, schedule, tmp_path / schedule)
+    assert result.rel_err < 1e-6 and result.primal_err < 1e-12, result.describe()
+    text = result.generated.read_text()
+    assert "call steady_fp_step_rec(" in text and "call steady_fp_step_ret(" in text
+    # The full reversal of every iteration (no directive) gives the same
+    # gradient within the tolerances.
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    full = harness.check_fixture(fixture(plain, JACOBI.replace("{directive}", ""),
+                                         "jacobi.f90"), schedule, plain / schedule)
+    assert abs(result.lhs - full.lhs) <= 1e-10 * abs(full.lhs), (result.lhs, full.lhs)
+
+
+@pytest.mark.parametrize("directive,fragment", [
+    ("!$adfort fixed-point", "write '!$adfort fixed-point(tol=T, maxiter=M)'"),
+    ("!$adfort fixed-point(tol=1e-8)", "write '!$adfort fixed-point(tol=T, maxiter=M)'"),
+    ("!$adfort fixed-point(tol=abc, maxiter=10)", "T a positive real literal"),
+    ("!$adfort fixed-point(tol=1e-8, maxiter=0)", "M a positive integer literal"),
+])
+def test_malformed_fixed_point_directives(tmp_path, directive, fragment):
+    path = tmp_path / "jacobi.f90"
+    path.write_text(JACOBI.replace("{directive}", directive))
+    with pytest.raises(AdfortError) as info:
+        differentiate_file(str(path), ["cost"], ["f"], SplitReversalSchedule())
+    assert str(info.value).startswith(f"{path}:34: ") and fragment in str(info.value)
+
+
+def test_fixed_point_needs_a_do_while(tmp_path):
+    message = _error(tmp_path, "!$adfort fixed-point(tol=1e-10, maxiter=50)")
+    assert message.startswith(f"{tmp_path / 'integrate.f90'}:10: ")
+    assert "not followed by a DO WHILE loop" in message
