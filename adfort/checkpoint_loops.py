@@ -31,8 +31,8 @@ from adfort.units import scan, statements
 
 _DIRECTIVE = re.compile(r"^\s*[!cC*]\$adfort\s+checkpoint\b(?P<rest>.*)$", re.IGNORECASE)
 _FIXED_POINT = re.compile(r"^\s*[!cC*]\$adfort\s+fixed-point\b(?P<rest>.*)$", re.IGNORECASE)
-_FIXED_ARGS = re.compile(r"^\(\s*tol\s*=\s*(?P<tol>[^,)]*?)\s*,\s*maxiter\s*=\s*(?P<maxiter>[^,)]*?)"
-                         r"\s*\)$")
+_FIXED_ARGS = re.compile(r"^\(\s*tol\s*=\s*(?P<tol>[^,)]*?)\s*,"
+                         r"\s*maxiter\s*=\s*(?P<maxiter>[^,)]*?)\s*\)$")
 _REAL = re.compile(r"^(\d+\.?\d*|\.\d+)([ed][+-]?\d+)?(_\w+)?$")
 _BINOMIAL = re.compile(r"^binomial\s*\(\s*(?:snapshots\s*=\s*)?(?P<value>[^)]*?)\s*\)$")
 _EVERY = re.compile(r"^every\s*\(\s*(?:k\s*=\s*)?(?P<value>[^)]*?)\s*\)$")
@@ -386,11 +386,11 @@ def outline_checkpointed_loops(source, fixed, origin, path, requested=(), check_
             raise AdfortError(
                 "the checkpointed DO loop ends on a statement of its body: end it with "
                 "END DO (or a CONTINUE)", _place(path, origin, stmts[last][0]))
-        for begin, end, other in spans if not check_only else ():
+        for begin, end, other in spans:
             if begin <= position <= end or position <= begin <= last:
                 raise AdfortError(
-                    f"checkpointed (or fixed-point) loops nested in each other ({other} and {loop_place}): "
-                    "checkpoint one of them", loop_place)
+                    f"checkpointed (or fixed-point) loops nested in each other ({other} and "
+                    f"{loop_place}): keep the directive of one of them", loop_place)
         spans.append((position, last, loop_place))
         host = host_of(stmts[position][0])
         if host is None:

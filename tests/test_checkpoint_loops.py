@@ -524,6 +524,20 @@ def test_loops_that_cannot_be_checkpointed(tmp_path, loop, body, line, fragment)
     assert fragment in message, message
 
 
+def test_nested_checkpointed_loops(tmp_path):
+    body = ("!$adfort checkpoint every(2)\n    do k = 1, 4\n      x = x + dt*x**2\n"
+            "    end do")
+    text = LOOP.replace("integer :: it", "integer :: it, k").replace(
+        "{directive}", "!$adfort checkpoint binomial(snapshots=4)").replace(
+        "{loop}", COUNTED.replace("{body}", body))
+    path = tmp_path / "integrate.f90"
+    path.write_text(text)
+    with pytest.raises(AdfortError) as info:
+        differentiate_file(str(path), ["cost"], ["x"], SplitReversalSchedule())
+    assert str(info.value).startswith(f"{path}:13: ")
+    assert f"nested in each other ({path}:11 and {path}:13)" in str(info.value)
+
+
 def test_exit_of_an_inner_loop_is_fine(tmp_path):
     body = ("    do k = 1, n\n      if (x(k) > 1d3) exit\n      x(k) = x(k) + dt*x(k)**2\n"
             "    end do")
