@@ -1,5 +1,6 @@
 """Differentiate a Fortran file: read, transform, write."""
 
+import dataclasses
 import os
 
 from adfort import __version__, cache as parse_cache, naming, timing
@@ -7,6 +8,7 @@ from adfort.errors import AdfortError
 from adfort.frontend import read_file, routines
 from adfort.layout import wrap
 from adfort.directives import apply_directives
+from adfort.checkpoint_loops import with_schedule_module
 from adfort.reading import ReadPlan
 from adfort.transformations import ADReverseContainerTrans
 from adfort.writer import Writer
@@ -44,7 +46,9 @@ def choose_routine(tree, variables, path):
     """
     # (A component, state%t, names its argument: check_arguments explains.)
     wanted = _argument_names(variables)
-    candidates = [r for r in routines(tree) if wanted <= _interface_names(r)]
+    steps = getattr(tree, "adfort_checkpoint_steps", {})
+    candidates = [r for r in routines(tree) if wanted <= _interface_names(r)
+                  and r.name.lower() not in steps]
     if len(candidates) == 1:
         return candidates[0].name
     blocked = getattr(tree, "adfort_unreadable", {})
@@ -65,7 +69,7 @@ def choose_routine(tree, variables, path):
 def differentiate_file(path, dependents, independents, schedule, routine=None,
                        options=None, search_path=(), extra_files=(), adjoint_libraries=(),
                        passive_routines=(), defines=(), undefines=(), cpp=False,
-                       form=None, cache=None):
+                       form=None, cache=None, checkpoints=()):
     """Return (Fortran text of the adjoint, routine name, tape sizes).
 
     :param str path: the Fortran source file.
@@ -89,13 +93,18 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
         whatever its suffix (``--free-form``/``--fixed-form``).
     :param cache: a directory where parse trees are kept across runs
         (``--cache``, :mod:`adfort.cache`), or None.
+    :param checkpoints: loops to checkpoint as if they had a ``!$adfort
+        checkpoint`` directive: (routine, loop, Checkpoint) triples, see
+        :func:`adfort.checkpoint_loops.parse_cli` (``--checkpoint``).
     :raises AdfortError: for anything adfort cannot handle.
     """
     with parse_cache.using(cache):
         body, routine, sizes, _ = _differentiate(
             path, dependents, independents, schedule, routine, options, search_path,
-            extra_files, adjoint_libraries, passive_routines, defines, undefines, cpp, form)
-    return header(path, routine, dependents, independents, schedule) + body, routine, sizes
+            extra_files, adjoint_libraries, passive_routines, defines, undefines, cpp, form,
+            checkpoints=checkpoints)
+    return (header(path, routine, dependents, independents, schedule)
+            + with_schedule_module(body, routine), routine, sizes)
 
 
 def differentiate_heads(path, heads, schedule, options=None, cache=None, **reading):
@@ -104,7 +113,7 @@ def differentiate_heads(path, heads, schedule, options=None, cache=None, **readi
     :param heads: (routine, dependents, independents) per routine.
     :param reading: the keyword arguments of :func:`differentiate_file`
         about the sources (search_path, extra_files, adjoint_libraries,
-        passive_routines, defines, undefines, cpp, form).
+        passive_routines, defines, undefines, cpp, form, checkpoints).
     :param cache: as for :func:`differentiate_file`.
     :returns: (Fortran text, routine names, tape sizes).
     :raises AdfortError: for anything adfort cannot handle, and when two
@@ -132,7 +141,7 @@ def differentiate_heads(path, heads, schedule, options=None, cache=None, **readi
                      f"{', '.join(independents)}\n")
     lines.append(f"! reversal schedule: {schedule.name}\n"
                  "! Compile together with the original source.  Do not edit.\n")
-    return "".join(lines) + text, names, sizes
+    return "".join(lines) + with_schedule_module(text, names[0]), names, sizes
 
 
 def _write(result):
@@ -151,7 +160,7 @@ def _write(result):
 def _differentiate(path, dependents, independents, schedule, routine=None, options=None,
                    search_path=(), extra_files=(), adjoint_libraries=(), passive_routines=(),
                    defines=(), undefines=(), cpp=False, form=None, shared=None,
-                   tape_module=None):
+                   tape_module=None, checkpoints=()):
     """(text without the header, routine name, tape sizes, read plan).
 
     :param shared: a :class:`ReadPlan` of an earlier head, whose loaded and
@@ -159,6 +168,10 @@ def _differentiate(path, dependents, independents, schedule, routine=None, optio
     """
     trans = ADReverseContainerTrans(search_path, extra_files, adjoint_libraries,
                                     passive_routines, defines, undefines, cpp, form)
+    if checkpoints:
+        # --checkpoint: loops read as if they had the directive.
+        trans.preprocessing = dataclasses.replace(trans.preprocessing,
+                                                  checkpoints=tuple(checkpoints))
     with timing.phase("analyse"):
         variables = list(dependents) + list(independents)
         # Parse only the target's call tree and the modules it uses.
@@ -179,6 +192,11 @@ def _differentiate(path, dependents, independents, schedule, routine=None, optio
             routine = choose_routine(tree, variables, path)
         result = trans.apply(tree, routine, list(dependents), list(independents),
                              schedule, options)
+        for name, loop, spec in checkpoints:
+            if not getattr(spec, "applied", False):
+                raise AdfortError(
+                    f"{spec.place}: no routine '{name}' among those differentiated: name "
+                    "a routine the differentiated one calls (or is)")
     with timing.phase("write"):
         text = wrap(_write(result))
     return text, routine, trans.tape_sizes, plan

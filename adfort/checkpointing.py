@@ -158,7 +158,8 @@ module adfort_checkpointing
   ! actions(1:3, i) = (kind, a, b) for i = 1 .. nact.
   implicit none
   private
-  public :: adfort_binomial_schedule, adfort_periodic_schedule, adfort_repetitions
+  public :: adfort_binomial_schedule, adfort_periodic_schedule, adfort_repetitions, &
+      adfort_schedule_slots, adfort_first_reverse
   integer, parameter, public :: adfort_takeshot = 1, adfort_restore = 2, &
       adfort_advance = 3, adfort_reverse = 4
 
@@ -278,6 +279,28 @@ contains
       end do
     end do
   end subroutine adfort_periodic_schedule
+
+  ! The highest snapshot slot a schedule uses.
+  integer function adfort_schedule_slots(actions, nact) result(slots)
+    integer, allocatable, intent(in) :: actions(:, :)
+    integer, intent(in) :: nact
+    integer :: i
+    slots = 0
+    do i = 1, nact
+      if (actions(1, i) == adfort_takeshot) slots = max(slots, actions(3, i))
+    end do
+  end function adfort_schedule_slots
+
+  ! The position of the first REVERSE action (nact + 1 if none): the
+  ! actions before it are the forward sweep.
+  integer function adfort_first_reverse(actions, nact) result(first)
+    integer, allocatable, intent(in) :: actions(:, :)
+    integer, intent(in) :: nact
+    do first = 1, nact
+      if (actions(1, first) == adfort_reverse) return
+    end do
+    first = nact + 1
+  end function adfort_first_reverse
 
 end module adfort_checkpointing
 """

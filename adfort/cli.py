@@ -11,6 +11,7 @@ import click
 
 from adfort import __version__, timing
 from adfort.api import differentiate_file, differentiate_heads
+from adfort.checkpoint_loops import parse_cli
 from adfort.errors import AdfortError
 from adfort.schedules import SCHEDULES, LinkReversalSchedule
 
@@ -178,6 +179,14 @@ followed by its adjoint <name>_adj.""")
               show_default=True, help="Reversal schedule for called routines.")
 @click.option("--link", "links", multiple=True, metavar="CALLER:CALLEE=split|joint",
               help="Reversal of one caller→callee link, overriding --schedule. Repeatable.")
+@click.option("--checkpoint", "checkpoints", multiple=True,
+              metavar="ROUTINE:LOOP=binomial(snapshots=S)|every(k)",
+              help="Checkpoint a time loop, as a '!$adfort checkpoint' directive before it "
+                   "would: LOOP is the loop's position among ROUTINE's DO loops (1 = the "
+                   "first) or its DO variable.  binomial(snapshots=S): at most S snapshots "
+                   "of the state the loop body overwrites, steps recomputed following the "
+                   "optimal binomial schedule; every(k): a snapshot every k steps. "
+                   "Repeatable.")
 @click.option("--adjoint-lib", "adjoint_libs", multiple=True, metavar="FILE",
               type=click.Path(dir_okay=False),
               help="Fortran file with hand-written adjoints <name>_rev (calling "
@@ -217,7 +226,8 @@ followed by its adjoint <name>_adj.""")
               show_default=True, help="Passes of simplification.")
 @click.option("--no-inline-operation-adjoints", is_flag=True,
               help="Keep every op_adj temporary instead of substituting single-use ones.")
-def diff(file, extra_files, deps, indeps, routines, output, schedule, links, adjoint_libs,
+def diff(file, extra_files, deps, indeps, routines, output, schedule, links, checkpoints,
+         adjoint_libs,
          passive, search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian,
          verbose, timings, no_simplify, simplify_n_times, no_inline_operation_adjoints):
     """Differentiate FILE in reverse mode and write the adjoint Fortran.
@@ -264,7 +274,8 @@ def diff(file, extra_files, deps, indeps, routines, output, schedule, links, adj
         reading = dict(search_path=search_path, extra_files=extra_files,
                        adjoint_libraries=adjoint_libs, passive_routines=_names(passive),
                        defines=defines, undefines=undefines, cpp=cpp,
-                       form="free" if free_form else "fixed" if fixed_form else None)
+                       form="free" if free_form else "fixed" if fixed_form else None,
+                       checkpoints=[parse_cli(value) for value in checkpoints])
         if len(heads) == 1:
             routine, head_deps, head_indeps = heads[0]
             text, _, _ = differentiate_file(file, head_deps, head_indeps,

@@ -28,7 +28,7 @@ _ROUTINE = re.compile(r"^\s*(?:[\w\s(),=*]*\s)?(?:subroutine|function)\s+(?P<nam
                       re.IGNORECASE)
 _COMMENT = re.compile(r"^\s*!|^[cC*]")
 _ANY = re.compile(r"^\s*[!cC*]\$adfort\b\s*(?P<word>[\w-]*)", re.IGNORECASE)
-_KNOWN = ("split", "joint", "passive")
+_KNOWN = ("split", "joint", "passive", "checkpoint", "fixed-point")
 
 
 def _put(table, key, choice, place):

@@ -24,6 +24,8 @@ from adfort.exprs import INTEGER_TYPE
 from adfort.restructure import restructure
 from adfort.units import map_outside_strings, split_comment
 from adfort.forall import lower_forall
+from adfort.checkpoint_loops import (
+    checkpoint_hoist_error, mark_checkpointed_loops, outline_checkpointed_loops)
 from adfort.associate import lower_associate
 from adfort.labelled_do import unlabel_do_loops  # noqa: F401 (API)
 from adfort.reading import (  # noqa: F401 (API)
@@ -55,6 +57,11 @@ def _read_file(path, preprocessing, plan):
     fixed = loaded.fixed
     passive = passive_directives(loaded.raw, path)
     origin = loaded.origin
+    requested = tuple(getattr(preprocessing, "checkpoints", ()) or ())
+    # Checkpoint directives checked on the user's text (before GO TO and
+    # RETURN are restructured), applied below.
+    outline_checkpointed_loops(loaded.source, loaded.fixed, origin, path, requested,
+                               check_only=True)
     source, dropped = plan.prune(path, loaded) if plan is not None else (loaded.source, {})
     source = rewrite_specifications(source, fixed)
     try:
@@ -77,7 +84,12 @@ def _read_file(path, preprocessing, plan):
     source = drop_external_statements(source, fixed)
     source, origin = implicit.declare_implicit(
         source, fixed, origin, path, plan.module_scan if plan is not None else None)
-    source, origin, hoisted = internal.hoist_internal_procedures(source, fixed, origin, path)
+    source, origin, steps = outline_checkpointed_loops(source, fixed, origin, path, requested)
+    try:
+        source, origin, hoisted = internal.hoist_internal_procedures(source, fixed, origin,
+                                                                     path)
+    except AdfortError as err:
+        raise checkpoint_hoist_error(err, steps) from None
     reader = FortranReader(free_form=not fixed)
     tolerate_where_failures(reader)
     keep_parenthesised_arguments(reader)
@@ -93,6 +105,7 @@ def _read_file(path, preprocessing, plan):
     tree.adfort_filename = path
     tree.adfort_origin = origin
     tree.adfort_passive = passive
+    mark_checkpointed_loops(tree, steps, hoisted)
     tree.adfort_dropped = {name for names in dropped.values() for name in names}
     # Routines made from internal procedures: in adfort's working copy only,
     # so the output carries the copies its plain calls need.

@@ -38,6 +38,25 @@ WHERE_VALUE = "where_value"
 INPUT_COPY_SUFFIX = "_in"
 OUTPUT_COPY_SUFFIX = "_out"
 JACOBIAN_ARGUMENT = "jacobian"
+# A checkpointed loop's driver (adfort/transformations/checkpoint.py) and
+# the step procedure the front end makes of its body.
+CHECKPOINT_STEP_PROCEDURE = "ckpt_step"
+FIXED_POINT_STEP_PROCEDURE = "fp_step"
+# A fixed-point loop's adjoint iteration (adfort/transformations/fixed_point.py).
+FIXED_POINT_OUT = "fp_out"
+FIXED_POINT_PREVIOUS = "fp_previous"
+FIXED_POINT_SAVED = "fp_saved"
+FIXED_POINT_COUNT = "fp_count"
+FIXED_POINT_CHANGE = "fp_change"
+FIXED_POINT_SIZE = "fp_size"
+CHECKPOINT_STEPS = "ckpt_steps"
+CHECKPOINT_ACTIONS = "ckpt_actions"
+CHECKPOINT_COUNT = "ckpt_nactions"
+CHECKPOINT_FORWARD = "ckpt_first_reverse"
+CHECKPOINT_ACTION = "ckpt_action"
+CHECKPOINT_SLOT_DEPTH = "ckpt_slot_depth"
+CHECKPOINT_DEPTH = "ckpt_depth"
+CHECKPOINT_STEP = "ckpt_step"
 
 
 def adjoint(name):
@@ -198,3 +217,9 @@ def hoisted(host, internal):
     """Name of internal procedure `internal` of routine `host` once adfort
     makes it a procedure of its own (host variables passed as arguments)."""
     return f"{host}_{internal}"
+
+
+def checkpoint_module(routine):
+    """Name of the module of checkpointing schedules written into the
+    output for `routine` (adfort/checkpointing.py)."""
+    return f"{routine}_checkpointing"

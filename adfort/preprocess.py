@@ -29,6 +29,8 @@ class Preprocessing:
         whatever its suffix (``--free-form``/``--fixed-form``, gfortran's
         ``-ffree-form``/``-ffixed-form``); None: decided per file (see
         :func:`adfort.reading.source_form`).
+    :param checkpoints: (routine, loop, :class:`adfort.checkpoint_loops.Checkpoint`)
+        of ``--checkpoint``: loops checkpointed as if they had the directive.
     """
 
     defines: tuple = ()
@@ -36,6 +38,7 @@ class Preprocessing:
     include_dirs: tuple = ()
     force: bool = False
     form: str = None
+    checkpoints: tuple = ()
 
     def __post_init__(self):
         self.defines = tuple(self.defines or ())

@@ -138,9 +138,10 @@ def test_directives_that_apply_to_nothing_or_disagree(tmp_path, text, fragments)
 def test_unknown_directive_is_an_error_not_ignored(tmp_path):
     path = tmp_path / "column.f90"
     path.write_text(COLUMN.replace("    do it = 1, nt\n",
-                                   "!$adfort checkpoint binomial(snapshots=4)\n"
+                                   "!$adfort unroll(4)\n"
                                    "    do it = 1, nt\n"))
     result = run(["diff", str(path), "--dep", "cost", "--indep", "t,kz",
                   "--routine", "column_run"], tmp_path)
     assert_clean_failure(result, tmp_path, "column.f90:47",
-                         "'!$adfort checkpoint' is not a directive adfort knows")
+                         "'!$adfort unroll' is not a directive adfort knows",
+                         "split, joint, passive, checkpoint")

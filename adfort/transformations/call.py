@@ -258,36 +258,7 @@ def reverse_call(call, reverser, target=None):
         # it had; those it overwrites are put back first.  Constants, DO
         # variables of enclosing loops and the routine's intent(in)
         # arguments cannot be overwritten.
-        put_back = []
-        alias = reverser.plan.alias
-        for actual, formal in zip(actuals, formals):
-            if formal is info.unit.result:
-                continue
-            if not (formal.interface.access not in (_OUT, ArgumentInterface.Access.READ)
-                    and is_variable(actual) and info.unit.reads_on_entry(formal)):
-                continue
-            name = actual.symbol.name.lower()
-            if name in alias:
-                # A pointer alias (col => t(:, i)): the call overwrites the
-                # target, which the caller keeps whole (its writes are the
-                # target's): put that back.
-                storage = canonical(name, alias)
-                if storage in written:
-                    put_back.append(Reference(stmt.scope.symbol_table.lookup(storage)))
-            elif name in written and name not in loop_indices:
-                put_back.append(reached(actual, formal, info.unit, call, written)
-                                or _sequence_base(actual, formal, reverser.ctx.filename))
-        for name in info.module_writes:
-            # (written by the callee, or by a routine it calls that alone
-            # sees it)
-            found = seen_by_callees(info.unit, name)
-            if found is None:
-                raise AdfortError(
-                    f"internal error: '{call.routine.name}' overwrites the module "
-                    f"variable '{name}' and adfort cannot find its declaration to put "
-                    "it back; please report this with the input",
-                    where(call, reverser.ctx.filename))
-            put_back.append(Reference(found[1]))
+        put_back = overwritten_inputs(call, stmt, info, actuals, formals, reverser)
         # A value the caller saves anyway is not saved twice: it is pushed
         # last, read back before f_rev (its tape room kept, so f_rev's own
         # entries go above it) and popped after.
@@ -316,6 +287,47 @@ def reverse_call(call, reverser, target=None):
     ret = keep_ret + ret + ret_after
     reverser.comment(ret, text)
     return rec, ret
+
+
+def overwritten_inputs(call, stmt, info, actuals, formals, reverser):
+    """References to what the call overwrites that the callee reads on
+    entry: what must be put back for it to run again from the same inputs
+    (the joint schedule; the snapshots of a checkpointed loop's step).
+    Constants, DO variables of enclosing loops and the routine's intent(in)
+    arguments cannot be overwritten."""
+    written = reverser.plan.call_writes.get(id(stmt), set())
+    loop_indices = enclosing_loop_indices(stmt)
+    put_back = []
+    alias = reverser.plan.alias
+    for actual, formal in zip(actuals, formals):
+        if formal is info.unit.result:
+            continue
+        if not (formal.interface.access not in (_OUT, ArgumentInterface.Access.READ)
+                and is_variable(actual) and info.unit.reads_on_entry(formal)):
+            continue
+        name = actual.symbol.name.lower()
+        if name in alias:
+            # A pointer alias (col => t(:, i)): the call overwrites the
+            # target, which the caller keeps whole (its writes are the
+            # target's): put that back.
+            storage = canonical(name, alias)
+            if storage in written:
+                put_back.append(Reference(stmt.scope.symbol_table.lookup(storage)))
+        elif name in written and name not in loop_indices:
+            put_back.append(reached(actual, formal, info.unit, call, written)
+                            or _sequence_base(actual, formal, reverser.ctx.filename))
+    for name in info.module_writes:
+        # (written by the callee, or by a routine it calls that alone
+        # sees it)
+        found = seen_by_callees(info.unit, name)
+        if found is None:
+            raise AdfortError(
+                f"internal error: '{call.routine.name}' overwrites the module "
+                f"variable '{name}' and adfort cannot find its declaration to put "
+                "it back; please report this with the input",
+                where(call, reverser.ctx.filename))
+        put_back.append(Reference(found[1]))
+    return put_back
 
 
 def _measured_extents(call, stmt, info, actuals, formals, reverser):

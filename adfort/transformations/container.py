@@ -36,6 +36,7 @@ from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.call import CalleeMotions
 from adfort.transformations.reverser import enclosing_loop_indices
 from adfort.transformations.assemble import Host, assemble
+from adfort.checkpoint_loops import with_checkpoint_steps
 from adfort.transformations.routine import UnitSpec, reverse_work
 from adfort.where import lower_where
 
@@ -133,6 +134,8 @@ class ADReverseContainerTrans(ADReverseTrans):
         for path in self.extra_files:
             program.add_file(path)
         root = find_routine(container, routine_name)
+        # The steps of checkpointed loops are reversed split.
+        reversal_schedule = with_checkpoint_steps(reversal_schedule, program.trees)
         dependents = list(dependent_vars)
         independents = list(independent_vars)
         arg_deps = [d for d in dependents if not _is_global(d)]

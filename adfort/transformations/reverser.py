@@ -162,6 +162,12 @@ class Reverser:
             return self.forward_only(stmt)
         if isinstance(stmt, Call) and id(stmt) in self.calls:
             return ADReverseCallTrans().reverse(stmt, self)
+        if getattr(stmt, "adfort_checkpoint", None) is not None:
+            if isinstance(stmt, WhileLoop):
+                from adfort.transformations.fixed_point import reverse_fixed_point_loop
+                return reverse_fixed_point_loop(stmt, self)
+            from adfort.transformations.checkpoint import reverse_checkpointed_loop
+            return reverse_checkpointed_loop(stmt, self)
         if isinstance(stmt, Assignment) and id(stmt.rhs) in self.calls:
             return ADReverseCallTrans().reverse(stmt.rhs, self, target=stmt.lhs)
         for node_type, trans in ((Assignment, ADReverseAssignmentTrans),
