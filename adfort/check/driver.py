@@ -223,6 +223,10 @@ class Driver:
         self.line("call adf_call_r()")
         for var in p.variables:
             self._copy(var, f"{var.tag}_r", var.tag)
+        for var in p.variables:
+            if var.is_real and (not var.is_global or var.active):
+                self.line(f"if (.not. all([abs({var.tag}_r) <= huge({var.tag}_r)])) "
+                          f"write(*, '(a)') '@bad {var.key}'")
         for var in deps:
             self.allocate_like(var, "_seed", var.tag)
             self.fill(var, f"{var.tag}_seed", lambda u: f"0.5_adf_dp + {u}")

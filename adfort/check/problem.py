@@ -290,7 +290,7 @@ def _shape(dtype, names, table, path, rename, what):
     return dims, allocatable, assumed
 
 
-def _extents(text, key, rank, rename, names, table, path):
+def _extents(text, key, rank, rename, names, table, path, sizes, used):
     """The extents of a ``--size KEY=E1,E2`` in the driver's names."""
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != rank:
@@ -300,7 +300,14 @@ def _extents(text, key, rank, rename, names, table, path):
     out = []
     for part in parts:
         for name in re.findall(r"[A-Za-z]\w*", part):
-            if name.lower() not in rename:
+            low = name.lower()
+            if low in rename:
+                continue
+            if low in sizes and re.fullmatch(r"[+-]?\d+", sizes[low]):
+                # a name given only for the extents: --size n=100,x=n
+                part = re.sub(rf"(?<![%\w]){name}(?!\w)", f"({sizes[low]})", part)
+                used.add(low)
+            else:
                 names.need(name, table, path)
         out.append(_substitute(part, rename))
     return out
@@ -437,7 +444,8 @@ def _argument(symbol, k, is_result, names, table, path, location, rename, sizes,
                     f"extents with --size {key}={example} (numbers or expressions of the "
                     "integer arguments, e.g. --size "
                     f"{key}={','.join(['n'] * len(dims))})", location)
-            extents = _extents(sizes[key], key, len(dims), rename, names, table, path)
+            extents = _extents(sizes[key], key, len(dims), rename, names, table, path,
+                               sizes, used)
             used.add(key)
             out = []
             for declared, extent in zip(dims, extents):

@@ -28,6 +28,8 @@ import dataclasses
 import math
 from typing import List, Optional
 
+from adfort.errors import AdfortError
+
 TOL_TANGENT = 1e-12
 TOL_CANCEL = 1e-14
 TOL_FD = 1e-6
@@ -70,7 +72,7 @@ class Outcome:
 
 def _parse(output):
     found = {"fd": [], "taylor": [], "incr": {}, "primal": {}, "unchanged": {},
-             "outzero": {}}
+             "outzero": {}, "bad": []}
     for line in output.splitlines():
         parts = line.split()
         if not parts or not parts[0].startswith("@"):
@@ -84,12 +86,16 @@ def _parse(output):
             found["taylor"].append((int(rest[0]),) + tuple(float(x) for x in rest[1:]))
         elif tag in ("incr", "unchanged", "outzero"):
             found[tag][rest[0]] = float(rest[1])
+        elif tag == "bad":
+            found["bad"].append(rest[0])
         elif tag == "primal":
             found["primal"][(rest[0], rest[1])] = float(rest[2])
     return found
 
 
 def _rel(a, b):
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return math.inf
     scale = max(abs(a), abs(b))
     return abs(a - b) / scale if scale > 0 else 0.0
 
@@ -97,6 +103,11 @@ def _rel(a, b):
 def judge(problem, output, notes, with_tangent, workdir=""):
     """The :class:`Outcome` of the tests from the program's `output`."""
     found = _parse(output)
+    if found["bad"]:
+        raise AdfortError(
+            f"'{problem.routine}' gives NaN or Inf at the random base point (in "
+            f"{', '.join(found['bad'])}): choose inputs where it is defined with --range "
+            "(e.g. a small time step --range dt=0.01) and --size", problem.path)
     checks = [_dot_product(problem, found, with_tangent)]
     taylor, data = _taylor(found, with_tangent)
     checks += taylor
@@ -134,6 +145,8 @@ def _dot_product(problem, found, with_tangent):
 def rates(hs, remainders, noises):
     """(rates per pair, verdict, reason): rates None where a remainder is
     not above TAYLOR_RESOLVED × its noise."""
+    if not all(math.isfinite(r) for r in remainders):
+        return [None] * len(hs), False, "remainders not finite (NaN or Inf)"
     resolved = [r > TAYLOR_RESOLVED * n for r, n in zip(remainders, noises)]
     out = [None]
     for k in range(1, len(hs)):
@@ -269,7 +282,7 @@ def plot(outcome, path, title):
         if anchor is None and values[0] > 1e-300:
             anchor = values[0]
     if anchor:
-        ax.loglog(hs, [anchor * (h / hs[0]) ** 2 for h in hs], "--", color="0.3",
+        ax.loglog(hs, [0.3 * anchor * (h / hs[0]) ** 2 for h in hs], "--", color="0.3",
                   label="slope 2 (reference)")
     ax.set_xlabel("h")
     ax.set_ylabel("Taylor remainder")
