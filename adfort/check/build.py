@@ -234,7 +234,7 @@ def _search_modules(graph, search_path):
     for directory in search_path:
         for entry in sorted(Path(directory).glob("*")):
             if entry.suffix.lower() in (".f90", ".f", ".f95", ".f03", ".f08", ".for"):
-                candidates[str(entry)] = None
+                candidates[os.path.abspath(entry)] = None
     cand_graph = _module_graph(list(candidates)) if candidates else {}
     while True:
         defined = set().union(*(d for d, _ in graph.values())) if graph else set()

@@ -37,6 +37,9 @@ TAYLOR_H0 = 1.0e-2
 TAYLOR_STEPS = 6
 FD_STEPS = [1.0e-3, 1.0e-4, 1.0e-5, 1.0e-6, 1.0e-7]
 NOISE_ULPS = 16
+#: The module holding the tangent ``<name>_d`` of an active module variable
+#: or COMMON member (TANGENT WIRING POINT: as tangent mode names it).
+TANGENT_GLOBALS = "{module}_fwd"
 
 
 def flit(value):
@@ -125,7 +128,7 @@ class Driver:
             if var.active:
                 uses.append(f"use {var.module}_ad, only: {var.tag}_adj => {var.local}_adj")
             if var.active and tangent:
-                uses.append(f"use {self.tangent or var.module + '_fwd'}, only: "
+                uses.append(f"use {TANGENT_GLOBALS.format(module=var.module)}, only: "
                             f"{var.tag}_d => {var.local}_d")
         externals = []
         if not p.module:

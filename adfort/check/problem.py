@@ -102,6 +102,8 @@ class Problem:
     independents: List[Var]
     use_lines: List[str]
     decl_lines: List[str]
+    #: ``file:line`` of the routine, for messages
+    location: str = ""
 
     @property
     def variables(self):
@@ -382,7 +384,7 @@ def describe(path, routine, module_trees, dependents, independents, sizes, range
     independents_ = [_lookup(by_key, n, routine.name, path) for n in independents]
     return Problem(path, routine.name, module, result is not None, args, globals_,
                    _unique(dependents_), _unique(independents_), names.use_lines,
-                   names.decl_lines)
+                   names.decl_lines, location)
 
 
 def _unique(items):

@@ -107,7 +107,8 @@ def judge(problem, output, notes, with_tangent, workdir=""):
         raise AdfortError(
             f"'{problem.routine}' gives NaN or Inf at the random base point (in "
             f"{', '.join(found['bad'])}): choose inputs where it is defined with --range "
-            "(e.g. a small time step --range dt=0.01) and --size", problem.path)
+            "(e.g. a small time step --range dt=0.01) and --size",
+            problem.location or problem.path)
     checks = [_dot_product(problem, found, with_tangent)]
     taylor, data = _taylor(found, with_tangent)
     checks += taylor
