@@ -164,6 +164,13 @@ def _read(request):
     trees = [(tree, request.path)]
     for extra_path in extra:
         trees.append((read_file(extra_path, preprocessing, plan), extra_path))
+    # the modules of the -I directories the sources use: their variables
+    # are reset between calls too
+    given = [os.path.abspath(p) for p in [request.path] + extra]
+    graph = _search_modules(_module_graph(given), reading.get("search_path", ()))
+    for module_path in graph:
+        if module_path not in given:
+            trees.append((read_file(module_path, preprocessing, plan), module_path))
     return tree, found[0], trees
 
 
@@ -365,9 +372,13 @@ def _execute(request, workdir):
     code, out, err = _run_tool(["./check_driver"], workdir, request.timeout)
     if code is None:
         return None, ("run", f"the check program {err}")
+    # gfortran's message, without the backtrace of the temporary program
+    tail = "\n".join(err.strip().split("Error termination")[0].strip().splitlines()[-15:])
+    if code != 0 and "@ran_r" not in out:
+        raise AdfortError(f"the original routine stops at the random base point "
+                          f"(exit {code}); choose inputs with --size/--range:\n{tail}")
     if code != 0 or "@end" not in out:
-        return None, ("run", f"the check program stopped (exit {code}):\n"
-                      + "\n".join(err.strip().splitlines()[-15:]))
+        return None, ("run", f"the check program stopped (exit {code}):\n{tail}")
     return out, None
 
 

@@ -24,7 +24,12 @@ prints tagged lines that :mod:`adfort.check.report` judges:
     largest difference of an ``intent(in)`` argument before and after
     ``r_rev``;
 ``@outzero key v``
-    largest |adjoint| of an ``intent(out)`` dependent after ``r_rev``.
+    largest |adjoint| of an ``intent(out)`` dependent after ``r_rev``;
+``@ran_r``
+    the original routine ran at the base point (a stop before is the
+    routine's, at inputs the command line chose);
+``@bad key``
+    the original routine gave NaN or Inf in ``key`` at the base point.
 
 Every call of ``r`` and of its motions starts from the base point: all
 arguments and all the public module variables and COMMON members of the
@@ -224,6 +229,8 @@ class Driver:
         self.line("! reference: the original routine at the base point")
         self.line("call adf_reset()")
         self.line("call adf_call_r()")
+        self.line("write(*, '(a)') '@ran_r'")
+        self.line("flush(6)")
         for var in p.variables:
             self._copy(var, f"{var.tag}_r", var.tag)
         for var in p.variables:
