@@ -408,6 +408,9 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, adjoint_li
         outcome = run_check(request)
         if timings:
             _print_timings(startup, timing.stop())
+            for phase, seconds in outcome.times.items():
+                click.echo(f"adfort: {phase:<9} {seconds:7.3f} s "
+                           + ("(gfortran)" if phase == "compile" else "(check program)"), err=True)
         header = [f"adfort check: {outcome.problem.routine} of {file}; dependents "
                   f"{', '.join(dependents)}; independents {', '.join(independents)}; "
                   f"schedule {request.schedule.name}; seed {seed}"]

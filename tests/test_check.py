@@ -293,8 +293,12 @@ def test_plot(tmp_path):
 
 @pytest.mark.parametrize("args,message", [
     (["lorenz96.f", "--dep", "x", "--indep", "x,forc", "--size", "nt=20"],
-     r"lorenz96\.f:\d+: integer or logical argument 'n' needs a value: give it with "
-     r"--size n=100"),
+     r"lorenz96\.f:\d+: integer argument 'n' gives array bounds and needs a value: "
+     r"give it with --size n=100"),
+    (["wave_dispersion.f90", "--dep", "cg", "--indep", "k", "--size", "depth=40"],
+     r"--size depth: 'depth' is real: give its values with --range depth=LO:HI"),
+    (["vertical_mixing_closure.f90", "--dep", "u", "--indep", "k0", "--size", "nz=25,nt=15"],
+     r"character argument 'closure' needs a value: give it with --size closure=TEXT"),
     (["shapiro_filter.f90", "--dep", "y", "--indep", "x,strength", "--size", "npass=4"],
      r"shapiro_filter\.f90:\d+: argument 'x' is assumed-shape or assumed-size: give its "
      r"extents with --size x=100"),

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import List, Optional, Sequence
 
@@ -116,6 +117,7 @@ def _run(request, workdir):
     layout = _layout_modules(adjoint)
     problem = describe(path, routine, module_trees + layout, request.dependents,
                        request.independents, request.sizes, request.ranges)
+    notes += problem.notes
     rev_module = _owner(adjoint, f"{name}_rev", "the adjoint")
     fwd_module = _owner(tangent, f"{name}_fwd", "the tangent") if tangent else False
     from adfort.check.driver import Driver
@@ -131,14 +133,23 @@ def _run(request, workdir):
                      + " ".join(PROMOTE_FFLAGS) + " (finite differences need double "
                      "precision)")
     _progress(request, "compiling…")
+    times = {}
+    start = time.perf_counter()
     failure = _compile(request, workdir, bool(tangent), promote)
+    times["compile"] = time.perf_counter() - start
     if failure is not None:
-        return Outcome(problem, None, notes, failure=failure, workdir=str(workdir))
+        return Outcome(problem, None, notes, failure=failure, workdir=str(workdir),
+                       times=times)
     _progress(request, "running…")
+    start = time.perf_counter()
     output, failure = _execute(request, workdir)
+    times["run"] = time.perf_counter() - start
     if failure is not None:
-        return Outcome(problem, None, notes, failure=failure, workdir=str(workdir))
-    return judge(problem, output, notes, bool(tangent), str(workdir))
+        return Outcome(problem, None, notes, failure=failure, workdir=str(workdir),
+                       times=times)
+    outcome = judge(problem, output, notes, bool(tangent), str(workdir))
+    outcome.times = times
+    return outcome
 
 
 def _read(request):

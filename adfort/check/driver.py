@@ -12,6 +12,7 @@ prints tagged lines that :mod:`adfort.check.report` judges:
 ``@fd h v noise``
     ⟨ȳ, (f(x + hẋ) − f(x − hẋ)) / 2h⟩ and its rounding noise;
 ``@taylor i h v noise [vec vnoise]``
+    step i of the series (TAYLOR_STEPS per first step TAYLOR_H0):
     ⟨ȳ, f(x + hẋ) − f(x)⟩ and its rounding noise (with the tangent also
     ‖f(x + hẋ) − f(x) − hẏ‖₂ and its noise);
 ``@incr key err``
@@ -38,7 +39,10 @@ sources (whatever the routine may change) are reset first.
 
 from adfort.testing.model import wrap_free
 
-TAYLOR_H0 = 1.0e-2
+#: First steps of the Taylor series: the later ones are used when the
+#: remainders from the first do not converge (a jump of INT, NINT, MOD…
+#: within the step); a wrong gradient fails at every start.
+TAYLOR_H0 = [1.0e-2, 1.0e-4, 1.0e-6]
 TAYLOR_STEPS = 6
 FD_STEPS = [1.0e-3, 1.0e-4, 1.0e-5, 1.0e-6, 1.0e-7]
 NOISE_ULPS = 16
@@ -157,7 +161,9 @@ class Driver:
         head += ["  integer(adf_i8) :: adf_rng", "  real(adf_dp), allocatable :: adf_buf(:)",
                  "  real(adf_dp) :: adf_h, adf_s, adf_sp, adf_sm, adf_s0, adf_noise, "
                  "adf_v, adf_a, adf_vn, adf_err",
-                 "  integer :: adf_i"]
+                 "  integer :: adf_i",
+                 f"  real(adf_dp), parameter :: adf_h0({len(TAYLOR_H0)}) = "
+                 f"[{', '.join(flit(h) for h in TAYLOR_H0)}]"]
         head += ["  " + d for d in self.decls]
         out = head + ["  " + b for b in self.body] + ["contains"] + [
             "  " + c for c in self._procedures(tangent)] + ["end program adfort_check"]
@@ -291,8 +297,9 @@ class Driver:
         self.line("! Taylor test: remainders for halved steps")
         self.line("adf_s0 = " + " + ".join(
             self.red(v, f"{v.tag}_seed * {self.dp(v.tag + '_r')}") for v in deps))
-        self.line(f"do adf_i = 0, {TAYLOR_STEPS - 1}")
-        self.line(f"  adf_h = {flit(TAYLOR_H0)} / 2.0_adf_dp**adf_i")
+        self.line(f"do adf_i = 0, {len(TAYLOR_H0) * TAYLOR_STEPS - 1}")
+        self.line(f"  adf_h = adf_h0(adf_i / {TAYLOR_STEPS} + 1) / "
+                  f"2.0_adf_dp**mod(adf_i, {TAYLOR_STEPS})")
         self._evaluate(perturbed, deps, "+", "adf_s", indent="  ")
         self.line(f"  adf_noise = {NOISE_ULPS} * {eps} * (adf_noise + " + " + ".join(
             self.red(v, f"abs({v.tag}_seed * {self.dp(v.tag + '_r')})") for v in deps) + ")")
@@ -350,6 +357,8 @@ class Driver:
                        f"max({self.maxabs(var, self.dp(ref))}, tiny(1.0_adf_dp))")
             elif var.intrinsic == "BOOLEAN":
                 err = f"merge(1.0_adf_dp, 0.0_adf_dp, any([{cur}] .neqv. [{ref}]))"
+            elif var.intrinsic == "CHARACTER":
+                err = f"merge(1.0_adf_dp, 0.0_adf_dp, {cur} /= {ref})"
             else:
                 err = f"merge(1.0_adf_dp, 0.0_adf_dp, any([{cur}] /= [{ref}]))"
             self.line(indent + f"write(*, '(a, es25.17)') '@primal {motion} {var.key} ', {err}")
@@ -359,6 +368,8 @@ class Driver:
                 base = f"{var.tag}_b"
                 if var.intrinsic == "BOOLEAN":
                     diff = f"merge(1.0_adf_dp, 0.0_adf_dp, any([{cur}] .neqv. [{base}]))"
+                elif var.intrinsic == "CHARACTER":
+                    diff = f"merge(1.0_adf_dp, 0.0_adf_dp, {cur} /= {base})"
                 elif var.is_real:
                     diff = self.maxabs(var, f"{self.dp(cur)} - {self.dp(base)}")
                 else:

@@ -66,6 +66,8 @@ class Var:
     #: global, else None
     allocate: Optional[List[str]] = None
     assumed_shape: bool = False
+    #: an F77 integer argument without intent nor --size (an output like INFO)
+    missing: bool = False
 
     @property
     def is_real(self):
@@ -104,6 +106,7 @@ class Problem:
     decl_lines: List[str]
     #: ``file:line`` of the routine, for messages
     location: str = ""
+    notes: List[str] = dataclasses.field(default_factory=list)
 
     @property
     def variables(self):
@@ -350,6 +353,15 @@ def describe(path, routine, module_trees, dependents, independents, sizes, range
                 "interface block for it; put the routine in a module to check it",
                 location)
         args.append(var)
+    notes = []
+    for var in args:
+        if not var.missing:
+            continue
+        if any(re.search(rf"\b{var.tag}\b", f"{lo}:{hi}") for other in args
+               for lo, hi in (other.dims or ()) if hi is not None):
+            raise AdfortError(f"integer argument '{var.local}' gives array bounds and needs "
+                              f"a value: give it with --size {var.key}=100", location)
+        notes.append(f"integer argument {var.local} (no intent, no --size) starts at 0")
     globals_ = _globals(module_trees, path, names)
     by_key = {v.key: v for v in args}
     for var in globals_:
@@ -384,7 +396,7 @@ def describe(path, routine, module_trees, dependents, independents, sizes, range
     independents_ = [_lookup(by_key, n, routine.name, path) for n in independents]
     return Problem(path, routine.name, module, result is not None, args, globals_,
                    _unique(dependents_), _unique(independents_), names.use_lines,
-                   names.decl_lines, location)
+                   names.decl_lines, location, notes)
 
 
 def _unique(items):
@@ -415,6 +427,12 @@ def _lookup(by_key, name, routine, path, option=None):
 def _argument(symbol, k, is_result, names, table, path, location, rename, sizes, used):
     dtype = symbol.datatype
     key = symbol.name.lower()
+    if isinstance(dtype, UnsupportedFortranType) and isinstance(
+            dtype.partial_datatype, (ScalarType, ArrayType)) and not re.search(
+                r"\b(pointer|allocatable)\b", dtype.declaration.split("::")[0], re.I):
+        dtype = dtype.partial_datatype     # (TARGET, VOLATILE… dummies)
+    if isinstance(dtype, ScalarType) and dtype.intrinsic.name == "CHARACTER":
+        return _character(symbol, dtype, k, table, path, location, sizes, used)
     if isinstance(dtype, UnsupportedFortranType):
         raise AdfortError(f"argument '{symbol.name}' ({dtype.declaration.strip()}): "
                           "adfort check makes values for real, integer and logical "
@@ -461,17 +479,43 @@ def _argument(symbol, k, is_result, names, table, path, location, rename, sizes,
                                   "(they come from its declaration); give the integer "
                                   "arguments they name instead", location)
             var.dims = dims
+    if intrinsic == "REAL" and key in sizes and not var.is_array:
+        raise AdfortError(f"--size {key}: '{symbol.name}' is real: give its values with "
+                          f"--range {key}=LO:HI (or --range {key}={sizes[key]})", location)
     if intrinsic in ("INTEGER", "BOOLEAN") and intent != "out":
         if var.is_array:
             raise AdfortError(f"argument '{symbol.name}' is an {intrinsic.lower()} array "
                               "that the routine reads: adfort check cannot invent its "
                               "values", location)
+        if key not in sizes and intent == "" and intrinsic == "INTEGER":
+            var.value = "0"      # (an F77 output such as INFO: see describe)
+            var.missing = True
+            return var
         if key not in sizes:
             example = "100" if intrinsic == "INTEGER" else ".true."
             raise AdfortError(f"integer or logical argument '{symbol.name}' needs a value: "
                               f"give it with --size {key}={example}", location)
         var.value = _value(sizes[key], intrinsic, key)
         used.add(key)
+    return var
+
+
+def _character(symbol, dtype, k, table, path, location, sizes, used):
+    """A character argument: its value from ``--size NAME=TEXT``."""
+    key = symbol.name.lower()
+    length = getattr(dtype, "length", None)
+    declared = None
+    if hasattr(length, "value") and str(getattr(length, "value", "")).isdigit():
+        declared = int(length.value)
+    if key not in sizes:
+        raise AdfortError(f"character argument '{symbol.name}' needs a value: give it with "
+                          f"--size {key}=TEXT", location)
+    text = sizes[key].strip("'\"")
+    used.add(key)
+    var = Var(key, f"adf_a{k}", key, "CHARACTER",
+              f"character(len={declared or max(1, len(text))})",
+              intent=_INTENTS.get(getattr(symbol.interface, "access", None), ""), position=k)
+    var.value = "'" + text.replace("'", "''") + "'"
     return var
 
 
