@@ -193,10 +193,11 @@ class _Names:
         symbol = table.lookup(name, otherwise=None)
         if symbol is None or not isinstance(symbol, DataSymbol):
             return  # an intrinsic (kind, selected_real_kind, size…)
-        key = (id(symbol), name.lower())
-        if key in self._done:
+        # One entity per name in the driver: the same PARAMETER may come from
+        # an INCLUDE in the routine and from a COMMON block's layout module.
+        if name.lower() in self._done:
             return
-        self._done.add(key)
+        self._done.add(name.lower())
         owner = symbol.find_symbol_table(table.node)
         if isinstance(symbol.interface, ImportInterface):
             orig = symbol.interface.orig_name or symbol.name
