@@ -50,8 +50,8 @@ CASES = [
       "--range", "dt=0.5,forcing=3:4.5,ocean_boxes::kdiff=0.5:0.9",
       "--range", "ocean_boxes::temp=0.2:1.0", "--schedule", "split",
       "--link", "run_boxes:exchange=joint"]),
-    ("COMMON blocks in F77", CALLS / "lorenz_common_blocks",
-     ["lorenz.f", "--routine", "run", "--dep", "cost,/state/z", "--indep", "s,r,b,x0",
+    ("COMMON blocks in F77, a member as a callee names it", CALLS / "lorenz_common_blocks",
+     ["lorenz.f", "--routine", "run", "--dep", "cost,/state/zs", "--indep", "s,r,b,x0",
       "--size", "nt=12", "--range", "dt=0.01,s=9.5:10.5,r=27:29,b=2.5:2.8,x0=0.5:2",
       "--schedule", "joint"]),
     ("-I modules", CALLS / "column_eos_search_path",
@@ -181,9 +181,9 @@ def test_overwritten_adjoint_fails_increment(tmp_path):
 
 
 def test_changed_primal_fails_contract(tmp_path):
-    text = corrupt(seawater_adjoint(tmp_path), "    rho_adj = 0.0_wp\n\n  end subroutine density_rev",
-                   "    rho_adj = 0.0_wp\n    rho = rho + 1.0e-6_wp\n\n"
-                   "  end subroutine density_rev")
+    end = "    rho_adj = 0.0_wp\n\n  end subroutine density_rev"
+    text = corrupt(seawater_adjoint(tmp_path), end,
+                   end.replace("\n\n", "\n    rho = rho + 1.0e-6_wp\n\n"))
     result = check_seawater(tmp_path, text)
     assert result.returncode == 3
     assert "FAIL  primal results of density_rev" in result.stdout
@@ -264,7 +264,6 @@ def test_wrong_tangent_fails(tmp_path):
 
 def assert_real_plot(path):
     import matplotlib.image as mpimg
-    import numpy as np
     assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     image = mpimg.imread(str(path))
     height, width = image.shape[:2]

@@ -14,7 +14,7 @@ declarations match the routine's.
 
 import dataclasses
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.nodes import Container, FileContainer, Reference
@@ -26,7 +26,6 @@ from adfort.errors import AdfortError, where
 
 DEFAULT_RANGE = (0.5, 1.5)
 _ASSUMED_SIZE = "adfort_assumed_size"
-_IDENT = re.compile(r"(?<![%\w.'\"])([A-Za-z]\w*)(?!\s*=[^=])")
 _INTENTS = {ArgumentInterface.Access.READ: "in", ArgumentInterface.Access.WRITE: "out",
             ArgumentInterface.Access.READWRITE: "inout"}
 _BASE = {"REAL": "real", "INTEGER": "integer", "BOOLEAN": "logical"}
@@ -271,7 +270,7 @@ def scalar_type(dtype, names, table, path):
     return intrinsic, f"{base}(kind={names.text(precision, table, path, {})})"
 
 
-def _shape(dtype, names, table, path, rename, what):
+def _shape(dtype, names, table, path, rename):
     """(dims, allocatable, assumed) of an ArrayType: dims in driver names,
     None per dimension whose extent must come from ``--size``."""
     dims, allocatable, assumed = [], False, False
@@ -319,8 +318,7 @@ def _extents(text, key, rank, rename, names, table, path, sizes, used):
     return out
 
 
-def describe(path, routine, module_trees, dependents, independents, sizes, ranges,
-             extra_modules=()):
+def describe(path, routine, module_trees, dependents, independents, sizes, ranges):
     """The :class:`Problem` of `routine` (a PSyIR Routine read from `path`).
 
     :param module_trees: PSyIR trees whose modules hold global variables
@@ -367,6 +365,9 @@ def describe(path, routine, module_trees, dependents, independents, sizes, range
     by_key = {v.key: v for v in args}
     for var in globals_:
         by_key.setdefault(var.key, var)
+    for alias, canonical in _common_aliases(module_trees).items():
+        if canonical in by_key:
+            by_key.setdefault(alias, by_key[canonical])
     for roles, given in (("dep", dependents), ("indep", independents)):
         for name in given:
             var = _lookup(by_key, name, routine.name, path)
@@ -400,6 +401,30 @@ def describe(path, routine, module_trees, dependents, independents, sizes, range
                    names.decl_lines, location, notes)
 
 
+def _common_aliases(trees):
+    """{``block_common::name``: ``block_common::member``}: the names the
+    routines give COMMON members, to the layout modules' (by position)."""
+    from psyclone.psyir.nodes import Routine
+    from adfort.commons import common_statements, parse_common
+    layout, named = {}, {}
+    for tree, _ in trees:
+        for scope in tree.walk(Container) + tree.walk(Routine):
+            for symbol in common_statements(scope.symbol_table):
+                try:
+                    blocks = parse_common(symbol.datatype.declaration)
+                except ValueError:
+                    continue
+                for block, members in blocks:
+                    target = layout if isinstance(scope, Container) and \
+                        scope.name.lower() == f"{block}_common" else named
+                    for position, member in enumerate(members):
+                        target.setdefault((block, member), position)
+    by_position = {(block, position): member for (block, member), position in layout.items()}
+    return {f"{block}_common::{member}": f"{block}_common::{by_position[block, position]}"
+            for (block, member), position in named.items()
+            if (block, position) in by_position}
+
+
 def _unique(items):
     out = []
     for item in items:
@@ -420,6 +445,12 @@ def _lookup(by_key, name, routine, path, option=None):
         if len(matches) == 1 and option:
             return matches[0]
     what = f"{option} {name}: " if option else ""
+    module, colons, _ = key.partition("::")
+    members = sorted(v.local for v in by_key.values() if v.is_global and v.module == module)
+    if colons and members:
+        raise AdfortError(f"{what}module '{module}' has no variable '{key}' adfort check "
+                          f"can set (public variables: {', '.join(members)}); a COMMON "
+                          "member is named as the differentiated routine names it", path)
     raise AdfortError(f"{what}'{name}' is neither an argument of '{routine}' nor a module "
                       "variable or COMMON member adfort check can see (name module "
                       "variables module::name, COMMON members /block/name)", path)
@@ -446,13 +477,15 @@ def _argument(symbol, k, is_result, names, table, path, location, rename, sizes,
         elem = ScalarType(dtype.intrinsic, dtype.precision)
     typed = scalar_type(elem, names, table, path) if isinstance(elem, ScalarType) else None
     if typed is None:
-        raise AdfortError(f"argument '{symbol.name}' is of type {dtype}: adfort check "
+        kind = f"type({dtype.name})" if isinstance(getattr(dtype, "name", None), str) \
+            else getattr(getattr(dtype, "intrinsic", None), "name", dtype)
+        raise AdfortError(f"argument '{symbol.name}' is of type {kind}: adfort check "
                           "makes values for real, integer and logical arguments only",
                           location)
     intrinsic, type_text = typed
     var = Var(key, f"adf_a{k}", key, intrinsic, type_text, intent=intent, position=k)
     if isinstance(dtype, ArrayType):
-        dims, allocatable, assumed = _shape(dtype, names, table, path, rename, key)
+        dims, allocatable, assumed = _shape(dtype, names, table, path, rename)
         if allocatable:
             raise AdfortError(f"argument '{symbol.name}' is allocatable: adfort check "
                               "passes ordinary arrays only", location)
@@ -572,7 +605,7 @@ def _global(symbol, container, table, names, path, k):
               initialised=symbol.initial_value is not None)
     if isinstance(dtype, ArrayType):
         try:
-            dims, allocatable, assumed = _shape(dtype, names, table, path, {}, var.key)
+            dims, allocatable, assumed = _shape(dtype, names, table, path, {})
         except AdfortError:
             return None
         if assumed:
