@@ -19,7 +19,8 @@ The rules (README, *adfort check*):
   the gradient matched: a pass.  With the tangent, the vector form
   ‖f(x + hẋ) − f(x) − hẏ‖₂ follows the same rule.
 - **contract**: independent adjoints preset to non-zero values come back
-  incremented by the gradient (relative 1e-10); every variable (arguments,
+  incremented by the gradient (relative 1e-8: sums that cancel round off,
+  a lost increment is off by about 1); every variable (arguments,
   module variables, COMMON members) holds after ``r_rev`` what it holds
   after ``r`` (relative 1e-12; integers and logicals equal); ``intent(in)``
   arguments are unchanged; the adjoints of ``intent(out)`` dependents are
