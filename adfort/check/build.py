@@ -121,8 +121,10 @@ def _run(request, workdir):
     rev_module = _owner(adjoint, f"{name}_rev", "the adjoint")
     fwd_module = _owner(tangent, f"{name}_fwd", "the tangent") if tangent else False
     from adfort.check.driver import Driver
+    holders = {v.key: declaring_module(tangent, f"{v.local}_d")
+               for v in problem.globals if v.active} if tangent else {}
     driver = Driver(problem, rev_module, fwd_module if tangent else False,
-                    request.seed).text()
+                    request.seed, holders).text()
     (workdir / "adjoint.f90").write_text(adjoint)
     if tangent:
         (workdir / "tangent.f90").write_text(tangent)
@@ -223,6 +225,23 @@ def _owner(text, procedure, what):
                       stripped):
             return module
     raise AdfortError(f"{what} has no subroutine {procedure}")
+
+
+def declaring_module(text, name):
+    """The module of `text` whose specification part declares `name`, or
+    None."""
+    module, in_spec = None, False
+    for line in text.splitlines():
+        opened = _MODULE.match(line)
+        stripped = line.strip().lower()
+        if opened:
+            module, in_spec = opened.group(1), True
+        elif re.match(r"(end\s*module|contains)\b", stripped):
+            in_spec = False
+        elif in_spec and "::" in stripped and re.search(
+                rf"(?<![\w%]){re.escape(name.lower())}\b", stripped.split("::", 1)[1]):
+            return module
+    return None
 
 
 def _promote(problem):

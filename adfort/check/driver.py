@@ -47,7 +47,8 @@ TAYLOR_STEPS = 6
 FD_STEPS = [1.0e-3, 1.0e-4, 1.0e-5, 1.0e-6, 1.0e-7]
 NOISE_ULPS = 16
 #: The module holding the tangent ``<name>_d`` of an active module variable
-#: or COMMON member (TANGENT WIRING POINT: as tangent mode names it).
+#: or COMMON member when the tangent's text does not show it (see
+#: :func:`adfort.check.build.declaring_module`).
 TANGENT_GLOBALS = "{module}_fwd"
 
 
@@ -64,10 +65,14 @@ class Driver:
     :param tangent: the module holding ``r_fwd`` (None: external), or
         False when there is no tangent to check.
     :param seed: the seed of the random numbers.
+    :param tangent_globals: {key: module} of the tangents of active globals.
     """
 
-    def __init__(self, problem, rev_module, tangent=False, seed=20261126):
+    def __init__(self, problem, rev_module, tangent=False, seed=20261126,
+                 tangent_globals=None):
         self.p = problem
+        #: {key of an active global: module holding its tangent}
+        self.tangent_globals = tangent_globals or {}
         self.rev_module = rev_module
         self.tangent = tangent
         self.seed = seed
@@ -137,7 +142,9 @@ class Driver:
             if var.active:
                 uses.append(f"use {var.module}_ad, only: {var.tag}_adj => {var.local}_adj")
             if var.active and tangent:
-                uses.append(f"use {TANGENT_GLOBALS.format(module=var.module)}, only: "
+                holder = self.tangent_globals.get(var.key) or \
+                    TANGENT_GLOBALS.format(module=var.module)
+                uses.append(f"use {holder}, only: "
                             f"{var.tag}_d => {var.local}_d")
         externals = []
         if not p.module:
