@@ -359,7 +359,7 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, adjoint_li
     from adfort.check import CheckRequest, run_check
     from adfort.check.build import progress_printer
     from adfort.check.problem import parse_assignments
-    from adfort.check.report import format_report, plot as draw
+    from adfort.check.report import format_report, plain, plot as draw
     options = {
         "jacobian": jacobian,
         "verbose": verbose,
@@ -414,7 +414,7 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, adjoint_li
         header = [f"adfort check: {outcome.problem.routine} of {file}; dependents "
                   f"{', '.join(dependents)}; independents {', '.join(independents)}; "
                   f"schedule {request.schedule.name}; seed {seed}"]
-        click.echo(format_report(outcome, header), nl=False)
+        click.echo(plain(format_report(outcome, header), sys.stdout.encoding), nl=False)
         if plot and outcome.taylor is not None:
             draw(outcome, plot, f"Taylor test of {outcome.problem.routine}")
             click.echo(f"adfort check: Taylor remainders drawn in {plot}")

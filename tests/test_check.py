@@ -361,3 +361,13 @@ def test_check_help_lists_diff_options():
                    "--range", "--plot", "--keep", "--adjoint", "--schedule"):
         assert option in result.stdout
     assert shutil.which("gfortran")
+
+
+def test_report_on_an_ascii_terminal(tmp_path):
+    import os
+    env = dict(os.environ, PYTHONIOENCODING="ascii")
+    result = subprocess.run([sys.executable, "-m", "adfort", "check", str(SEAWATER), "--dep",
+                             "rho", "--indep", "temp,salt"], cwd=str(tmp_path), env=env,
+                            capture_output=True, text=True, encoding="ascii")
+    assert result.returncode == 0, result.stderr
+    assert "<ybar, J xdot>" in result.stdout and "compiling..." in result.stderr

@@ -417,5 +417,7 @@ def progress_printer(stream=None):
     stream = stream or sys.stderr
 
     def show(text):
-        print(f"adfort check: {text}", file=stream, flush=True)
+        from adfort.check.report import plain
+        print(plain(f"adfort check: {text}", getattr(stream, "encoding", None)),
+              file=stream, flush=True)
     return show

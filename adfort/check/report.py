@@ -257,6 +257,23 @@ def _contract(problem, found, with_tangent):
     return checks
 
 
+_ASCII = [("x̄", "xbar"), ("ȳ", "ybar"), ("ẋ", "xdot"), ("ẏ", "ydot"), ("⟨", "<"),
+          ("⟩", ">"), ("ᵀ", "^T"), ("‖", "||"), ("₂", "_2"), ("≤", "<="), ("≥", ">="),
+          ("−", "-"), ("·", "*"), ("…", "..."), ("²", "^2"), ("—", "-")]
+
+
+def plain(text, encoding):
+    """`text` with its mathematical signs spelt in ASCII when `encoding`
+    (a terminal's) cannot show them."""
+    try:
+        text.encode(encoding or "ascii")
+        return text
+    except (UnicodeEncodeError, LookupError):
+        for sign, spelt in _ASCII:
+            text = text.replace(sign, spelt)
+        return text.encode("ascii", "replace").decode("ascii")
+
+
 def format_report(outcome, header):
     """The text ``adfort check`` prints."""
     lines = list(header)
