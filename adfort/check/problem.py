@@ -270,7 +270,7 @@ def scalar_type(dtype, names, table, path):
     return intrinsic, f"{base}(kind={names.text(precision, table, path, {})})"
 
 
-def _shape(dtype, names, table, path, rename):
+def shape(dtype, names, table, path, rename):
     """(dims, allocatable, assumed) of an ArrayType: dims in driver names,
     None per dimension whose extent must come from ``--size``."""
     dims, allocatable, assumed = [], False, False
@@ -361,11 +361,12 @@ def describe(path, routine, module_trees, dependents, independents, sizes, range
             raise AdfortError(f"integer argument '{var.local}' gives array bounds and needs "
                               f"a value: give it with --size {var.key}=100", location)
         notes.append(f"integer argument {var.local} (no intent, no --size) starts at 0")
-    globals_ = _globals(module_trees, path, names)
+    from adfort.check.modulevars import common_aliases, module_variables, set_values
+    globals_ = module_variables(module_trees, path, names)
     by_key = {v.key: v for v in args}
     for var in globals_:
         by_key.setdefault(var.key, var)
-    for alias, canonical in _common_aliases(module_trees).items():
+    for alias, canonical in common_aliases(module_trees).items():
         if canonical in by_key:
             by_key.setdefault(alias, by_key[canonical])
     for roles, given in (("dep", dependents), ("indep", independents)):
@@ -376,7 +377,7 @@ def describe(path, routine, module_trees, dependents, independents, sizes, range
                                   "dependent or independent", location)
             var.roles.add(roles)
     for var in globals_:
-        _global_values(var, sizes, used, names, path)
+        set_values(var, sizes, used)
     for name, text in ranges.items():
         var = _lookup(by_key, name, routine.name, path, "--range")
         if not var.is_real:
@@ -399,30 +400,6 @@ def describe(path, routine, module_trees, dependents, independents, sizes, range
     return Problem(path, routine.name, module, result is not None, args, globals_,
                    _unique(dependents_), _unique(independents_), names.use_lines,
                    names.decl_lines, location, notes)
-
-
-def _common_aliases(trees):
-    """{``block_common::name``: ``block_common::member``}: the names the
-    routines give COMMON members, to the layout modules' (by position)."""
-    from psyclone.psyir.nodes import Routine
-    from adfort.commons import common_statements, parse_common
-    layout, named = {}, {}
-    for tree, _ in trees:
-        for scope in tree.walk(Container) + tree.walk(Routine):
-            for symbol in common_statements(scope.symbol_table):
-                try:
-                    blocks = parse_common(symbol.datatype.declaration)
-                except ValueError:
-                    continue
-                for block, members in blocks:
-                    target = layout if isinstance(scope, Container) and \
-                        scope.name.lower() == f"{block}_common" else named
-                    for position, member in enumerate(members):
-                        target.setdefault((block, member), position)
-    by_position = {(block, position): member for (block, member), position in layout.items()}
-    return {f"{block}_common::{member}": f"{block}_common::{by_position[block, position]}"
-            for (block, member), position in named.items()
-            if (block, position) in by_position}
 
 
 def _unique(items):
@@ -485,7 +462,7 @@ def _argument(symbol, k, is_result, names, table, path, location, rename, sizes,
     intrinsic, type_text = typed
     var = Var(key, f"adf_a{k}", key, intrinsic, type_text, intent=intent, position=k)
     if isinstance(dtype, ArrayType):
-        dims, allocatable, assumed = _shape(dtype, names, table, path, rename)
+        dims, allocatable, assumed = shape(dtype, names, table, path, rename)
         if allocatable:
             raise AdfortError(f"argument '{symbol.name}' is allocatable: adfort check "
                               "passes ordinary arrays only", location)
@@ -564,66 +541,3 @@ def _value(text, intrinsic, key):
     if low in ("false", "f"):
         return ".false."
     raise AdfortError(f"--size {key}={text}: give true or false")
-
-
-def _globals(trees, path, names):
-    """Every public variable of intrinsic type of the modules in `trees`
-    (the driver saves and restores them around every call)."""
-    found = []
-    for tree, tree_path in trees:
-        for container in tree.walk(Container):
-            if isinstance(container, FileContainer):
-                continue
-            ctable = container.symbol_table
-            for symbol in ctable.datasymbols:
-                if symbol.is_constant or symbol.visibility != Symbol.Visibility.PUBLIC \
-                        or isinstance(symbol.interface, ImportInterface):
-                    continue
-                var = _global(symbol, container, ctable, names, tree_path, len(found) + 1)
-                if var is not None:
-                    found.append(var)
-    return found
-
-
-def _global(symbol, container, table, names, path, k):
-    dtype = symbol.datatype
-    if isinstance(dtype, ArrayType):
-        elem = ScalarType(dtype.intrinsic, dtype.precision)
-    elif isinstance(dtype, ScalarType):
-        elem = dtype
-    else:
-        return None
-    try:
-        typed = scalar_type(elem, names, table, path)
-    except AdfortError:
-        return None
-    if typed is None:
-        return None
-    module = container.name.lower()
-    var = Var(f"{module}::{symbol.name.lower()}", f"adf_g{k}", symbol.name.lower(),
-              typed[0], typed[1], module=module,
-              initialised=symbol.initial_value is not None)
-    if isinstance(dtype, ArrayType):
-        try:
-            dims, allocatable, assumed = _shape(dtype, names, table, path, {})
-        except AdfortError:
-            return None
-        if assumed:
-            return None
-        var.dims = dims
-        var.allocatable = allocatable
-    return var
-
-
-def _global_values(var, sizes, used, names, path):
-    if var.key in sizes:
-        if not (var.allocatable and var.is_array):
-            raise AdfortError(f"--size {var.key}: only allocatable module arrays take a "
-                              "size (to be allocated before the calls)")
-        var.allocate = [p.strip() for p in sizes[var.key].split(",")]
-        if len(var.allocate) != var.rank or not all(
-                re.fullmatch(r"\d+", e) for e in var.allocate):
-            raise AdfortError(f"--size {var.key}={sizes[var.key]}: give {var.rank} "
-                              "whole-number extent(s)")
-        var.dims = [("1", e) for e in var.allocate]
-        used.add(var.key)
