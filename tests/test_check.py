@@ -72,7 +72,8 @@ def test_check_passes(name, cwd, args):
     for check in ("dot-product test", "Taylor test", "primal results of"):
         assert f"PASS  {check}" in out, out
     # progress on standard error
-    assert "compiling…" in result.stderr and "running…" in result.stderr
+    assert "adfort check: compiling" in result.stderr
+    assert "adfort check: running" in result.stderr
 
 
 def test_seawater_report_in_full(tmp_path):
