@@ -144,6 +144,82 @@ def _schedule(default, links):
     return LinkReversalSchedule(strong, weak, SCHEDULES[default]())
 
 
+# The options of `adfort diff` that `adfort check` takes too: the sources,
+# the variables, the schedule and the generation options.
+_DIFF_OPTIONS = [
+    click.argument("file", type=click.Path(dir_okay=False)),
+    click.argument("extra_files", nargs=-1, type=click.Path(dir_okay=False)),
+    click.option("--dep", "deps", multiple=True, metavar="NAME[,NAME…]",
+                  help="Dependent variable(s): the outputs to differentiate. Repeatable."),
+    click.option("--indep", "indeps", multiple=True, metavar="NAME[,NAME…]",
+                  help="Independent variable(s): the inputs to differentiate with "
+                       "respect to. Repeatable."),
+    click.option("--routine", "routines", multiple=True, metavar="NAME[:DEPS/INDEPS]",
+                  help="Routine to differentiate (default: the only routine whose arguments "
+                       "include all the variables). Repeat it to write the adjoints of several "
+                       "routines of FILE into one output, each with its own variables: "
+                       "--routine step:y/x,u --routine cost:j/x."),
+    click.option("--schedule", type=click.Choice(sorted(SCHEDULES)), default="split",
+                  show_default=True, help="Reversal schedule for called routines."),
+    click.option("--link", "links", multiple=True, metavar="CALLER:CALLEE=split|joint",
+                  help="Reversal of one caller→callee link, overriding --schedule. Repeatable."),
+    click.option("--checkpoint", "checkpoints", multiple=True,
+                  metavar="ROUTINE:LOOP=binomial(snapshots=S)|every(k)",
+                  help="Checkpoint a time loop, as a '!$adfort checkpoint' directive before "
+                       "it would: LOOP is the loop's position among ROUTINE's DO loops (1 = "
+                       "the first) or its DO variable.  binomial(snapshots=S): at most S "
+                       "snapshots of the state the loop body overwrites, steps recomputed "
+                       "following the optimal binomial schedule; every(k): a snapshot every "
+                       "k steps. Repeatable."),
+    click.option("--adjoint-lib", "adjoint_libs", multiple=True, metavar="FILE",
+                  type=click.Path(dir_okay=False),
+                  help="Fortran file with hand-written adjoints <name>_rev (calling "
+                       "convention of adfort) of routines without source. Repeatable."),
+    click.option("--passive", "passive", multiple=True, metavar="NAME[,NAME…]",
+                  help="Routine through which no derivative flows: called as it is, never "
+                       "differentiated (as a '!$adfort passive' directive). Repeatable."),
+    click.option("-I", "search_path", multiple=True, metavar="DIR",
+                  type=click.Path(file_okay=False),
+                  help="Directory where modules named in USE statements, #include and "
+                       "INCLUDE files are looked for. Repeatable."),
+    click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]",
+                  help="Define a macro for the C preprocessor (run on .F, .F90, .FPP… "
+                       "sources, as compilers do). Repeatable."),
+    click.option("-U", "undefines", multiple=True, metavar="NAME",
+                  help="Undefine a macro for the C preprocessor. Repeatable."),
+    click.option("--cpp", is_flag=True,
+                  help="Run the C preprocessor on every source, whatever its suffix."),
+    click.option("--free-form", is_flag=True,
+                  help="Read every source as free form, whatever its suffix (as gfortran's "
+                       "-ffree-form: WRF's and MPAS's .F files)."),
+    click.option("--fixed-form", is_flag=True,
+                  help="Read every source as fixed form, whatever its suffix (as gfortran's "
+                       "-ffixed-form)."),
+    click.option("--cache", "cache", metavar="DIR", type=click.Path(file_okay=False),
+                  help="Keep the parse of every source read in DIR (created if needed) and "
+                       "reuse it in later runs while the source is unchanged: a rebuild "
+                       "parses again only the files that changed.  Default: no cache."),
+    click.option("--jacobian", is_flag=True, help="Also generate r_jacobian."),
+    click.option("--verbose", is_flag=True,
+                  help="Comment each adjoint block with the statement it reverses."),
+    click.option("-v", "--timings", is_flag=True,
+                  help="Print the time of each phase (start-up, read, analyse, transform, "
+                       "write) on standard error."),
+    click.option("--no-simplify", is_flag=True, help="Do not simplify generated expressions."),
+    click.option("--simplify-n-times", type=click.IntRange(min=0), default=5,
+                  show_default=True, help="Passes of simplification."),
+    click.option("--no-inline-operation-adjoints", is_flag=True,
+                  help="Keep every op_adj temporary instead of substituting single-use ones."),
+]
+
+
+def _diff_options(command):
+    """Apply the options of :data:`_DIFF_OPTIONS` to `command`."""
+    for option in reversed(_DIFF_OPTIONS):
+        command = option(command)
+    return command
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="adfort")
 def main():
@@ -160,72 +236,10 @@ Example:
 For a routine r of module m the output defines module m_ad with r_rec,
 r_ret and r_rev; call r_rev(args...) where each --dep/--indep argument is
 followed by its adjoint <name>_adj.""")
-@click.argument("file", type=click.Path(dir_okay=False))
-@click.argument("extra_files", nargs=-1, type=click.Path(dir_okay=False))
-@click.option("--dep", "deps", multiple=True, metavar="NAME[,NAME…]",
-              help="Dependent variable(s): the outputs to differentiate. Repeatable.")
-@click.option("--indep", "indeps", multiple=True, metavar="NAME[,NAME…]",
-              help="Independent variable(s): the inputs to differentiate with "
-                   "respect to. Repeatable.")
-@click.option("--routine", "routines", multiple=True, metavar="NAME[:DEPS/INDEPS]",
-              help="Routine to differentiate (default: the only routine whose arguments "
-                   "include all the variables). Repeat it to write the adjoints of several "
-                   "routines of FILE into one output, each with its own variables: "
-                   "--routine step:y/x,u --routine cost:j/x.")
+@_diff_options
 @click.option("-o", "--output", metavar="OUT",
               help="Output file ('-' for standard output; default <stem>_ad.f90 "
                    "in the current directory).")
-@click.option("--schedule", type=click.Choice(sorted(SCHEDULES)), default="split",
-              show_default=True, help="Reversal schedule for called routines.")
-@click.option("--link", "links", multiple=True, metavar="CALLER:CALLEE=split|joint",
-              help="Reversal of one caller→callee link, overriding --schedule. Repeatable.")
-@click.option("--checkpoint", "checkpoints", multiple=True,
-              metavar="ROUTINE:LOOP=binomial(snapshots=S)|every(k)",
-              help="Checkpoint a time loop, as a '!$adfort checkpoint' directive before it "
-                   "would: LOOP is the loop's position among ROUTINE's DO loops (1 = the "
-                   "first) or its DO variable.  binomial(snapshots=S): at most S snapshots "
-                   "of the state the loop body overwrites, steps recomputed following the "
-                   "optimal binomial schedule; every(k): a snapshot every k steps. "
-                   "Repeatable.")
-@click.option("--adjoint-lib", "adjoint_libs", multiple=True, metavar="FILE",
-              type=click.Path(dir_okay=False),
-              help="Fortran file with hand-written adjoints <name>_rev (calling "
-                   "convention of adfort) of routines without source. Repeatable.")
-@click.option("--passive", "passive", multiple=True, metavar="NAME[,NAME…]",
-              help="Routine through which no derivative flows: called as it is, never "
-                   "differentiated (as a '!$adfort passive' directive). Repeatable.")
-@click.option("-I", "search_path", multiple=True, metavar="DIR",
-              type=click.Path(file_okay=False),
-              help="Directory where modules named in USE statements, #include and "
-                   "INCLUDE files are looked for. Repeatable.")
-@click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]",
-              help="Define a macro for the C preprocessor (run on .F, .F90, .FPP… "
-                   "sources, as compilers do). Repeatable.")
-@click.option("-U", "undefines", multiple=True, metavar="NAME",
-              help="Undefine a macro for the C preprocessor. Repeatable.")
-@click.option("--cpp", is_flag=True,
-              help="Run the C preprocessor on every source, whatever its suffix.")
-@click.option("--free-form", is_flag=True,
-              help="Read every source as free form, whatever its suffix (as gfortran's "
-                   "-ffree-form: WRF's and MPAS's .F files).")
-@click.option("--fixed-form", is_flag=True,
-              help="Read every source as fixed form, whatever its suffix (as gfortran's "
-                   "-ffixed-form).")
-@click.option("--cache", "cache", metavar="DIR", type=click.Path(file_okay=False),
-              help="Keep the parse of every source read in DIR (created if needed) and "
-                   "reuse it in later runs while the source is unchanged: a rebuild "
-                   "parses again only the files that changed.  Default: no cache.")
-@click.option("--jacobian", is_flag=True, help="Also generate r_jacobian.")
-@click.option("--verbose", is_flag=True,
-              help="Comment each adjoint block with the statement it reverses.")
-@click.option("-v", "--timings", is_flag=True,
-              help="Print the time of each phase (start-up, read, analyse, transform, "
-                   "write) on standard error.")
-@click.option("--no-simplify", is_flag=True, help="Do not simplify generated expressions.")
-@click.option("--simplify-n-times", type=click.IntRange(min=0), default=5,
-              show_default=True, help="Passes of simplification.")
-@click.option("--no-inline-operation-adjoints", is_flag=True,
-              help="Keep every op_adj temporary instead of substituting single-use ones.")
 def diff(file, extra_files, deps, indeps, routines, output, schedule, links, checkpoints,
          adjoint_libs,
          passive, search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian,
@@ -290,6 +304,135 @@ def diff(file, extra_files, deps, indeps, routines, output, schedule, links, che
             _write_atomically(output, text)
         if timings:
             _print_timings(startup, timing.stop())
+    except AdfortError as err:
+        click.echo(f"adfort: error: {err}", err=True)
+        sys.exit(1)
+    except Exception as err:  # never show users a traceback
+        if os.environ.get("ADFORT_DEBUG"):
+            traceback.print_exc()
+        click.echo(f"adfort: internal error: {type(err).__name__}: {err}\n"
+                   "This is a bug in adfort; please report it with the input file "
+                   "(set ADFORT_DEBUG=1 for details).", err=True)
+        sys.exit(2)
+
+
+@main.command(epilog="""\b
+Example:
+  adfort check examples/seawater.f90 --dep rho --indep temp,salt
+  adfort check l96.f --dep x --indep x,forc --size n=40,nt=20 --range x=-2:8
+  adfort check model.f90 --dep cost --indep u0 --size u0=100 --plot taylor.png
+\b
+Exit status: 0 when every check passes, 3 when one fails (named in the
+last line), 1 for bad input, 2 for a bug of adfort.""")
+@_diff_options
+@click.option("--size", "sizes", multiple=True, metavar="NAME=VALUE[,…]",
+              help="Value of an integer (or logical) argument (--size n=100), or the "
+                   "extents of an assumed-shape/assumed-size array (--size x=100, "
+                   "--size a=n,m) or of an allocatable module array (--size m::w=50). "
+                   "Repeatable, comma lists.")
+@click.option("--range", "ranges", multiple=True, metavar="NAME=LO:HI",
+              help="Interval of the random values of a real input (argument, module "
+                   "variable m::x, COMMON member /b/x), or one value: --range p=1000. "
+                   "Default 0.5:1.5 for arguments and active globals.")
+@click.option("--plot", metavar="FILE.png", type=click.Path(dir_okay=False),
+              help="Draw the Taylor remainders against h (log-log, with a slope-2 "
+                   "reference line) into FILE.png.")
+@click.option("--keep", metavar="DIR", type=click.Path(file_okay=False),
+              help="Keep the generated motions, the check program and its build in DIR.")
+@click.option("--adjoint", "adjoint_file", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Check the r_rev of FILE (e.g. a hand-edited adjoint) instead of "
+                   "generating one.")
+@click.option("--tangent", "tangent_file", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Check the r_fwd of FILE (a hand-written tangent) against the adjoint.")
+@click.option("--fflags", metavar="FLAGS", default="",
+              help="Extra gfortran flags for every compilation (quoted: --fflags '-O1').")
+@click.option("--compile", "compile_files", multiple=True, metavar="FILE",
+              type=click.Path(dir_okay=False),
+              help="Further source, object or library file to compile and link with the "
+                   "check program but not to read (a routine adfort gets the adjoint of "
+                   "from --adjoint-lib). Repeatable.")
+@click.option("--seed", type=click.IntRange(min=1, max=2147483646), default=20261126,
+              show_default=True, help="Seed of the random inputs.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True,
+              help="Seconds allowed to each compilation and to the run.")
+def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoints,
+          adjoint_libs, passive,
+          search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian, verbose,
+          timings, no_simplify, simplify_n_times, no_inline_operation_adjoints, sizes, ranges,
+          plot, keep, adjoint_file, tangent_file, fflags, compile_files, seed, timeout):
+    """Check the adjoint of a routine of FILE by running it.
+
+    Generates the adjoint (r_rev), writes a Fortran program with random
+    inputs, compiles it with gfortran with the original sources and runs the
+    dot-product test, the Taylor test and the calling convention's contract
+    checks.  EXTRA_FILES hold routines and modules that FILE's routines call.
+    """
+    import shlex
+    from adfort.check import CheckRequest, run_check
+    from adfort.check.build import progress_printer
+    from adfort.check.problem import parse_assignments
+    from adfort.check.report import format_report, plain, plot as draw
+    options = {
+        "jacobian": jacobian,
+        "verbose": verbose,
+        "simplify": not no_simplify,
+        "simplify_n_times": simplify_n_times,
+        "inline_operation_adjoints": not no_inline_operation_adjoints,
+    }
+    try:
+        if free_form and fixed_form:
+            raise AdfortError("--free-form and --fixed-form exclude each other: give one")
+        if len(routines) > 1:
+            raise AdfortError("adfort check checks one routine: give one --routine")
+        dependents, independents = _names(deps), _names(indeps)
+        routine = None
+        if routines:
+            routine, dependents, independents = _head(routines[0], dependents, independents)
+        if not dependents:
+            raise AdfortError("no dependent variable: name at least one with --dep")
+        if not independents:
+            raise AdfortError("no independent variable: name at least one with --indep")
+        if plot and not plot.lower().endswith(".png"):
+            raise AdfortError(f"--plot {plot}: give a .png file name")
+        if plot:
+            _check_output(plot)
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                raise AdfortError("--plot needs matplotlib: pip install 'adfort[plot]' "
+                                  "(or pip install matplotlib)") from None
+        _collect_less()
+        if timings:
+            startup = time.process_time()
+            timing.start()
+        request = CheckRequest(
+            path=file, dependents=dependents, independents=independents, routine=routine,
+            schedule=_schedule(schedule, links), options=options,
+            reading=dict(search_path=search_path, extra_files=extra_files,
+                         adjoint_libraries=adjoint_libs, passive_routines=_names(passive),
+                         defines=defines, undefines=undefines, cpp=cpp,
+                         form="free" if free_form else "fixed" if fixed_form else None,
+                         **({"checkpoints": [parse_cli(v) for v in checkpoints]}
+                            if checkpoints else {})),
+            cache=cache, sizes=parse_assignments(sizes, "--size"),
+            ranges=parse_assignments(ranges, "--range"), fflags=shlex.split(fflags),
+            compile_files=compile_files, adjoint=adjoint_file, tangent=tangent_file,
+            keep=keep, seed=seed, timeout=timeout, plot=plot,
+            progress=progress_printer())
+        outcome = run_check(request)
+        if timings:
+            _print_timings(startup, timing.stop())
+            for phase, seconds in outcome.times.items():
+                click.echo(f"adfort: {phase:<9} {seconds:7.3f} s "
+                           + ("(gfortran)" if phase == "compile" else "(check program)"), err=True)
+        header = [f"adfort check: {outcome.problem.routine} of {file}; dependents "
+                  f"{', '.join(dependents)}; independents {', '.join(independents)}; "
+                  f"schedule {request.schedule.name}; seed {seed}"]
+        click.echo(plain(format_report(outcome, header), sys.stdout.encoding), nl=False)
+        if plot and outcome.taylor is not None:
+            draw(outcome, plot, f"Taylor test of {outcome.problem.routine}")
+            click.echo(f"adfort check: Taylor remainders drawn in {plot}")
+        sys.exit(0 if outcome.passed else 3)
     except AdfortError as err:
         click.echo(f"adfort: error: {err}", err=True)
         sys.exit(1)
