@@ -67,6 +67,8 @@ class ADReverseContainerTrans(ADReverseTrans):
     """
 
     node_type = Container
+    #: the class that differentiates the call graph (set below).
+    build_class = None
 
     def __init__(self, search_path=(), extra_files=(), adjoint_libraries=(),
                  passive_routines=(), defines=(), undefines=(), cpp=False, form=None):
@@ -140,7 +142,7 @@ class ADReverseContainerTrans(ADReverseTrans):
                         allow_empty=len(arg_deps) < len(dependents)
                         or len(arg_indeps) < len(independents),
                         types=TypeRegistry(program))
-        build = _ProgramBuild(program, root, dependents, independents,
+        build = self.build_class(program, root, dependents, independents,
                               reversal_schedule, options, filename,
                               _user_adjoints(self.adjoint_libraries,
                                              self.preprocessing))
@@ -470,11 +472,7 @@ class _ProgramBuild:
                                 f"'{call.routine.name}' is called elementally on the array "
                                 f"'{actual.debug_string()}': write the loop over its "
                                 "elements explicitly", where(call, filename))
-        check_repeated_input(self.top, self.chosen, self.schedule,
-                             self.options.get("jacobian"), self.filename)
-        check_saved_state(self.chosen, run_twice(self.top, self.chosen, self.schedule,
-                                                 self.options.get("jacobian")),
-                          self.filename, self.options.get("jacobian"))
+        self._fence_reversal()
         for unit in self.order:
             filename = source_name(unit.original) or self.filename
             for call in user_calls(unit.work):
@@ -490,6 +488,15 @@ class _ProgramBuild:
                         f"--adjoint-lib, or, if no derivative flows through it, declare "
                         f"it passive (--passive {name}, or '!$adfort passive' before the "
                         "call)", where(call, filename))
+
+    def _fence_reversal(self):
+        """What only reversal cannot do: run a routine twice when its inputs
+        or saved state change in between."""
+        check_repeated_input(self.top, self.chosen, self.schedule,
+                             self.options.get("jacobian"), self.filename)
+        check_saved_state(self.chosen, run_twice(self.top, self.chosen, self.schedule,
+                                                 self.options.get("jacobian")),
+                          self.filename, self.options.get("jacobian"))
 
     def _check_where_functions(self, unit, filename):
         """A WHERE assignment to a module array calling a function that reads
@@ -940,6 +947,9 @@ class _ProgramBuild:
                     reads.add(name)   # an I/O statement sets a module variable
                     writes.add(name)
         return reads, writes
+
+
+ADReverseContainerTrans.build_class = _ProgramBuild
 
 
 def _reads_global(routine, name):

@@ -1,0 +1,204 @@
+"""Checks of generated tangents (r_fwd) and Hessian-vector products (r_hvp)
+on the Fortran fixtures, in the spirit of harness.py.
+
+One driver program per fixture and schedule computes, at a random base
+point, for a random direction ẋ and random seeds ȳ:
+
+- ``tdot`` = ⟨ȳ, J ẋ⟩ from r_fwd (the tangent);
+- ``adot`` = ⟨Jᵀ ȳ, ẋ⟩ from r_rev (the adjoint, of the given schedule);
+- ``fd`` = ⟨ȳ, (f(x + hẋ) − f(x − hẋ)) / 2h⟩ (central differences);
+- the deviation of r_fwd's primal outputs from r's.
+
+The dot-product test compares ``tdot`` with ``adot`` (rounding only:
+1e-12 in double precision), the FD test ``tdot`` with ``fd``.
+"""
+
+import dataclasses
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import harness
+from harness import HarnessError, _DriverWriter, _flit, _run, gfortran, rel_error
+
+REPO_ROOT = harness.REPO_ROOT
+
+
+def generate(fixture, meta, mode, schedule, out, extra_cli=()):
+    """``adfort diff --mode MODE`` on the fixture, writing `out`."""
+    cli = ["--mode", mode] + list(extra_cli)
+    return harness.generate(fixture, meta, schedule, out, cli)
+
+
+def single_precision(sig, names):
+    """Whether any of the `names` arguments is a default (single) real."""
+    for name in names:
+        text = sig.arg(name).type_text.lower().replace(" ", "")
+        if text in ("real", "real(4)", "real(kind=4)") or text.startswith("real*4"):
+            return True
+    return False
+
+
+def _roles(sig, meta):
+    dep = list(meta.dep)
+    # A dependent that comes in with a value (intent inout) is an input too.
+    indep = meta.indep + [n for n in dep if n not in meta.indep
+                          and sig.arg(n).intent != "out"]
+    return dep, indep
+
+
+def write_tangent_driver(sig, meta, fixture):
+    """The program printing tdot, adot, fd and the primal error of r_fwd."""
+    w = _DriverWriter(sig, meta, fixture)
+    dep, indep = _roles(sig, meta)
+    active = [a.name for a in sig.args if a.name in set(dep) | set(indep)]
+    w.base_point()
+    real_dp = "real(adf_dp)"
+    for name in indep:
+        arg = sig.arg(name)
+        w.declare(arg, ["_dir"], real_dp)
+        w.declare(arg, ["_xp", "_xm"])
+        for s in ("_dir", "_xp", "_xm"):
+            w.alloc_like(arg, s)
+        w.direction(arg, w.v(name, "_dir"))
+        w.line(f"{w.v(name, '_xp')} = {w.v(name, '_base')} + adf_fd_h * {w.v(name, '_dir')}")
+        w.line(f"{w.v(name, '_xm')} = {w.v(name, '_base')} - adf_fd_h * {w.v(name, '_dir')}")
+        w.line(f"{w.v(name, '_dir')} = (real({w.v(name, '_xp')}, adf_dp) - "
+               f"real({w.v(name, '_xm')}, adf_dp)) / (2.0_adf_dp * adf_fd_h)")
+    for name in dep:
+        arg = sig.arg(name)
+        w.declare(arg, ["_seed", "_plus", "_minus"])
+        for s in ("_seed", "_plus", "_minus"):
+            w.alloc_like(arg, s)
+        w.fill(arg, w.v(name, "_seed"), lambda u: f"0.5_adf_dp + {u}")
+    for name in active:
+        arg = sig.arg(name)
+        w.declare(arg, ["_adj", "_d"])
+        w.alloc_like(arg, "_adj")
+        w.alloc_like(arg, "_d")
+    w.decls.append("real(adf_dp) :: adf_tdot, adf_adot, adf_fd")
+
+    def call(proc, suffix):
+        actuals = []
+        for arg in sig.args:
+            actuals.append(w.v(arg.name))
+            if arg.name in active:
+                actuals.append(w.v(arg.name, suffix))
+        w.line(f"call {proc}(" + ", ".join(actuals) + ")")
+
+    w.line("! reference primal values at the base point")
+    w.line("call adf_reset()")
+    w.call(sig.routine, False)
+    w.save_ref()
+    w.line("! tangent: y_d = J x_d")
+    w.line("call adf_reset()")
+    for name in active:
+        w.line(f"{w.v(name, '_d')} = 0")
+    for name in indep:
+        w.line(f"{w.v(name, '_d')} = {w.v(name, '_dir')}")
+    call(f"{sig.routine}_fwd", "_d")
+    w.primal_check()
+    w.line("adf_tdot = " + " + ".join(
+        w.red(sig.arg(n), f"real({w.v(n, '_seed')}, adf_dp) * real({w.v(n, '_d')}, adf_dp)")
+        for n in dep))
+    w.line("! adjoint: x_adj = J^T y_adj")
+    w.line("call adf_reset()")
+    for name in active:
+        w.line(f"{w.v(name, '_adj')} = 0")
+    for name in dep:
+        w.line(f"{w.v(name, '_adj')} = {w.v(name, '_seed')}")
+    call(f"{sig.routine}_rev", "_adj")
+    w.line("adf_adot = " + " + ".join(
+        w.red(sig.arg(n), f"real({w.v(n, '_adj')}, adf_dp) * {w.v(n, '_dir')}")
+        for n in indep))
+    w.line("! central differences of r along the direction")
+    for point, suffix in (("_xp", "_plus"), ("_xm", "_minus")):
+        w.line("call adf_reset()")
+        for name in indep:
+            w.line(f"{w.v(name)} = {w.v(name, point)}")
+        w.call(sig.routine, False)
+        for name in dep:
+            w.line(f"{w.v(name, suffix)} = {w.v(name)}")
+    terms = [w.red(sig.arg(n), f"real({w.v(n, '_seed')}, adf_dp) * "
+                   f"(real({w.v(n, '_plus')}, adf_dp) - real({w.v(n, '_minus')}, adf_dp))")
+             for n in dep]
+    w.line(f"adf_fd = ({' + '.join(terms)}) / (2.0_adf_dp * adf_fd_h)")
+    for label in ("tdot", "adot", "fd", "primal_err"):
+        w.line(f"write(*, '(a, es25.17)') '@{label} ', adf_{label}")
+    procs = [f"{sig.routine}_rev"]
+    lines = w.header("adfort_tangent_check", procs)
+    if sig.module:
+        lines.insert(3, f"  use {sig.module}_fwd, only: {sig.routine}_fwd")
+    else:
+        lines = [line.replace(f"external :: ", f"external :: {sig.routine}_fwd, ")
+                 if "external ::" in line else line for line in lines]
+    lines += ["  " + d for d in w.decls] + ["  " + b for b in w.body]
+    lines += w.footer("adfort_tangent_check")
+    return "\n".join(harness._wrap(line) for line in lines) + "\n"
+
+
+@dataclasses.dataclass
+class TangentResult:
+    fixture: Path
+    schedule: str
+    tdot: float
+    adot: float
+    fd: float
+    dot_err: float      # tangent vs adjoint
+    fd_err: float       # tangent vs central differences
+    primal_err: float   # r_fwd's primal outputs vs r's
+    single: bool        # single-precision active arguments
+    forward: Path
+    output: str
+
+    def describe(self):
+        return (f"fixture {self.fixture.name} schedule={self.schedule}\n"
+                f"  <ybar, J xdot> tangent = {self.tdot!r}\n"
+                f"  <J^T ybar, xdot> adj.  = {self.adot!r}\n"
+                f"  central FD             = {self.fd!r}\n"
+                f"  dot-product rel. error = {self.dot_err:.3e}\n"
+                f"  FD rel. error          = {self.fd_err:.3e}\n"
+                f"  primal error of r_fwd  = {self.primal_err:.3e}\n"
+                f"--- {self.forward} ---\n{harness._numbered(self.forward)}")
+
+
+def check_tangent(fixture, schedule, workdir, extra_cli=(), forward=None):
+    """Generate r_fwd (once: pass its path as `forward` to reuse it) and
+    r_rev under `schedule`, compile them with the fixture and the driver,
+    run.
+
+    :rtype: TangentResult
+    """
+    fixture = Path(fixture).resolve()
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    meta = harness.parse_metadata(fixture)
+    sig = harness.parse_signature(fixture, meta.routine)
+    meta.routine = sig.routine
+    harness.check_metadata_names(sig, meta, fixture)
+    harness.resolve_shapes(sig, meta, str(fixture))
+    if forward is None:
+        forward = generate(fixture, meta, "forward", None,
+                           workdir / f"{fixture.stem}_fwd.f90", extra_cli)
+    adjoint = generate(fixture, meta, "reverse", schedule,
+                       workdir / f"{fixture.stem}_ad.f90", extra_cli)
+    driver = workdir / "tangent_driver.f90"
+    driver.write_text(write_tangent_driver(sig, meta, fixture))
+    exe = workdir / "tangent_driver"
+    _run([gfortran(), *harness.RUN_FFLAGS, *meta.fflags, fixture, forward, adjoint, driver,
+          "-o", exe], workdir, "compiling original + tangent + adjoint + driver",
+         show=[forward, driver])
+    proc = _run([exe], workdir, "running the tangent driver", show=[forward, driver])
+    values = {}
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0].startswith("@"):
+            values[parts[0][1:]] = float(parts[1])
+    try:
+        tdot, adot, fd = values["tdot"], values["adot"], values["fd"]
+    except KeyError as err:
+        raise HarnessError(f"driver output lacks {err}: {proc.stdout}") from err
+    return TangentResult(fixture, schedule, tdot, adot, fd, rel_error(tdot, adot),
+                         rel_error(tdot, fd), values["primal_err"],
+                         single_precision(sig, meta.dep + meta.indep), forward, proc.stdout)
