@@ -110,7 +110,7 @@ class TangentBuild(_ProgramBuild):
                                module_variable=unit.module_variable,
                                attributes=unit.attributes)
             motions = tangent_work(unit.work, spec, names,
-                                   source_name(unit.original) or self.filename)
+                                   source_name(unit.original) or self.filename, self.options)
             host.add(unit, motions)
             motions_of[id(unit)] = CalleeMotions(unit, {"fwd": names["fwd"]},
                                                  self._active_formals(unit),

@@ -18,6 +18,7 @@ from adfort.derived import is_derived, is_derived_value, is_real_value, is_varia
 from adfort.errors import AdfortError, where
 from adfort.exprs import E, real_kind, real_literal
 from adfort.intrinsics import argument_names as standard_names
+from adfort.simplify import simplify_statements
 from adfort.transformations.assignment import adjoint_reference
 
 _OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
@@ -32,10 +33,13 @@ class TangentContext:
     :param filename: the source file, for messages.
     :param module_tangents: {name: DataSymbol} of the tangents of active
         module variables (declared in the generated module).
+    :param options: the checked options (``simplify``, ``simplify_n_times``).
     """
 
-    def __init__(self, table, active, taken=(), filename=None, module_tangents=None):
+    def __init__(self, table, active, taken=(), filename=None, module_tangents=None,
+                 options=None):
         self.table = table
+        self.options = dict(options or {})
         self.filename = filename
         self.taken = set(taken)
         self.tangents = dict(module_tangents or {})
@@ -155,12 +159,7 @@ def assignment_tangent(assign, ctx):
     :raises AdfortError: for what tangent mode cannot differentiate.
     """
     if assign.is_pointer:
-        if ctx.is_active(assign.lhs) or any(ctx.is_active(r) for r in assign.rhs.walk(
-                Reference)):
-            raise AdfortError("a pointer assignment of a variable carrying derivatives: "
-                              "not supported in tangent mode yet (reverse mode supports it)",
-                              where(assign, ctx.filename))
-        return []
+        return pointer_tangent(assign, ctx)
     lhs = assign.lhs
     target = ctx.tangent_symbol(lhs.symbol)
     if target is None or not is_real_value(lhs):
@@ -178,4 +177,24 @@ def assignment_tangent(assign, ctx):
         if expr_rank(rhs) > expr_rank(lhs):
             raise AdfortError("an array value assigned to a scalar: not valid Fortran",
                               where(assign, ctx.filename))
-    return [Assignment.create(ctx.tangent_reference(lhs), rhs)]
+    statements = [Assignment.create(ctx.tangent_reference(lhs), rhs)]
+    if ctx.options.get("simplify", True):
+        simplify_statements(statements, ctx.options.get("simplify_n_times", 5))
+    return statements
+
+
+def pointer_tangent(assign, ctx):
+    """``p => t`` for an active pointer: its tangent points at the tangent
+    of the same target (``p_d => t_d``), which is declared TARGET like ``t``."""
+    lhs_active = ctx.tangent_symbol(assign.lhs.symbol) is not None
+    rhs = assign.rhs
+    rhs_active = is_variable(rhs) and ctx.tangent_symbol(rhs.symbol) is not None
+    if not lhs_active and not rhs_active:
+        return []
+    if not (lhs_active and rhs_active) or is_derived_value(rhs) or \
+            is_derived_value(assign.lhs):
+        raise AdfortError("this pointer assignment joins a variable carrying derivatives "
+                          "to one that carries none (or of a derived type): not supported "
+                          "in tangent mode", where(assign, ctx.filename))
+    return [Assignment.create(ctx.tangent_reference(assign.lhs),
+                              ctx.tangent_reference(rhs), is_pointer=True)]

@@ -9,7 +9,8 @@ side), each call to a routine with active arguments made to its own
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, IntrinsicCall, Literal, Reference)
-from psyclone.psyir.symbols import ArgumentInterface, ArrayType, ScalarType
+from psyclone.psyir.symbols import (
+    ArgumentInterface, ArrayType, AutomaticInterface, ScalarType)
 
 from adfort import naming
 from adfort.arrays import expr_rank, symbol_rank
@@ -18,7 +19,8 @@ from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, real_kind, real_literal
 from adfort.optional import optional_names
 from adfort.symbols import new_local
-from adfort.tangent.expression import TangentContext, assignment_tangent
+from adfort.tangent.expression import (
+    TangentContext, assignment_tangent, expression_tangent)
 from adfort.transformations.allocation import allocation_arguments, is_allocation
 from adfort.transformations.building import (
     _argument_symbols, _assumed_shape, _assumed_size, _make_routine)
@@ -190,34 +192,58 @@ class ADTangentAllocationTrans:
     them, zero); DEALLOCATE releases them."""
 
     def validate(self, node, ctx):
-        if not is_allocation(node):
-            raise TypeError("not an ALLOCATE/DEALLOCATE statement")
+        if not (is_allocation(node) or node.intrinsic.name in ("NULLIFY", "MOVE_ALLOC")):
+            raise TypeError("not an ALLOCATE/DEALLOCATE/NULLIFY/MOVE_ALLOC statement")
 
     def apply(self, node, ctx):
         self.validate(node, ctx)
+        if node.intrinsic.name == "MOVE_ALLOC":
+            self._move(node, ctx)
+            return
         targets = [a for a in allocation_arguments(node)
-                   if isinstance(a, Reference) and ctx.tangent_symbol(a.symbol) is not None
-                   and a.symbol.name.lower() not in ctx.module_tangents]
+                   if isinstance(a, Reference) and ctx.tangent_symbol(a.symbol) is not None]
         if not targets:
             return
-        if node.intrinsic.name == "DEALLOCATE":
-            _insert_before(node, [IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
+        if node.intrinsic.name in ("DEALLOCATE", "NULLIFY"):
+            _insert_before(node, [IntrinsicCall.create(node.intrinsic, [
                 Reference(ctx.tangent_symbol(a.symbol))]) for a in targets])
             return
+        source = next((arg for name, arg in zip(node.argument_names, node.arguments)
+                       if name is not None and name.lower() == "source"), None)
+        value = expression_tangent(source, ctx, node) if source is not None else None
         after = []
         for a in targets:
             tangent = ctx.tangent_symbol(a.symbol)
             after.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
                 Reference(tangent), ("mold", Reference(a.symbol))]))
-            after.append(_zero(tangent))
+            # ALLOCATE(…, SOURCE=e): the tangent of e, else zero.
+            after.append(Assignment.create(Reference(tangent), value.copy())
+                         if value is not None else _zero(tangent))
         _insert_after(node, after)
 
 
-def tangent_work(work, spec, names, filename=None):
+    @staticmethod
+    def _move(node, ctx):
+        """MOVE_ALLOC(from, to) moves the tangent of `from` to that of `to`."""
+        source, target = node.arguments[0], node.arguments[1]
+        active = [ctx.tangent_symbol(a.symbol) is not None for a in (source, target)]
+        if not any(active):
+            return
+        if not all(active):
+            raise AdfortError("MOVE_ALLOC between a variable carrying derivatives and one "
+                              "that carries none: not supported in tangent mode",
+                              where(node, ctx.filename))
+        _insert_before(node, [IntrinsicCall.create(IntrinsicCall.Intrinsic.MOVE_ALLOC, [
+            Reference(ctx.tangent_symbol(source.symbol)),
+            Reference(ctx.tangent_symbol(target.symbol))])])
+
+
+def tangent_work(work, spec, names, filename=None, options=None):
     """Generate ``r_fwd`` from the prepared working copy `work`.
 
     :param spec: a :class:`TangentSpec`.
     :param names: {"fwd": the routine's name, "taken": names to avoid}.
+    :param options: the checked options (simplification).
     :rtype: :class:`TangentMotions`
     """
     table = work.symbol_table
@@ -229,15 +255,16 @@ def tangent_work(work, spec, names, filename=None):
     arg_names = [a.name.lower() for a in arguments]
     module_tangents = {n: s for n, s in spec.module_tangents.items()}
     ctx = TangentContext(table, spec.active | set(spec.roles), taken, filename,
-                         module_tangents)
+                         module_tangents, options)
     ctx.location = where(work, filename)
     try:
         _transform_body(work, spec, ctx)
     except AdfortError as err:
         err.location = err.location or where(work, filename)
         raise
-    # Tangents of active variables that are not arguments of r_fwd start at
-    # zero: their values on entry (SAVE, DATA, a module's) are constants.
+    # Tangents of active variables that are not arguments of r_fwd and hold
+    # a value on entry (SAVE, DATA, a module's, an argument's that is not
+    # differentiated) start at zero: those values are constants.
     prologue = []
     roles = set(spec.roles)
     for name, tangent in sorted(ctx.tangents.items()):
@@ -247,6 +274,10 @@ def tangent_work(work, spec, names, filename=None):
             continue
         if name in roles:
             continue
+        primal = table.lookup(name)
+        if isinstance(primal.interface, AutomaticInterface) and \
+                getattr(primal, "initial_value", None) is None:
+            continue   # set before it is read, as the primal is
         if getattr(tangent.datatype, "is_allocatable", False) or \
                 spec.attributes.get(name) == "POINTER":
             continue
@@ -294,7 +325,8 @@ def _transform_body(work, spec, ctx):
     """Insert the tangent statements into `work`'s body, in place."""
     assignments = work.walk(Assignment)
     calls = [c for c in work.walk(Call) if not isinstance(c, IntrinsicCall)]
-    allocations = [c for c in work.walk(IntrinsicCall) if is_allocation(c)]
+    allocations = [c for c in work.walk(IntrinsicCall)
+                   if is_allocation(c) or c.intrinsic.name in ("NULLIFY", "MOVE_ALLOC")]
     call_rhs = {id(_call_statement(c)) for c in calls}
     for assign in assignments:
         if id(assign) in call_rhs:
