@@ -182,19 +182,22 @@ def _write(result):
 def _differentiate(path, dependents, independents, schedule, routine=None, options=None,
                    search_path=(), extra_files=(), adjoint_libraries=(), passive_routines=(),
                    defines=(), undefines=(), cpp=False, form=None, shared=None,
-                   tape_module=None, mode="reverse"):
+                   tape_module=None, mode="reverse", primal=None):
     """(text without the header, routine name, tape sizes, read plan).
 
     :param shared: a :class:`ReadPlan` of an earlier head, whose loaded and
         scanned sources this one reuses.
     """
+    extra = {}
     if mode == "forward":
-        from adfort.tangent.build import ADTangentContainerTrans
-        kind = ADTangentContainerTrans
+        from adfort.tangent.build import ADTangentContainerTrans as kind
+    elif mode == "hvp":   # the tangent of the adjoint of primal = (routine, dependent)
+        from adfort.tangent.hvp import ADHvpContainerTrans as kind
+        extra["primal_name"], extra["primal_dependent"] = primal
     else:
         kind = ADReverseContainerTrans
     trans = kind(search_path, extra_files, adjoint_libraries, passive_routines, defines,
-                 undefines, cpp, form)
+                 undefines, cpp, form, **extra)
     with timing.phase("analyse"):
         variables = list(dependents) + list(independents)
         # Parse only the target's call tree and the modules it uses.

@@ -148,7 +148,7 @@ def _type_text(symbol):
 
 
 def check_routine(routine, dependents, independents, filename, active=None,
-                  callee=False, resolve=None, types=None):
+                  callee=False, resolve=None, types=None, tangent=False):
     """Check that every construct of `routine` is supported.
 
     :param active: lower-case names of its active variables (found from
@@ -157,6 +157,8 @@ def check_routine(routine, dependents, independents, filename, active=None,
         differentiated (a function is then fine).
     :param types: the :class:`adfort.derived.TypeRegistry` (derived types
         are rejected without it).
+    :param tangent: for tangent mode, which reverses nothing: ALLOCATE of
+        module and dummy arrays and MOVE_ALLOC are then fine.
     :raises AdfortError: at the first unsupported construct.
     """
     if active is None:
@@ -187,7 +189,7 @@ def check_routine(routine, dependents, independents, filename, active=None,
         if jump_kind(stmt) or is_forward_only(stmt) or is_nullify(stmt):
             continue
         if is_allocation(stmt) and isinstance(stmt.parent, Schedule):
-            _check_allocation(stmt, filename)
+            _check_allocation(stmt, filename, tangent)
             continue
         if isinstance(stmt.parent, Schedule) and not isinstance(stmt, _SUPPORTED_STATEMENTS):
             raise AdfortError(
@@ -244,7 +246,8 @@ def check_routine(routine, dependents, independents, filename, active=None,
         _check_expression(assign.rhs, active, filename)
     for call in routine.walk(Call):
         if isinstance(call, IntrinsicCall):
-            if isinstance(call.parent, Schedule) and not is_allocation(call):
+            if isinstance(call.parent, Schedule) and not is_allocation(call) and not (
+                    tangent and call.intrinsic.name == "MOVE_ALLOC"):
                 _check_intrinsic_subroutine(call, filename)
         elif not (isinstance(call.parent, Assignment) and call is call.parent.rhs):
             # Arguments of subroutine calls and of functions inside
@@ -299,7 +302,7 @@ def _check_where(loop, filename):
                 "array first", where(statement, filename))
 
 
-def _check_allocation(stmt, filename):
+def _check_allocation(stmt, filename, tangent=False):
     for name, arg in zip(stmt.argument_names, stmt.arguments):
         if name is None:
             continue
@@ -311,7 +314,7 @@ def _check_allocation(stmt, filename):
                 "and assign their values after", where(stmt, filename))
     for arg in allocation_arguments(stmt):
         symbol = getattr(arg, "symbol", None)
-        if symbol is None or symbol.is_argument or not symbol.is_automatic:
+        if symbol is None or (not tangent and (symbol.is_argument or not symbol.is_automatic)):
             raise AdfortError(
                 f"{stmt.intrinsic.name} of '{arg.debug_string()}': only local "
                 "allocatable arrays can be allocated in a differentiated routine",

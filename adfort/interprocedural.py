@@ -375,6 +375,10 @@ class Activity:
                 self._link_opaque(unit, block, link)
             for call in unit.work.walk(Call):
                 if isinstance(call, IntrinsicCall):
+                    if call.routine.name.upper() == "MOVE_ALLOC" and len(call.arguments) == 2:
+                        # (tangent mode's fence lets it through: the value moves)
+                        link(unit.key(call.arguments[0].symbol),
+                             unit.key(call.arguments[1].symbol))
                     continue
                 if unit.calls.get(id(call)) is None:
                     self._link_unknown(unit, call, link)

@@ -202,3 +202,155 @@ def check_tangent(fixture, schedule, workdir, extra_cli=(), forward=None):
     return TangentResult(fixture, schedule, tdot, adot, fd, rel_error(tdot, adot),
                          rel_error(tdot, fd), values["primal_err"],
                          single_precision(sig, meta.dep + meta.indep), forward, proc.stdout)
+
+
+# --------------------------------------------------------------------------
+# Hessian-vector products
+# --------------------------------------------------------------------------
+
+def write_hvp_driver(sig, meta, fixture, dep):
+    """The program printing ⟨w, H v⟩ from r_hvp and from central differences
+    of r_rev's gradients at x ± h v, and the gradient r_hvp returns against
+    r_rev's."""
+    w = _DriverWriter(sig, meta, fixture)
+    indep = list(meta.indep)
+    adjoints = [a.name for a in sig.args if a.name in set(indep) | {dep}]
+    w.base_point()
+    real_dp = "real(adf_dp)"
+    for name in indep:
+        arg = sig.arg(name)
+        w.declare(arg, ["_dir", "_wgt", "_hv", "_gp", "_gm", "_g"], real_dp)
+        w.declare(arg, ["_xp", "_xm", "_d", "_adjd"])
+        for s in ("_dir", "_wgt", "_hv", "_gp", "_gm", "_g", "_xp", "_xm", "_d", "_adjd"):
+            w.alloc_like(arg, s)
+        w.direction(arg, w.v(name, "_dir"))
+        w.fill(arg, w.v(name, "_wgt"), lambda u: f"0.5_adf_dp + {u}")
+        w.line(f"{w.v(name, '_xp')} = {w.v(name, '_base')} + adf_fd_h * {w.v(name, '_dir')}")
+        w.line(f"{w.v(name, '_xm')} = {w.v(name, '_base')} - adf_fd_h * {w.v(name, '_dir')}")
+        w.line(f"{w.v(name, '_dir')} = (real({w.v(name, '_xp')}, adf_dp) - "
+               f"real({w.v(name, '_xm')}, adf_dp)) / (2.0_adf_dp * adf_fd_h)")
+    for name in adjoints:
+        arg = sig.arg(name)
+        w.declare(arg, ["_adj"])
+        w.alloc_like(arg, "_adj")
+    w.decls.append("real(adf_dp) :: adf_hvp, adf_fd, adf_grad_hvp, adf_grad_rev")
+
+    def seed():
+        for name in adjoints:
+            w.line(f"{w.v(name, '_adj')} = 0")
+        w.line(f"{w.v(dep, '_adj')} = 1")
+
+    def rev():
+        actuals = []
+        for arg in sig.args:
+            actuals.append(w.v(arg.name))
+            if arg.name in adjoints:
+                actuals.append(w.v(arg.name, "_adj"))
+        w.line(f"call {sig.routine}_rev(" + ", ".join(actuals) + ")")
+
+    w.line("! r_hvp: x_adj_d = H v")
+    w.line("call adf_reset()")
+    seed()
+    actuals = []
+    for arg in sig.args:
+        actuals.append(w.v(arg.name))
+        if arg.name in indep:
+            w.line(f"{w.v(arg.name, '_d')} = {w.v(arg.name, '_dir')}")
+            w.line(f"{w.v(arg.name, '_adjd')} = 0")
+            actuals.append(w.v(arg.name, "_d"))
+        if arg.name in adjoints:
+            actuals.append(w.v(arg.name, "_adj"))
+        if arg.name in indep:
+            actuals.append(w.v(arg.name, "_adjd"))
+    w.line(f"call {sig.routine}_hvp(" + ", ".join(actuals) + ")")
+    for name in indep:
+        w.line(f"{w.v(name, '_hv')} = {w.v(name, '_adjd')}")
+        w.line(f"{w.v(name, '_g')} = {w.v(name, '_adj')}")
+    w.line("! r_rev at the base point and at x +- h v")
+    for point, suffix in (("_base", "_g"), ("_xp", "_gp"), ("_xm", "_gm")):
+        w.line("call adf_reset()")
+        for name in indep:
+            w.line(f"{w.v(name)} = {w.v(name, point)}")
+        seed()
+        rev()
+        if suffix == "_g":
+            w.line("adf_grad_rev = " + " + ".join(
+                w.red(sig.arg(n), f"{w.v(n, '_wgt')} * real({w.v(n, '_adj')}, adf_dp)")
+                for n in indep))
+            continue
+        for name in indep:
+            w.line(f"{w.v(name, suffix)} = {w.v(name, '_adj')}")
+    w.line("adf_hvp = " + " + ".join(
+        w.red(sig.arg(n), f"{w.v(n, '_wgt')} * {w.v(n, '_hv')}") for n in indep))
+    w.line("adf_grad_hvp = " + " + ".join(
+        w.red(sig.arg(n), f"{w.v(n, '_wgt')} * {w.v(n, '_g')}") for n in indep))
+    w.line("adf_fd = (" + " + ".join(
+        w.red(sig.arg(n), f"{w.v(n, '_wgt')} * ({w.v(n, '_gp')} - {w.v(n, '_gm')})")
+        for n in indep) + ") / (2.0_adf_dp * adf_fd_h)")
+    for label in ("hvp", "fd", "grad_hvp", "grad_rev"):
+        w.line(f"write(*, '(a, es25.17)') '@{label} ', adf_{label}")
+    lines = w.header("adfort_hvp_check", [f"{sig.routine}_rev"])
+    if sig.module:
+        lines.insert(3, f"  use {sig.module}_hvp, only: {sig.routine}_hvp")
+    else:
+        lines = [line.replace("external :: ", f"external :: {sig.routine}_hvp, ")
+                 if "external ::" in line else line for line in lines]
+    lines += ["  " + d for d in w.decls] + ["  " + b for b in w.body]
+    lines += w.footer("adfort_hvp_check")
+    return "\n".join(harness._wrap(line) for line in lines) + "\n"
+
+
+@dataclasses.dataclass
+class HvpResult:
+    fixture: Path
+    schedule: str
+    hvp: float
+    fd: float
+    fd_err: float       # <w, Hv> vs central differences of gradients
+    grad_err: float     # r_hvp's gradient vs r_rev's
+    generated: Path
+    output: str
+
+    def describe(self):
+        return (f"fixture {self.fixture.name} schedule={self.schedule}\n"
+                f"  <w, H v> r_hvp        = {self.hvp!r}\n"
+                f"  FD of gradients       = {self.fd!r}\n"
+                f"  relative error        = {self.fd_err:.3e}\n"
+                f"  gradient vs r_rev     = {self.grad_err:.3e}\n"
+                f"--- {self.generated} ---\n{harness._numbered(self.generated)}")
+
+
+def check_hvp(fixture, schedule, workdir, dep=None, indep=None, extra_cli=()):
+    """Generate r_hvp (dependent `dep`, default the fixture's only one) and
+    r_rev, and compare H v with central differences of gradients."""
+    fixture = Path(fixture).resolve()
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    meta = harness.parse_metadata(fixture)
+    sig = harness.parse_signature(fixture, meta.routine)
+    meta.routine = sig.routine
+    harness.check_metadata_names(sig, meta, fixture)
+    harness.resolve_shapes(sig, meta, str(fixture))
+    dep = dep or meta.dep[0]
+    meta.dep = [dep]
+    if indep:
+        meta.indep = list(indep)
+    hvp = generate(fixture, meta, "hvp", schedule, workdir / f"{fixture.stem}_hvp.f90",
+                   extra_cli)
+    adjoint = generate(fixture, meta, "reverse", schedule,
+                       workdir / f"{fixture.stem}_ad.f90", extra_cli)
+    driver = workdir / "hvp_driver.f90"
+    driver.write_text(write_hvp_driver(sig, meta, fixture, dep))
+    exe = workdir / "hvp_driver"
+    _run([gfortran(), *harness.RUN_FFLAGS, *meta.fflags, fixture, adjoint, hvp, driver,
+          "-o", exe], workdir, "compiling original + adjoint + hvp + driver",
+         show=[hvp, driver])
+    proc = _run([exe], workdir, "running the hvp driver", show=[hvp, driver])
+    values = {}
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0].startswith("@"):
+            values[parts[0][1:]] = float(parts[1])
+    return HvpResult(fixture, schedule, values["hvp"], values["fd"],
+                     rel_error(values["hvp"], values["fd"]),
+                     rel_error(values["grad_hvp"], values["grad_rev"]), hvp, proc.stdout)

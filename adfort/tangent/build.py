@@ -40,6 +40,8 @@ class TangentHost(Host):
 class TangentBuild(_ProgramBuild):
     """One tangent-mode differentiation of a routine and its callees."""
 
+    host_class = TangentHost
+    fence_options = {"tangent": True}
     #: {lower-case routine name: name of its user-supplied tangent}
     user_tangents = {}
 
@@ -78,7 +80,7 @@ class TangentBuild(_ProgramBuild):
             motions_of[id(unit)] = CalleeMotions(unit, names, unit.user_active, opaque=True)
         module_roles = set(self._module_roles())
         for unit in self.chosen:
-            host = hosts.setdefault(unit.module, TangentHost(unit.module, self))
+            host = hosts.setdefault(unit.module, self.host_class(unit.module, self))
             calls, clears = {}, {}
             for call in user_calls(unit.work):
                 callee = unit.calls.get(id(call))
@@ -132,14 +134,13 @@ class ADTangentContainerTrans(ADReverseContainerTrans):
     their ``<name>_rev``) in the ``adjoint_libraries`` files.
     """
 
-    build_class = TangentBuild
+    build = TangentBuild
 
-    def apply(self, container, routine_name, dependent_vars, independent_vars,
-              reversal_schedule, options=None):
-        TangentBuild.user_tangents = _user_tangents(self.adjoint_libraries,
-                                                    self.preprocessing)
-        return super().apply(container, routine_name, dependent_vars, independent_vars,
-                             reversal_schedule, options)
+    def build_class(self, *args, **keywords):
+        """The :class:`TangentBuild` of one apply(), knowing the user's tangents."""
+        build = self.build(*args, **keywords)
+        build.user_tangents = _user_tangents(self.adjoint_libraries, self.preprocessing)
+        return build
 
 
 def _user_tangents(paths, preprocessing=None):

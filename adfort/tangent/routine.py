@@ -8,7 +8,7 @@ side), each call to a routine with active arguments made to its own
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, IntrinsicCall, Literal, Reference)
+    ArrayReference, Assignment, Call, IfBlock, IntrinsicCall, Literal, Reference)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, ScalarType)
 
@@ -21,7 +21,7 @@ from adfort.optional import optional_names
 from adfort.symbols import new_local
 from adfort.tangent.expression import (
     TangentContext, assignment_tangent, expression_tangent)
-from adfort.transformations.allocation import allocation_arguments, is_allocation
+from adfort.transformations.allocation import allocation_arguments
 from adfort.transformations.building import (
     _argument_symbols, _assumed_shape, _assumed_size, _make_routine)
 from adfort.transformations.call import _actuals, _formals, _generated_call
@@ -89,6 +89,22 @@ def _zero(symbol):
                                                              if kind is not None else None))
 
 
+def _zeroed_module_tangent(tangent, found):
+    """The statements zeroing the tangent of an active module variable on
+    entry; an allocatable one is first allocated like the variable, when it
+    is allocated (a tape of reverse mode, in r_hvp)."""
+    if not getattr(tangent.datatype, "is_allocatable", False) or found is None:
+        return [_zero(tangent)]
+    primal = found[1]
+    allocated = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [Reference(tangent)])
+    fresh = IfBlock.create(allocated, [IntrinsicCall.create(
+        IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(tangent)])])
+    return [IfBlock.create(
+        IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [Reference(primal)]),
+        [fresh, IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+            Reference(tangent), ("mold", Reference(primal))]), _zero(tangent)])]
+
+
 def _insert_before(node, statements):
     parent, index = node.parent, node.position
     for offset, stmt in enumerate(statements):
@@ -99,6 +115,12 @@ def _insert_after(node, statements):
     parent, index = node.parent, node.position
     for offset, stmt in enumerate(statements):
         parent.addchild(stmt, index + 1 + offset)
+
+
+def _intrinsic_name(call):
+    """The upper-case name of an intrinsic call (PSyclone's copy of a routine
+    may hold an intrinsic subroutine under a plain routine symbol)."""
+    return call.routine.name.upper()
 
 
 def _scalar_type(datatype):
@@ -192,20 +214,21 @@ class ADTangentAllocationTrans:
     them, zero); DEALLOCATE releases them."""
 
     def validate(self, node, ctx):
-        if not (is_allocation(node) or node.intrinsic.name in ("NULLIFY", "MOVE_ALLOC")):
+        if _intrinsic_name(node) not in ("ALLOCATE", "DEALLOCATE", "NULLIFY", "MOVE_ALLOC"):
             raise TypeError("not an ALLOCATE/DEALLOCATE/NULLIFY/MOVE_ALLOC statement")
 
     def apply(self, node, ctx):
         self.validate(node, ctx)
-        if node.intrinsic.name == "MOVE_ALLOC":
+        if _intrinsic_name(node) == "MOVE_ALLOC":
             self._move(node, ctx)
             return
         targets = [a for a in allocation_arguments(node)
                    if isinstance(a, Reference) and ctx.tangent_symbol(a.symbol) is not None]
         if not targets:
             return
-        if node.intrinsic.name in ("DEALLOCATE", "NULLIFY"):
-            _insert_before(node, [IntrinsicCall.create(node.intrinsic, [
+        if _intrinsic_name(node) in ("DEALLOCATE", "NULLIFY"):
+            _insert_before(node, [IntrinsicCall.create(IntrinsicCall.Intrinsic[
+                _intrinsic_name(node)], [
                 Reference(ctx.tangent_symbol(a.symbol))]) for a in targets])
             return
         source = next((arg for name, arg in zip(node.argument_names, node.arguments)
@@ -270,7 +293,7 @@ def tangent_work(work, spec, names, filename=None, options=None):
     for name, tangent in sorted(ctx.tangents.items()):
         if name in ctx.module_tangents:
             if name in spec.zeroed_modules:
-                prologue.append(_zero(tangent))
+                prologue.extend(_zeroed_module_tangent(tangent, spec.module_variable(name)))
             continue
         if name in roles:
             continue
@@ -313,7 +336,26 @@ def tangent_work(work, spec, names, filename=None, options=None):
                        if n in ctx.tangents})
     forward = _make_routine(work, names["fwd"], body, fwd_args, intents,
                             spec.module_variable, attributes)
+    _restore_intrinsics(forward)
     return TangentMotions(forward)
+
+
+def _restore_intrinsics(routine):
+    """Intrinsic subroutine calls (MOVE_ALLOC) that PSyclone's copy of the
+    routine holds under a plain routine symbol, made intrinsic again."""
+    table = routine.symbol_table
+    for call in routine.walk(IntrinsicCall):
+        symbol = call.routine.symbol
+        if hasattr(symbol, "intrinsic"):
+            continue
+        names = list(call.argument_names)
+        arguments = [a.detach() for a in list(call.arguments)]
+        call.replace_with(IntrinsicCall.create(
+            IntrinsicCall.Intrinsic[symbol.name.upper()],
+            [(n, a) if n else a for n, a in zip(names, arguments)]))
+        found = table.lookup(symbol.name, otherwise=None, scope_limit=routine)
+        if found is symbol:
+            table.remove(symbol)
 
 
 def _call_statement(call):
@@ -326,7 +368,7 @@ def _transform_body(work, spec, ctx):
     assignments = work.walk(Assignment)
     calls = [c for c in work.walk(Call) if not isinstance(c, IntrinsicCall)]
     allocations = [c for c in work.walk(IntrinsicCall)
-                   if is_allocation(c) or c.intrinsic.name in ("NULLIFY", "MOVE_ALLOC")]
+                   if _intrinsic_name(c) in ("ALLOCATE", "DEALLOCATE", "NULLIFY", "MOVE_ALLOC")]
     call_rhs = {id(_call_statement(c)) for c in calls}
     for assign in assignments:
         if id(assign) in call_rhs:

@@ -210,6 +210,9 @@ def _is_global(name):
 class _ProgramBuild:
     """One differentiation of a routine and its callees."""
 
+    #: keyword arguments of :func:`adfort.fence.check_routine`
+    fence_options = {}
+
     def __init__(self, program, root, dependents, independents, schedule, options,
                  filename, user_adjoints=None):
         self.user_adjoints = user_adjoints or {}
@@ -453,7 +456,7 @@ class _ProgramBuild:
             try:
                 check_routine(unit.original, [], [], filename, active=active,
                               callee=unit is not self.top, types=self.types,
-                              resolve=unit.module_variable)
+                              resolve=unit.module_variable, **self.fence_options)
             except AdfortError as err:
                 missing = self._missing_modules(unit)
                 if missing and "is unknown" in err.message:

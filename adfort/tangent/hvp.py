@@ -1,0 +1,141 @@
+"""Hessian-vector products: forward over reverse.
+
+For a scalar dependent y of routine r with independents x, ``r_hvp`` is
+the tangent of the adjoint: adfort first writes reverse mode's ``r_rev``
+(and the motions and tapes it uses), then differentiates that generated
+code in tangent mode with respect to x, taking the adjoints ``x_adj`` as
+dependents.  Seeded with ``y_adj = 1`` and a direction ``x_d = v``, it
+returns ``x_adj_d = H·v`` besides the gradient ``x_adj`` and y.  The
+value tape's pushes and pops get tangents like any other assignment (a
+tangent tape ``value_tape_d`` runs alongside the value tape), so every
+construct and schedule of reverse mode that tangent mode can read carries
+over.
+
+Calling convention: ``r_hvp`` takes the arguments of ``r_rev`` in order,
+each independent ``x`` followed by ``x_d`` (the direction, intent(in)),
+its adjoint ``x_adj`` (the gradient, incremented) followed by ``x_adj_d``
+(the Hessian-vector product, incremented).  It lives in module ``m_hvp``
+(``m`` the original module), the routines it calls there too
+(``r_rec_fwd``…).
+"""
+
+import os
+import tempfile
+
+from adfort import naming
+from adfort.arrays import symbol_rank
+from adfort.errors import AdfortError
+from adfort.tangent.build import ADTangentContainerTrans, TangentBuild, TangentHost
+
+
+class HvpHost(TangentHost):
+    """Where the routines of the tangent of the adjoint go: the top routine
+    (``r_rev``'s tangent) is ``r_hvp``."""
+
+    def names(self, unit):
+        names = super().names(unit)
+        if unit is self.build.top:
+            name = naming.hvp(self.build.primal_name)
+            names["fwd"] = name
+            names["taken"] = names["taken"] | {name}
+        return names
+
+
+class HvpBuild(TangentBuild):
+    """Tangent mode over the generated adjoint."""
+
+    host_class = HvpHost
+    #: the differentiated routine's own name (r, not r_rev)
+    primal_name = None
+
+    #: the dependent of the differentiated routine
+    primal_dependent = None
+
+    def _generate(self):
+        symbol = self.top.work.symbol_table.lookup(self.primal_dependent, otherwise=None)
+        if symbol is not None and symbol_rank(symbol) > 0:
+            raise AdfortError(
+                f"--mode hvp needs a scalar dependent: '{self.primal_dependent}' is an "
+                "array (take the Hessian of a scalar function of it, e.g. a cost)",
+                self.filename)
+        return super()._generate()
+
+    def module_output_name(self, module):
+        found = self.program.module(module)
+        name = found.name if found is not None else module
+        if name.lower().endswith(naming.MODULE_SUFFIX):
+            name = name[:-len(naming.MODULE_SUFFIX)]
+        return naming.hvp_module(name)
+
+
+class ADHvpContainerTrans(ADTangentContainerTrans):
+    """The tangent of a generated adjoint (see the module's docstring).
+
+    :param primal_name: the name of the routine whose adjoint is read.
+    :param primal_dependent: its dependent.
+    """
+
+    build = HvpBuild
+
+    def __init__(self, *args, primal_name=None, primal_dependent=None, **keywords):
+        super().__init__(*args, **keywords)
+        self.primal_name = primal_name
+        self.primal_dependent = primal_dependent
+
+    def build_class(self, *args, **keywords):
+        build = super().build_class(*args, **keywords)
+        build.primal_name = self.primal_name
+        build.primal_dependent = self.primal_dependent
+        return build
+
+
+def _one_dependent(path, dependents):
+    """Raise unless there is one dependent (its rank is checked by
+    :meth:`HvpBuild._generate`)."""
+    if len(dependents) != 1:
+        raise AdfortError(f"--mode hvp needs one scalar dependent (the function whose "
+                          f"Hessian is taken), not {len(dependents)}: "
+                          f"{', '.join(dependents)}", path)
+
+
+def hessian_vector_file(path, dependents, independents, schedule, routine=None, options=None,
+                        search_path=(), extra_files=(), adjoint_libraries=(),
+                        passive_routines=(), defines=(), undefines=(), cpp=False, form=None,
+                        cache=None):
+    """(Fortran text of ``r_hvp`` and what it calls, without the header,
+    routine name).
+
+    :param: as for :func:`adfort.api.differentiate_file`.
+    :raises AdfortError: for anything adfort cannot handle.
+    """
+    from adfort import cache as parse_cache
+    from adfort.api import _differentiate, header
+    _one_dependent(path, dependents)
+    if any("::" in n or n.strip().startswith("/") for n in list(dependents) + list(independents)):
+        raise AdfortError("--mode hvp takes arguments as dependent and independents, not "
+                          "module variables or COMMON members", path)
+    options = dict(options or {})
+    if options.get("jacobian"):
+        raise AdfortError("--jacobian is a reverse-mode option, not one of --mode hvp", path)
+    with parse_cache.using(cache):
+        adjoint, routine, _, _ = _differentiate(
+            path, dependents, independents, schedule, routine, options, search_path,
+            extra_files, adjoint_libraries, passive_routines, defines, undefines, cpp, form)
+    with tempfile.TemporaryDirectory(prefix="adfort-hvp-") as scratch:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        generated = os.path.join(scratch, f"{stem}_ad.f90")
+        with open(generated, "w") as out:
+            out.write(header(path, routine, dependents, independents, schedule) + adjoint)
+        adjoints = [naming.adjoint(n) for n in independents]
+        try:
+            text, _, _, _ = _differentiate(
+                generated, adjoints, list(independents), schedule, naming.reversing(routine),
+                options, search_path, [path] + list(extra_files), adjoint_libraries,
+                passive_routines, defines, undefines, cpp, form, mode="hvp",
+                primal=(routine, dependents[0]))
+        except AdfortError as err:
+            # Name the user's file, not the scratch copy of the adjoint.
+            raise AdfortError(f"the Hessian-vector product differentiates the generated "
+                              f"adjoint '{naming.reversing(routine)}' in tangent mode, "
+                              f"which failed: {err.message}", path) from None
+    return text.replace(generated, path), routine
