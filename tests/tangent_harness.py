@@ -354,3 +354,142 @@ def check_hvp(fixture, schedule, workdir, dep=None, indep=None, extra_cli=()):
     return HvpResult(fixture, schedule, values["hvp"], values["fd"],
                      rel_error(values["hvp"], values["fd"]),
                      rel_error(values["grad_hvp"], values["grad_rev"]), hvp, proc.stdout)
+
+
+# --------------------------------------------------------------------------
+# multi-file fixtures (tests/fortran_fixtures/calls, calls_harness.py)
+# --------------------------------------------------------------------------
+
+def generate_calls(fix, mode, schedule, out):
+    """``adfort diff`` of a calls fixture in `mode` (reverse under `schedule`)."""
+    import calls_harness as ch
+    cmd = ch.adfort_command(fix, schedule, out)
+    if mode != "reverse":
+        cmd = [c for c in cmd]
+        at = cmd.index("--schedule") if "--schedule" in cmd else len(cmd) - 2
+        cmd = cmd[:at] + ["--mode", mode] + cmd[cmd.index("-o"):]
+    ch.run(cmd, out.parent, f"adfort diff --mode {mode}")
+    return out
+
+
+def write_calls_tangent_driver(prob):
+    """The dot-product test ⟨ȳ, J ẋ⟩ (r_fwd) vs ⟨Jᵀȳ, ẋ⟩ (r_rev) and central
+    differences along ẋ, every independent (module variables included)
+    moving at once."""
+    import calls_harness as ch
+    fix = prob.fix
+    w = ch.DriverWriter(prob)
+    w.decls += ["real(adf_dp) :: adf_tdot, adf_adot, adf_fd, adf_err"]
+    w.base_point()
+    for name in fix.indep:
+        w.declare(name, ["dir"], real_dp=True)
+        base = w.var(name, "base")
+        w.fill(name, w.var(name, "dir"),
+               lambda u: f"(2.0_adf_dp * {u} - 1.0_adf_dp) * "
+                         f"max(abs(real({base}, adf_dp)), 1.0e-3_adf_dp)")
+    for name in fix.dep:
+        w.declare(name, ["seed"])
+        w.declare(name, ["yp", "ym"], real_dp=True)
+        w.fill(name, w.var(name, "seed"), lambda u: f"0.5_adf_dp + {u}")
+    active = sorted(w.active, key=lambda n: (fix.dep + fix.indep).index(n))
+    for name in active:
+        if "::" not in name:
+            w.declare(name, ["adj", "d"])
+
+    def tangent(name):
+        return f"{prob.modvars[name].alias}_d" if "::" in name else w.var(name, "d")
+
+    def adjoint(name):
+        return w.var(name, "adj")
+
+    def call(proc, role):
+        actuals = []
+        for arg in prob.sig.args:
+            actuals.append(w.var(arg.name))
+            if arg.name in w.active:
+                actuals.append(w.var(arg.name, role))
+        return f"call {proc}(" + ", ".join(actuals) + ")"
+
+    w.line("! reference: the original routine from the base point")
+    w.line("call adf_reset()")
+    w.line(w.call(fix.routine, False))
+    w.save("ref", ch.arg_names(prob) + list(prob.modvars))
+    w.line("! tangent")
+    w.line("call adf_reset()")
+    for name in active:
+        w.line(f"{tangent(name)} = 0")
+    for name in fix.indep:
+        w.line(f"{tangent(name)} = {w.var(name, 'dir')}")
+    w.line(call(f"{fix.routine}_fwd", "d"))
+    w.line("adf_tdot = " + " + ".join(
+        w.red(n, f"real({w.var(n, 'seed')}, adf_dp) * real({tangent(n)}, adf_dp)")
+        for n in fix.dep))
+    w.primal_diff("adf_err", ch.arg_names(prob) + list(prob.modvars))
+    w.line("print '(a,1x,es25.17)', '@primal_err', adf_err")
+    w.line("! adjoint")
+    w.line("call adf_reset()")
+    for name in active:
+        w.line(f"{adjoint(name)} = 0")
+    for name in fix.dep:
+        w.line(f"{adjoint(name)} = {w.var(name, 'seed')}")
+    w.line(call(f"{fix.routine}_rev", "adj"))
+    w.line("adf_adot = " + " + ".join(
+        w.red(n, f"{w.var(n, 'dir')} * real({adjoint(n)}, adf_dp)") for n in fix.indep))
+    for step, role in (("+", "yp"), ("-", "ym")):
+        w.line("call adf_reset()")
+        for name in fix.indep:
+            w.line(f"{w.var(name)} = {w.var(name, 'base')} {step} adf_h * {w.var(name, 'dir')}")
+        w.line(w.call(fix.routine, False))
+        for name in fix.dep:
+            w.line(f"{w.var(name, role)} = real({w.var(name)}, adf_dp)")
+    w.line("adf_fd = (" + " + ".join(
+        w.red(d, f"real({w.var(d, 'seed')}, adf_dp) * ({w.var(d, 'yp')} - {w.var(d, 'ym')})")
+        for d in fix.dep) + ") / (2.0_adf_dp * adf_h)")
+    for label in ("tdot", "adot", "fd"):
+        w.line(f"print '(a,1x,es25.17)', '@{label}', adf_{label}")
+    text = w.program("adf_tangent_check", [f"{fix.routine}_rev"])
+    uses = []
+    if prob.sig.module:
+        uses.append(f"  use {prob.sig.module}_fwd, only: {fix.routine}_fwd")
+    for q, mv in prob.modvars.items():
+        if q in w.active:
+            uses.append(f"  use {mv.module}_fwd, only: {mv.alias}_d => {mv.name}_d")
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if "implicit none" in line)
+    lines[at:at] = uses
+    if not prob.sig.module:
+        lines = [line.replace("external :: ", f"external :: {fix.routine}_fwd, ", 1)
+                 if line.strip().startswith("external ::") else line for line in lines]
+    return "\n".join(lines) + "\n"
+
+
+def check_calls_tangent(fix, schedule, workdir):
+    """Tangent of a calls fixture vs its adjoint under `schedule` and central
+    differences.
+
+    :rtype: TangentResult
+    """
+    import calls_harness as ch
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    prob = ch.resolve(fix)
+    forward = generate_calls(fix, "forward", schedule, workdir / f"{fix.name}_fwd.f90")
+    adjoint = ch.generate(fix, schedule, workdir / f"{fix.name}_ad.f90")
+    driver = workdir / "adf_tangent_check.f90"
+    driver.write_text(write_calls_tangent_driver(prob))
+    exe = workdir / "adf_tangent_check"
+    sources = [fix.file(r) for r in fix.compile] + [fix.file(r) for r in fix.adjoint_lib] + \
+        [adjoint, forward, driver]
+    ch.run([gfortran(), *harness.RUN_FFLAGS, *fix.fflags, *ch.cpp_flags(fix), *sources,
+            "-o", exe], workdir, "compiling originals + adjoint + tangent + driver",
+           show=[forward, driver])
+    proc = ch.run([exe], workdir, "running the tangent driver", show=[forward, driver])
+    values = {}
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0].startswith("@"):
+            values[parts[0][1:]] = float(parts[1])
+    tdot, adot, fd = values["tdot"], values["adot"], values["fd"]
+    return TangentResult(Path(fix.name), schedule.name, tdot, adot, fd, rel_error(tdot, adot),
+                         rel_error(tdot, fd), values["primal_err"], False, forward,
+                         proc.stdout)
