@@ -25,8 +25,25 @@ from harness import HarnessError, _DriverWriter, _flit, _run, gfortran, rel_erro
 REPO_ROOT = harness.REPO_ROOT
 
 
-def generate(fixture, meta, mode, schedule, out, extra_cli=()):
-    """``adfort diff --mode MODE`` on the fixture, writing `out`."""
+def generate(fixture, meta, mode, schedule, out, extra_cli=(), in_process=False):
+    """``adfort diff --mode MODE`` on the fixture, writing `out`.
+
+    :param in_process: call :func:`adfort.api.differentiate_file` in this
+        process instead (no start-up: the sweep over every fixture), with
+        the CLI's defaults; `extra_cli` must then be empty.
+    """
+    if in_process and not extra_cli:
+        from adfort.api import differentiate_file
+        from adfort.errors import AdfortError
+        from adfort.schedules import SCHEDULES
+        try:
+            text, _, _ = differentiate_file(str(fixture), meta.dep, meta.indep,
+                                            SCHEDULES[schedule or "split"](), meta.routine,
+                                            mode=mode)
+        except AdfortError as err:
+            raise HarnessError(f"adfort: error: {err}") from None
+        Path(out).write_text(text)
+        return out
     # (reverse mode: the command the FD tests run, whose output is cached)
     cli = (["--mode", mode] if mode != "reverse" else []) + list(extra_cli)
     return harness.generate(fixture, meta, schedule, out, cli)
@@ -164,11 +181,12 @@ class TangentResult:
                 f"--- {self.forward} ---\n{harness._numbered(self.forward)}")
 
 
-def check_tangent(fixture, schedule, workdir, extra_cli=(), forward=None):
+def check_tangent(fixture, schedule, workdir, extra_cli=(), forward=None, in_process=False):
     """Generate r_fwd (once: pass its path as `forward` to reuse it) and
     r_rev under `schedule`, compile them with the fixture and the driver,
     run.
 
+    :param in_process: generate in this process (see :func:`generate`).
     :rtype: TangentResult
     """
     fixture = Path(fixture).resolve()
@@ -181,9 +199,9 @@ def check_tangent(fixture, schedule, workdir, extra_cli=(), forward=None):
     harness.resolve_shapes(sig, meta, str(fixture))
     if forward is None:
         forward = generate(fixture, meta, "forward", None,
-                           workdir / f"{fixture.stem}_fwd.f90", extra_cli)
+                           workdir / f"{fixture.stem}_fwd.f90", extra_cli, in_process)
     adjoint = generate(fixture, meta, "reverse", schedule,
-                       workdir / f"{fixture.stem}_ad.f90", extra_cli)
+                       workdir / f"{fixture.stem}_ad.f90", extra_cli, in_process)
     driver = workdir / "tangent_driver.f90"
     driver.write_text(write_tangent_driver(sig, meta, fixture))
     exe = workdir / "tangent_driver"
@@ -436,16 +454,21 @@ def write_calls_tangent_driver(prob):
     w.line(call(f"{fix.routine}_rev", "adj"))
     w.line("adf_adot = " + " + ".join(
         w.red(n, f"{w.var(n, 'dir')} * real({adjoint(n)}, adf_dp)") for n in fix.indep))
-    for step, role in (("+", "yp"), ("-", "ym")):
+    # Fourth-order central differences, as calls_harness's.
+    for name in fix.dep:
+        w.declare(name, ["yp2", "ym2"], real_dp=True)
+    for step, role in (("+ adf_h", "yp"), ("- adf_h", "ym"), ("+ 2.0_adf_dp * adf_h", "yp2"),
+                       ("- 2.0_adf_dp * adf_h", "ym2")):
         w.line("call adf_reset()")
         for name in fix.indep:
-            w.line(f"{w.var(name)} = {w.var(name, 'base')} {step} adf_h * {w.var(name, 'dir')}")
+            w.line(f"{w.var(name)} = {w.var(name, 'base')} {step} * {w.var(name, 'dir')}")
         w.line(w.call(fix.routine, False))
         for name in fix.dep:
             w.line(f"{w.var(name, role)} = real({w.var(name)}, adf_dp)")
     w.line("adf_fd = (" + " + ".join(
-        w.red(d, f"real({w.var(d, 'seed')}, adf_dp) * ({w.var(d, 'yp')} - {w.var(d, 'ym')})")
-        for d in fix.dep) + ") / (2.0_adf_dp * adf_h)")
+        w.red(d, f"real({w.var(d, 'seed')}, adf_dp) * (8.0_adf_dp * ({w.var(d, 'yp')} - "
+                 f"{w.var(d, 'ym')}) - ({w.var(d, 'yp2')} - {w.var(d, 'ym2')}))")
+        for d in fix.dep) + ") / (12.0_adf_dp * adf_h)")
     for label in ("tdot", "adot", "fd"):
         w.line(f"print '(a,1x,es25.17)', '@{label}', adf_{label}")
     text = w.program("adf_tangent_check", [f"{fix.routine}_rev"])

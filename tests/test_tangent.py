@@ -59,12 +59,14 @@ def test_tangent_of_every_fixture(path, tmp_path):
         with pytest.raises(harness.HarnessError, match=REJECTED[path.name]):
             th.generate(path, meta, "forward", None, tmp_path / "out.f90")
         return
-    _check(th.check_tangent(path, "split", tmp_path))
+    # (in process: the sweep over every fixture stays quick; the CLI is
+    # exercised by the other tests)
+    _check(th.check_tangent(path, "split", tmp_path, in_process=True))
 
 
 @pytest.mark.parametrize("name", JOINT)
 def test_tangent_against_joint_adjoint(name, tmp_path):
-    _check(th.check_tangent(harness.FIXTURE_DIR / name, "joint", tmp_path))
+    _check(th.check_tangent(harness.FIXTURE_DIR / name, "joint", tmp_path, in_process=True))
 
 
 @pytest.mark.parametrize("name", CALLS)
