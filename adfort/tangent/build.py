@@ -48,9 +48,14 @@ class TangentBuild(_ProgramBuild):
     def _fence_reversal(self):
         """Nothing is run twice in tangent mode."""
 
+    def host_key(self, module):
+        """The key of the host (generated module) of the routines and
+        variables of module `module` (None: outside any module)."""
+        return module
+
     def _module_adjoint(self, module, name):
         """The tangent DataSymbol of module variable `module::name`."""
-        key = (module, name)
+        key = (self.host_key(module), name)
         if key not in self.module_adjoint_symbols:
             symbol = self.program.module(module).symbol_table.lookup(name)
             if is_derived(symbol.datatype):
@@ -80,7 +85,8 @@ class TangentBuild(_ProgramBuild):
             motions_of[id(unit)] = CalleeMotions(unit, names, unit.user_active, opaque=True)
         module_roles = set(self._module_roles())
         for unit in self.chosen:
-            host = hosts.setdefault(unit.module, self.host_class(unit.module, self))
+            key = self.host_key(unit.module)
+            host = hosts.setdefault(key, self.host_class(key, self))
             calls, clears = {}, {}
             for call in user_calls(unit.work):
                 callee = unit.calls.get(id(call))

@@ -60,12 +60,17 @@ class HvpBuild(TangentBuild):
                 self.filename)
         return super()._generate()
 
+    def host_key(self, module):
+        """Module ``m_ad`` (the adjoint's routines, its variables' adjoints)
+        and module ``m`` (the variables) have one generated module, ``m_hvp``."""
+        if module is not None and module.endswith(naming.MODULE_SUFFIX) and \
+                self.program.module(module[:-len(naming.MODULE_SUFFIX)]) is not None:
+            return module[:-len(naming.MODULE_SUFFIX)]
+        return module
+
     def module_output_name(self, module):
         found = self.program.module(module)
-        name = found.name if found is not None else module
-        if name.lower().endswith(naming.MODULE_SUFFIX):
-            name = name[:-len(naming.MODULE_SUFFIX)]
-        return naming.hvp_module(name)
+        return naming.hvp_module(found.name if found is not None else module)
 
 
 class ADHvpContainerTrans(ADTangentContainerTrans):
