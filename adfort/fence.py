@@ -243,7 +243,7 @@ def check_routine(routine, dependents, independents, filename, active=None,
     if active is None:
         active = active_variables(routine, dependents, independents)
     for assign in routine.walk(Assignment):
-        _check_expression(assign.rhs, active, filename)
+        _check_expression(assign.rhs, active, filename, tangent)
     for call in routine.walk(Call):
         if isinstance(call, IntrinsicCall):
             if isinstance(call.parent, Schedule) and not is_allocation(call) and not (
@@ -253,7 +253,7 @@ def check_routine(routine, dependents, independents, filename, active=None,
             # Arguments of subroutine calls and of functions inside
             # expressions (an assignment's right-hand side was checked).
             for arg in call.arguments:
-                _check_expression(arg, active, filename)
+                _check_expression(arg, active, filename, tangent)
 
 
 def check_renamed_active(unit, activity, filename):
@@ -414,12 +414,13 @@ def _check_statement_functions(routine, filename):
 _ARITHMETIC = ("ADD", "SUB", "MUL", "DIV", "POW", "MINUS", "PLUS")
 
 
-def _check_expression(expr, active, filename):
+def _check_expression(expr, active, filename, tangent=False):
     """Every operation a derivative flows through must have a rule, and
-    every active value an intrinsic takes must be one it can pass on."""
+    every active value an intrinsic takes must be one it can pass on (in
+    tangent mode when `tangent`)."""
     if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
         for arg in expr.arguments:   # a user function: its arguments
-            _check_expression(arg, active, filename)
+            _check_expression(arg, active, filename, tangent)
         return
     if not isinstance(expr, _OPERATIONS):
         return
@@ -428,12 +429,13 @@ def _check_expression(expr, active, filename):
     indices = differentiable_args(expr)
     if (isinstance(expr, IntrinsicCall) or name in _ARITHMETIC) and \
             any(_reaches_active(args[i], active) for i in indices):
-        problem = rules.unsupported(name, [E(a) for a in args], argument_names(expr))
+        problem = rules.unsupported(name, [E(a) for a in args], argument_names(expr),
+                                    tangent)
         if problem:
             raise AdfortError(f"{problem} (in '{expr.debug_string()}')",
                               where(expr, filename))
     for i in indices:
-        _check_expression(args[i], active, filename)
+        _check_expression(args[i], active, filename, tangent)
 
 
 def _reaches_active(expr, active):

@@ -61,13 +61,16 @@ class Pullback:
         result, `d` being {name: tangent} of the differentiable arguments
         that carry one (at least one does) and `args` the arguments by
         their standard names.
+    :param tangent_check: as `check`, for the tangent form (default: `check`).
     """
 
-    def __init__(self, adjoints, differentiable, check=None, tangent=None):
+    def __init__(self, adjoints, differentiable, check=None, tangent=None,
+                 tangent_check=None):
         self.adjoints = adjoints
         self.differentiable = tuple(differentiable)
         self.check = check
         self.tangent = tangent
+        self.tangent_check = tangent_check if tangent_check is not None else check
 
 
 def _matmul(g, matrix_a, matrix_b):
@@ -418,7 +421,17 @@ def _spread_tangent(d, source, dim, ncopies):
 
 
 def _reshape_tangent(d, source, shape, pad=None, order=None):
-    return call("RESHAPE", d["source"], shape)
+    named = {"pad": _zeros_like(pad)} if pad is not None else {}
+    if order is not None:
+        named["order"] = order
+    return call("RESHAPE", d["source"], shape, **named)
+
+
+def _reshape_tangent_check(source, shape, pad=None, order=None):
+    from psyclone.psyir.nodes import Reference
+    if pad is not None and pad.node.walk(Reference):
+        return "RESHAPE with a PAD= of variables of an active array is not supported"
+    return None
 
 
 def _pack_tangent(d, array, mask, vector=None):
@@ -518,8 +531,10 @@ RULES = {
     "CSHIFT": Pullback(_cshift, ("array",), tangent=_shift_tangent("CSHIFT")),
     "EOSHIFT": Pullback(_eoshift, ("array", "boundary"), tangent=_eoshift_tangent),
     "SPREAD": Pullback(_spread, ("source",), tangent=_spread_tangent),
-    "RESHAPE": Pullback(_reshape, ("source",), _reshape_check, tangent=_reshape_tangent),
-    "PACK": Pullback(_pack, ("array", "vector"), _pack_check, tangent=_pack_tangent),
+    "RESHAPE": Pullback(_reshape, ("source",), _reshape_check, tangent=_reshape_tangent,
+                        tangent_check=_reshape_tangent_check),
+    "PACK": Pullback(_pack, ("array", "vector"), _pack_check, tangent=_pack_tangent,
+                     tangent_check=lambda array, mask, vector=None: None),
     "UNPACK": Pullback(_unpack, ("vector", "field"), tangent=_unpack_tangent),
     "SIZE": None,
     "LBOUND": None,
@@ -587,16 +602,20 @@ def differentiable_indices(name, count, names=None):
     return sorted(order[j] for j in range(count) if j < len(rule) and rule[j] is not None)
 
 
-def unsupported(name, args, names=None):
+def unsupported(name, args, names=None, tangent=False):
     """Why operation `name` at `args` cannot be differentiated, or None.
 
     :param args: the arguments, as :class:`E`.
+    :param tangent: in tangent mode (a pullback's tangent form may take
+        what its adjoint cannot).
     :returns: a message for the fence, or None when a rule applies.
     """
     if name in RULES:
         rule = RULES[name]
-        if isinstance(rule, Pullback) and rule.check is not None:
-            return rule.check(**dict(zip(_names(name, len(args), names), args)))
+        check = (rule.tangent_check if tangent else rule.check) \
+            if isinstance(rule, Pullback) else None
+        if check is not None:
+            return check(**dict(zip(_names(name, len(args), names), args)))
         return None
     if name in intrinsics.PASSIVE:
         return None

@@ -22,6 +22,10 @@ its adjoint ``x_adj`` (the gradient, incremented) followed by ``x_adj_d``
 import os
 import tempfile
 
+from psyclone.configuration import Config
+from psyclone.psyir.nodes import Container
+from psyclone.psyir.symbols import ContainerSymbol
+
 from adfort import naming
 from adfort.arrays import symbol_rank
 from adfort.errors import AdfortError
@@ -58,7 +62,20 @@ class HvpBuild(TangentBuild):
                 f"--mode hvp needs a scalar dependent: '{self.primal_dependent}' is an "
                 "array (take the Hessian of a scalar function of it, e.g. a cost)",
                 self.filename)
-        return super()._generate()
+        result = super()._generate()
+        # The routines of m_ad that are called as they are (tape reserves
+        # of other types, passive callees) come from m_ad itself.
+        for container in result.walk(Container):
+            for module in self.program.modules():
+                adjoint = module + naming.MODULE_SUFFIX
+                if self.host_key(adjoint) == module and self.program.module(adjoint) \
+                        is not None and container.name.lower() == \
+                        self.module_output_name(module).lower():
+                    used = ContainerSymbol(self.program.module(adjoint).name)
+                    used.wildcard_import = True
+                    if used.name.lower() not in container.symbol_table:
+                        container.symbol_table.add(used)
+        return result
 
     def host_key(self, module):
         """Module ``m_ad`` (the adjoint's routines, its variables' adjoints)
@@ -122,10 +139,19 @@ def hessian_vector_file(path, dependents, independents, schedule, routine=None, 
     options = dict(options or {})
     if options.get("jacobian"):
         raise AdfortError("--jacobian is a reverse-mode option, not one of --mode hvp", path)
-    with parse_cache.using(cache):
-        adjoint, routine, _, _ = _differentiate(
-            path, dependents, independents, schedule, routine, options, search_path,
-            extra_files, adjoint_libraries, passive_routines, defines, undefines, cpp, form)
+    config = Config.get()
+    named = config.backend_intrinsic_named_kwargs
+    # The adjoint is read again: intrinsics' optional arguments by name
+    # (SUM(a, dim=1)), which the front end asks for.
+    config.backend_intrinsic_named_kwargs = True
+    try:
+        with parse_cache.using(cache):
+            adjoint, routine, _, _ = _differentiate(
+                path, dependents, independents, schedule, routine, options, search_path,
+                extra_files, adjoint_libraries, passive_routines, defines, undefines, cpp,
+                form)
+    finally:
+        config.backend_intrinsic_named_kwargs = named
     with tempfile.TemporaryDirectory(prefix="adfort-hvp-") as scratch:
         stem = os.path.splitext(os.path.basename(path))[0]
         generated = os.path.join(scratch, f"{stem}_ad.f90")
