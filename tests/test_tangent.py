@@ -208,6 +208,20 @@ end subroutine blackbox_fwd
     assert "call blackbox_fwd(x, x_d, y, y_d)" in (tmp_path / "out.f90").read_text()
 
 
+@pytest.mark.parametrize("name,routine,dep,indep", [
+    ("ocean_vertical_mix", "vertical_mix", "state,heat", "state,kappa"),
+    ("column_calls_state", "column_step", "cost", "s,rate")])
+def test_derived_types_rejected_cleanly(name, routine, dep, indep, tmp_path):
+    """Derived-type variables carrying derivatives: not in tangent mode yet,
+    an error at the routine's file:line, no output."""
+    model = harness.FIXTURE_DIR / "types" / name / "model.f90"
+    proc = _diff(model, "--routine", routine, "--dep", dep, "--indep", indep, "--mode",
+                 "forward", "-o", "out.f90", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert f"{model}:" in proc.stderr and "derived type" in proc.stderr
+    assert not (tmp_path / "out.f90").exists()
+
+
 def test_every_pullback_rule_has_a_tangent():
     from adfort import rules
     missing = [name for name, rule in rules.RULES.items()

@@ -51,7 +51,7 @@ class TangentContext:
                     f"'{primal.name}' is of a derived type and carries derivatives: "
                     "tangent mode does not differentiate derived-type variables yet; "
                     "use reverse mode, or pass its real components as arguments",
-                    filename)
+                    where(table.node, filename) if table.node is not None else filename)
             symbol = DataSymbol(naming.unique(table, naming.tangent(primal.name), self.taken),
                                 primal.datatype.copy(), interface=AutomaticInterface())
             table.add(symbol)
