@@ -48,6 +48,15 @@ class TangentBuild(_ProgramBuild):
     def _fence_reversal(self):
         """Nothing is run twice in tangent mode."""
 
+    def entry_statements(self):
+        """Statements the top routine's ``_fwd`` starts with."""
+        return []
+
+    def zeroed_on_entry(self, module, name):
+        """Whether the top routine starts the tangent of active module
+        variable `module::name` at zero (or takes it from the user)."""
+        return True
+
     def host_key(self, module):
         """The key of the host (generated module) of the routines and
         variables of module `module` (None: outside any module)."""
@@ -99,6 +108,8 @@ class TangentBuild(_ProgramBuild):
                 roles = [n.lower() for n in self.dependents + self.independents
                          if "::" not in n]
                 for module, name in sorted(self.activity.active_modules()):
+                    if not self.zeroed_on_entry(module, name):
+                        continue
                     symbol = self._module_adjoint(module, name)
                     own = unit.work.symbol_table.lookup(name, otherwise=None,
                                                         scope_limit=unit.work)
@@ -117,6 +128,8 @@ class TangentBuild(_ProgramBuild):
                                calls, clears, zeroed, callee=unit is not self.top,
                                module_variable=unit.module_variable,
                                attributes=unit.attributes)
+            if unit is self.top:
+                spec.entry = self.entry_statements()
             motions = tangent_work(unit.work, spec, names,
                                    source_name(unit.original) or self.filename, self.options)
             host.add(unit, motions)

@@ -23,11 +23,14 @@ import os
 import tempfile
 
 from psyclone.configuration import Config
-from psyclone.psyir.nodes import Container
-from psyclone.psyir.symbols import ContainerSymbol
+from psyclone.psyir.nodes import (
+    BinaryOperation, Call, Container, IfBlock, IntrinsicCall, Literal, Reference, Routine,
+    UnaryOperation)
+from psyclone.psyir.symbols import ContainerSymbol, RoutineSymbol
 
 from adfort import naming
 from adfort.arrays import symbol_rank
+from adfort.exprs import INTEGER_TYPE
 from adfort.errors import AdfortError
 from adfort.tangent.build import ADTangentContainerTrans, TangentBuild, TangentHost
 
@@ -56,6 +59,12 @@ class HvpBuild(TangentBuild):
     primal_dependent = None
 
     def _generate(self):
+        # {name of a tape's reserve routine's tangent: [the tape's name]}
+        self._tapes = {}
+        for module, name in self.activity.active_modules():
+            if _is_tape(module, name):
+                reserve = naming.forward(naming.tape_reserve(name)).lower()
+                self._tapes.setdefault(reserve, []).append(name)
         symbol = self.top.work.symbol_table.lookup(self.primal_dependent, otherwise=None)
         if symbol is not None and symbol_rank(symbol) > 0:
             raise AdfortError(
@@ -63,6 +72,9 @@ class HvpBuild(TangentBuild):
                 "array (take the Hessian of a scalar function of it, e.g. a cost)",
                 self.filename)
         result = super()._generate()
+        for routine in result.walk(Routine):
+            for tape in self._tapes.get(routine.name.lower(), ()):
+                _sync_tape(routine, tape)
         # The routines of m_ad that are called as they are (tape reserves
         # of other types, passive callees) come from m_ad itself.
         for container in result.walk(Container):
@@ -77,6 +89,17 @@ class HvpBuild(TangentBuild):
                         container.symbol_table.add(used)
         return result
 
+    def entry_statements(self):
+        """``r_hvp`` first sizes every tangent tape like its value tape."""
+        return [Call.create(RoutineSymbol(reserve), [Literal("0", INTEGER_TYPE)])
+                for reserve in sorted(self._tapes)]
+
+    def zeroed_on_entry(self, module, name):
+        """Not the value tapes: each pop reads what a push wrote; their
+        tangents are allocated by the tape's reserve routine (several
+        modules may each have a ``value_tape``)."""
+        return not _is_tape(module, name)
+
     def host_key(self, module):
         """Module ``m_ad`` (the adjoint's routines, its variables' adjoints)
         and module ``m`` (the variables) have one generated module, ``m_hvp``."""
@@ -88,6 +111,39 @@ class HvpBuild(TangentBuild):
     def module_output_name(self, module):
         found = self.program.module(module)
         return naming.hvp_module(found.name if found is not None else module)
+
+
+def _is_tape(module, name):
+    """Whether `module::name` is a value tape of the generated adjoint."""
+    return name.startswith(naming.VALUE_TAPE) and (
+        module.endswith(naming.MODULE_SUFFIX) or module.endswith(naming.TAPE_MODULE_SUFFIX))
+
+
+def _sync_tape(routine, tape):
+    """Start `routine` (a tape's reserve routine's tangent) by giving the
+    tangent tape the value tape's size when it has not: the value tape may
+    have been allocated, or grown, by calls of ``r_rev`` since the last
+    ``r_hvp``; within one ``r_hvp`` they grow together."""
+    table = routine.symbol_table
+    primal = table.lookup(tape)
+    tangent = table.lookup(naming.tangent(tape))
+
+    def size(symbol):
+        return IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [Reference(symbol)])
+
+    def allocated(symbol):
+        return IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [Reference(symbol)])
+
+    stale = BinaryOperation.create(
+        BinaryOperation.Operator.OR,
+        UnaryOperation.create(UnaryOperation.Operator.NOT, allocated(tangent)),
+        BinaryOperation.create(BinaryOperation.Operator.NE, size(tangent), size(primal)))
+    renew = [IfBlock.create(allocated(tangent), [IntrinsicCall.create(
+                 IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(tangent)])]),
+             IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+                 Reference(tangent), ("mold", Reference(primal))])]
+    block = IfBlock.create(allocated(primal), [IfBlock.create(stale, renew)])
+    routine.addchild(block, 0)
 
 
 class ADHvpContainerTrans(ADTangentContainerTrans):
@@ -165,6 +221,8 @@ def hessian_vector_file(path, dependents, independents, schedule, routine=None, 
                 passive_routines, defines, undefines, cpp, form, mode="hvp",
                 primal=(routine, dependents[0]))
         except AdfortError as err:
+            if err.message.startswith("--mode hvp"):
+                raise AdfortError(err.message, path) from None
             # Name the user's file, not the scratch copy of the adjoint.
             raise AdfortError(f"the Hessian-vector product differentiates the generated "
                               f"adjoint '{naming.reversing(routine)}' in tangent mode, "

@@ -60,6 +60,8 @@ class TangentSpec:
         self.callee = callee
         self.module_variable = module_variable or (lambda name, symbol=None: None)
         self.attributes = dict(attributes or {})
+        #: statements the routine starts with
+        self.entry = []
 
 
 class TangentMotions:
@@ -288,7 +290,7 @@ def tangent_work(work, spec, names, filename=None, options=None):
     # Tangents of active variables that are not arguments of r_fwd and hold
     # a value on entry (SAVE, DATA, a module's, an argument's that is not
     # differentiated) start at zero: those values are constants.
-    prologue = []
+    prologue = list(spec.entry)
     roles = set(spec.roles)
     for name, tangent in sorted(ctx.tangents.items()):
         if name in ctx.module_tangents:
@@ -400,8 +402,6 @@ def _transform_body(work, spec, ctx):
                               "variable: not supported in tangent mode",
                               where(statement, ctx.filename))
         replacement = ADTangentCallTrans().apply(call, ctx, info, target)
-        if target is not None and not ctx.is_active(target):
-            pass
         _insert_after(statement, clear_statements)
         _insert_before(statement, replacement)
         statement.detach()
