@@ -146,7 +146,8 @@ def _schedule(default, links):
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="adfort")
 def main():
-    """adfort: reverse-mode automatic differentiation of Fortran."""
+    """adfort: automatic differentiation of Fortran (adjoints, tangents,
+    Hessian-vector products)."""
 
 
 @main.command(epilog="""\b
