@@ -20,6 +20,7 @@ its adjoint ``x_adj`` (the gradient, incremented) followed by ``x_adj_d``
 """
 
 import os
+import re
 import tempfile
 
 from psyclone.configuration import Config
@@ -167,6 +168,22 @@ class ADHvpContainerTrans(ADTangentContainerTrans):
         return build
 
 
+def _adjoint_names(text, rev, independents):
+    """The names ``rev`` gives the independents' adjoints in `text`: the
+    argument after each (``x_adj``, or ``x_adj_1`` when the routine has an
+    ``x_adj`` of its own)."""
+    found = re.search(rf"^\s*subroutine\s+{rev}\s*\((.*?)\)", text,
+                      re.IGNORECASE | re.MULTILINE | re.DOTALL)
+    arguments = [a.strip().lower() for a in
+                 found.group(1).replace("&", " ").split(",")] if found else []
+    names = []
+    for name in independents:
+        position = arguments.index(name.lower()) if name.lower() in arguments else -1
+        names.append(arguments[position + 1] if 0 <= position < len(arguments) - 1
+                     else naming.adjoint(name))
+    return names
+
+
 def _one_dependent(path, dependents):
     """Raise unless there is one dependent (its rank is checked by
     :meth:`HvpBuild._generate`)."""
@@ -213,7 +230,7 @@ def hessian_vector_file(path, dependents, independents, schedule, routine=None, 
         generated = os.path.join(scratch, f"{stem}_ad.f90")
         with open(generated, "w") as out:
             out.write(header(path, routine, dependents, independents, schedule) + adjoint)
-        adjoints = [naming.adjoint(n) for n in independents]
+        adjoints = _adjoint_names(adjoint, naming.reversing(routine), independents)
         try:
             text, _, _, _ = _differentiate(
                 generated, adjoints, list(independents), schedule, naming.reversing(routine),
