@@ -14,13 +14,10 @@ The dot-product test compares ``tdot`` with ``adot`` (rounding only:
 """
 
 import dataclasses
-import os
-import sys
 from pathlib import Path
-from typing import Optional
 
 import harness
-from harness import HarnessError, _DriverWriter, _flit, _run, gfortran, rel_error
+from harness import HarnessError, _DriverWriter, _run, gfortran, rel_error
 
 REPO_ROOT = harness.REPO_ROOT
 
