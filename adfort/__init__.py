@@ -17,9 +17,11 @@ from adfort.schedules import (  # noqa: E402
 from adfort.transformations import (  # noqa: E402
     ADReverseAssignmentTrans, ADReverseContainerTrans, ADReverseOperationTrans,
     ADReverseRoutineTrans)
+from adfort.tangent.build import ADTangentContainerTrans  # noqa: E402
 
 __all__ = [
     "ADReversalSchedule", "ADReverseAssignmentTrans", "ADReverseContainerTrans",
+    "ADTangentContainerTrans",
     "ADReverseOperationTrans", "ADReverseRoutineTrans", "AdfortError",
     "JointReversalSchedule", "LinkReversalSchedule", "SplitReversalSchedule",
     "__version__"]

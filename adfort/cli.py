@@ -240,11 +240,18 @@ followed by its adjoint <name>_adj.""")
 @click.option("-o", "--output", metavar="OUT",
               help="Output file ('-' for standard output; default <stem>_ad.f90 "
                    "in the current directory).")
-def diff(file, extra_files, deps, indeps, routines, output, schedule, links, checkpoints,
+@click.option("--mode", type=click.Choice(["reverse", "forward", "hvp"]), default="reverse",
+              show_default=True,
+              help="reverse: the adjoint r_rev (pullback) in module <m>_ad; forward: the "
+                   "tangent r_fwd (pushforward, Jacobian-vector product) in <m>_fwd; hvp: "
+                   "r_hvp, the Hessian-vector product of a scalar dependent (tangent of "
+                   "the adjoint) in <m>_hvp.")
+def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, links, checkpoints,
          adjoint_libs,
          passive, search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian,
          verbose, timings, no_simplify, simplify_n_times, no_inline_operation_adjoints):
-    """Differentiate FILE in reverse mode and write the adjoint Fortran.
+    """Differentiate FILE and write the adjoint (default), tangent (--mode
+    forward) or Hessian-vector product (--mode hvp) Fortran.
 
     EXTRA_FILES hold routines and modules that FILE's routines call.
     """
@@ -270,8 +277,14 @@ def diff(file, extra_files, deps, indeps, routines, output, schedule, links, che
             if not head_indeps:
                 raise AdfortError(f"no independent variable{which}: name at least one with "
                                   "--indep (or --routine NAME:DEPS/INDEPS)")
+        if mode != "reverse" and len(heads) > 1:
+            raise AdfortError(f"--mode {mode} differentiates one routine: give one --routine")
+        if mode != "reverse" and checkpoints:
+            raise AdfortError(f"--checkpoint is for the reverse mode: leave it out with "
+                              f"--mode {mode}")
         if output is None:
-            output = os.path.splitext(os.path.basename(file))[0] + "_ad.f90"
+            suffix = {"reverse": "_ad", "forward": "_fwd", "hvp": "_hvp"}[mode]
+            output = os.path.splitext(os.path.basename(file))[0] + suffix + ".f90"
         if output != "-" and os.path.exists(file) and os.path.exists(output) \
                 and os.path.samefile(file, output):
             raise AdfortError(f"the output file '{output}' is the input file: choose "
@@ -294,7 +307,7 @@ def diff(file, extra_files, deps, indeps, routines, output, schedule, links, che
             routine, head_deps, head_indeps = heads[0]
             text, _, _ = differentiate_file(file, head_deps, head_indeps,
                                             _schedule(schedule, links), routine, options,
-                                            cache=cache, **reading)
+                                            cache=cache, mode=mode, **reading)
         else:
             text, _, _ = differentiate_heads(file, heads, _schedule(schedule, links),
                                              options, cache=cache, **reading)

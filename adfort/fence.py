@@ -148,7 +148,7 @@ def _type_text(symbol):
 
 
 def check_routine(routine, dependents, independents, filename, active=None,
-                  callee=False, resolve=None, types=None):
+                  callee=False, resolve=None, types=None, tangent=False):
     """Check that every construct of `routine` is supported.
 
     :param active: lower-case names of its active variables (found from
@@ -157,6 +157,8 @@ def check_routine(routine, dependents, independents, filename, active=None,
         differentiated (a function is then fine).
     :param types: the :class:`adfort.derived.TypeRegistry` (derived types
         are rejected without it).
+    :param tangent: for tangent mode, which reverses nothing: ALLOCATE of
+        module and dummy arrays and MOVE_ALLOC are then fine.
     :raises AdfortError: at the first unsupported construct.
     """
     if active is None:
@@ -187,7 +189,7 @@ def check_routine(routine, dependents, independents, filename, active=None,
         if jump_kind(stmt) or is_forward_only(stmt) or is_nullify(stmt):
             continue
         if is_allocation(stmt) and isinstance(stmt.parent, Schedule):
-            _check_allocation(stmt, filename)
+            _check_allocation(stmt, filename, tangent)
             continue
         if isinstance(stmt.parent, Schedule) and not isinstance(stmt, _SUPPORTED_STATEMENTS):
             raise AdfortError(
@@ -241,16 +243,17 @@ def check_routine(routine, dependents, independents, filename, active=None,
     if active is None:
         active = active_variables(routine, dependents, independents)
     for assign in routine.walk(Assignment):
-        _check_expression(assign.rhs, active, filename)
+        _check_expression(assign.rhs, active, filename, tangent)
     for call in routine.walk(Call):
         if isinstance(call, IntrinsicCall):
-            if isinstance(call.parent, Schedule) and not is_allocation(call):
+            if isinstance(call.parent, Schedule) and not is_allocation(call) and not (
+                    tangent and call.intrinsic.name == "MOVE_ALLOC"):
                 _check_intrinsic_subroutine(call, filename)
         elif not (isinstance(call.parent, Assignment) and call is call.parent.rhs):
             # Arguments of subroutine calls and of functions inside
             # expressions (an assignment's right-hand side was checked).
             for arg in call.arguments:
-                _check_expression(arg, active, filename)
+                _check_expression(arg, active, filename, tangent)
 
 
 def check_renamed_active(unit, activity, filename):
@@ -299,10 +302,12 @@ def _check_where(loop, filename):
                 "array first", where(statement, filename))
 
 
-def _check_allocation(stmt, filename):
+def _check_allocation(stmt, filename, tangent=False):
     for name, arg in zip(stmt.argument_names, stmt.arguments):
         if name is None:
             continue
+        if tangent and name.lower() in ("source", "mold"):
+            continue    # tangent mode gives the tangent SOURCE='s tangent
         if name.lower() not in ("stat", "errmsg") or not is_variable(arg) or \
                 is_real_value(arg):
             raise AdfortError(
@@ -311,7 +316,7 @@ def _check_allocation(stmt, filename):
                 "and assign their values after", where(stmt, filename))
     for arg in allocation_arguments(stmt):
         symbol = getattr(arg, "symbol", None)
-        if symbol is None or symbol.is_argument or not symbol.is_automatic:
+        if symbol is None or (not tangent and (symbol.is_argument or not symbol.is_automatic)):
             raise AdfortError(
                 f"{stmt.intrinsic.name} of '{arg.debug_string()}': only local "
                 "allocatable arrays can be allocated in a differentiated routine",
@@ -409,12 +414,13 @@ def _check_statement_functions(routine, filename):
 _ARITHMETIC = ("ADD", "SUB", "MUL", "DIV", "POW", "MINUS", "PLUS")
 
 
-def _check_expression(expr, active, filename):
+def _check_expression(expr, active, filename, tangent=False):
     """Every operation a derivative flows through must have a rule, and
-    every active value an intrinsic takes must be one it can pass on."""
+    every active value an intrinsic takes must be one it can pass on (in
+    tangent mode when `tangent`)."""
     if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
         for arg in expr.arguments:   # a user function: its arguments
-            _check_expression(arg, active, filename)
+            _check_expression(arg, active, filename, tangent)
         return
     if not isinstance(expr, _OPERATIONS):
         return
@@ -423,12 +429,13 @@ def _check_expression(expr, active, filename):
     indices = differentiable_args(expr)
     if (isinstance(expr, IntrinsicCall) or name in _ARITHMETIC) and \
             any(_reaches_active(args[i], active) for i in indices):
-        problem = rules.unsupported(name, [E(a) for a in args], argument_names(expr))
+        problem = rules.unsupported(name, [E(a) for a in args], argument_names(expr),
+                                    tangent)
         if problem:
             raise AdfortError(f"{problem} (in '{expr.debug_string()}')",
                               where(expr, filename))
     for i in indices:
-        _check_expression(args[i], active, filename)
+        _check_expression(args[i], active, filename, tangent)
 
 
 def _reaches_active(expr, active):

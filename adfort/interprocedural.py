@@ -375,6 +375,7 @@ class Activity:
                 self._link_opaque(unit, block, link)
             for call in unit.work.walk(Call):
                 if isinstance(call, IntrinsicCall):
+                    self._link_allocation(unit, call, link)
                     continue
                 if unit.calls.get(id(call)) is None:
                     self._link_unknown(unit, call, link)
@@ -384,6 +385,22 @@ class Activity:
         self.useful = _reach(dependents, backward)
         self.active = {k for k in self.varied & self.useful if k in self.real}
         self.active |= set(dependents) | set(independents)
+
+    def _link_allocation(self, unit, call, link):
+        """MOVE_ALLOC(from, to) and ALLOCATE(a, SOURCE=e) give values (tangent
+        mode's fence lets them through; reverse mode's generated code has
+        the second)."""
+        name = call.routine.name.upper()
+        if name == "MOVE_ALLOC" and len(call.arguments) == 2:
+            link(unit.key(call.arguments[0].symbol), unit.key(call.arguments[1].symbol))
+        elif name == "ALLOCATE":
+            named = list(zip(call.argument_names, call.arguments))
+            sources = [arg for key, arg in named if key and key.lower() == "source"]
+            for source in sources:
+                for leaf in _leaves(source):
+                    for key, target in named:
+                        if key is None and hasattr(target, "symbol"):
+                            link(self._source(unit, leaf, link), unit.key(target.symbol))
 
     def _note_types(self, unit):
         for symbol in unit.work.symbol_table.datasymbols:

@@ -57,6 +57,43 @@ CHECKPOINT_ACTION = "ckpt_action"
 CHECKPOINT_SLOT_DEPTH = "ckpt_slot_depth"
 CHECKPOINT_DEPTH = "ckpt_depth"
 CHECKPOINT_STEP = "ckpt_step"
+# Tangent (forward) mode and Hessian-vector products.
+TANGENT_SUFFIX = "_d"
+FORWARD_SUFFIX = "_fwd"
+FORWARD_MODULE_SUFFIX = "_fwd"
+HVP_SUFFIX = "_hvp"
+HVP_MODULE_SUFFIX = "_hvp"
+TANGENT_ZERO = "zero_d"
+
+
+def tangent(name):
+    """Name of the tangent (directional derivative) of variable `name`."""
+    return name + TANGENT_SUFFIX
+
+
+def forward(name):
+    """Name of the tangent-mode routine (the pushforward) of routine `name`."""
+    return name + FORWARD_SUFFIX
+
+
+def forward_module(name):
+    """Name of the generated tangent-mode module for module `name`."""
+    return name + FORWARD_MODULE_SUFFIX
+
+
+def hvp(name):
+    """Name of the Hessian-vector product routine of routine `name`."""
+    return name + HVP_SUFFIX
+
+
+def hvp_module(name):
+    """Name of the generated module of Hessian-vector products for module `name`."""
+    return name + HVP_MODULE_SUFFIX
+
+
+def tangent_zero(routine):
+    """Name of a local holding a zero tangent passed to `routine`."""
+    return f"{routine}{TANGENT_SUFFIX}_zero"
 
 
 def adjoint(name):

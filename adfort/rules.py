@@ -14,7 +14,10 @@ One entry per operation, keyed by the PSyIR operator or intrinsic name:
 - :class:`Pullback`: for operations that are not elementwise (``MATMUL``,
   ``SUM``…), a function of the result's adjoint and the arguments, passed
   by their names in the Fortran standard (``array=``, ``dim=``, ``mask=``),
-  returning the differentiable arguments' adjoints by name.
+  returning the differentiable arguments' adjoints by name; next to it,
+  declared once with it, its tangent form: a function of the arguments'
+  tangents and the arguments, returning the result's tangent (the
+  pushforward, for tangent mode).
 
 Positional rules see an intrinsic's arguments in the standard's order
 whatever order the call names them in.  Partials are built with
@@ -54,12 +57,20 @@ class Pullback:
     :param differentiable: names of the arguments derivatives flow through.
     :param check: ``check(**args)`` returns why this form of the call is
         not supported (the fence reports it), or None.
+    :param tangent: ``tangent(d, **args)`` returns the tangent of the
+        result, `d` being {name: tangent} of the differentiable arguments
+        that carry one (at least one does) and `args` the arguments by
+        their standard names.
+    :param tangent_check: as `check`, for the tangent form (default: `check`).
     """
 
-    def __init__(self, adjoints, differentiable, check=None):
+    def __init__(self, adjoints, differentiable, check=None, tangent=None,
+                 tangent_check=None):
         self.adjoints = adjoints
         self.differentiable = tuple(differentiable)
         self.check = check
+        self.tangent = tangent
+        self.tangent_check = tangent_check if tangent_check is not None else check
 
 
 def _matmul(g, matrix_a, matrix_b):
@@ -147,7 +158,12 @@ def _extremum(value):
             hit = hit & mask
         hits = call("MAX", count(hit, **_reduction_args(dim, None)), 1)
         return {"array": _broadcast(g / hits, array, dim) * indicator(hit, array)}
-    return Pullback(adjoints, ("array",))
+
+    def tangent(d, array, dim=None, mask=None):
+        # The mean tangent of the elements attaining the extremum.
+        partial = adjoints(array.one(), array, dim, mask)["array"]
+        return call("SUM", partial * d["array"], **({"dim": dim} if dim is not None else {}))
+    return Pullback(adjoints, ("array",), tangent=tangent)
 
 
 def _nonzero(norm):
@@ -236,7 +252,7 @@ def _bessel_n(name):
         if n1 is not None:
             return f"the array form {name}(n1, n2, x) is not supported: call it per order"
         return None
-    return Pullback(adjoints, ("x",), check)
+    return Pullback(adjoints, ("x",), check, tangent=_bessel_n_tangent(name))
 
 
 def _max_partials(*args):
@@ -337,6 +353,105 @@ def _pi(x):
     return call("ACOS", -x.one())
 
 
+# -- tangent forms of the pullbacks (tangent mode) ----------------------------
+# Each takes d = {argument name: its tangent} (the differentiable arguments
+# that carry one) and the arguments, and returns the result's tangent.
+
+def _zeros_like(array):
+    """An array of zeros of `array`'s shape and kind (a passive operand of
+    an operation whose other operand carries a tangent)."""
+    return _full(array.zero(), _extents(array))
+
+
+def _tangent_or_zero(d, name, like):
+    return d[name] if d.get(name) is not None else _zeros_like(like)
+
+
+def _plus(terms):
+    terms = [t for t in terms if t is not None]
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
+
+
+def _sum_tangent(d, array, dim=None, mask=None):
+    return call("SUM", d["array"], **_reduction_args(dim, mask))
+
+
+def _product_tangent(d, array, dim=None, mask=None):
+    # Each factor's partial (the product of the others) as _product gives it.
+    partial = _product(array.one(), array, dim, mask)["array"]
+    return call("SUM", partial * d["array"], **({"dim": dim} if dim is not None else {}))
+
+
+def _matmul_tangent(d, matrix_a, matrix_b):
+    return _plus([matmul(d["matrix_a"], matrix_b) if d.get("matrix_a") is not None else None,
+                  matmul(matrix_a, d["matrix_b"]) if d.get("matrix_b") is not None else None])
+
+
+def _dot_tangent(d, vector_a, vector_b):
+    return _plus([call("DOT_PRODUCT", d["vector_a"], vector_b)
+                  if d.get("vector_a") is not None else None,
+                  call("DOT_PRODUCT", vector_a, d["vector_b"])
+                  if d.get("vector_b") is not None else None])
+
+
+def _norm2_tangent(d, x, dim=None):
+    along = {"dim": dim} if dim is not None else {}
+    return call("SUM", x * d["x"], **along) / _nonzero(call("NORM2", x, **along))
+
+
+def _shift_tangent(name):
+    def tangent(d, array, shift, dim=None):
+        return call(name, d["array"], shift, **({"dim": dim} if dim is not None else {}))
+    return tangent
+
+
+def _eoshift_tangent(d, array, shift, boundary=None, dim=None):
+    named = {"dim": dim} if dim is not None else {}
+    if d.get("boundary") is not None:
+        named["boundary"] = d["boundary"]
+    # Without BOUNDARY= the vacated elements are zero: a passive boundary's tangent.
+    return call("EOSHIFT", _tangent_or_zero(d, "array", array), shift, **named)
+
+
+def _spread_tangent(d, source, dim, ncopies):
+    return spread(d["source"], dim, ncopies)
+
+
+def _reshape_tangent(d, source, shape, pad=None, order=None):
+    named = {"pad": _zeros_like(pad)} if pad is not None else {}
+    if order is not None:
+        named["order"] = order
+    return call("RESHAPE", d["source"], shape, **named)
+
+
+def _reshape_tangent_check(source, shape, pad=None, order=None):
+    from psyclone.psyir.nodes import Reference
+    if pad is not None and pad.node.walk(Reference):
+        return "RESHAPE with a PAD= of variables of an active array is not supported"
+    return None
+
+
+def _pack_tangent(d, array, mask, vector=None):
+    named = {}
+    if vector is not None:
+        named["vector"] = _tangent_or_zero(d, "vector", vector)
+    return call("PACK", _tangent_or_zero(d, "array", array), mask, **named)
+
+
+def _unpack_tangent(d, vector, mask, field):
+    return call("UNPACK", _tangent_or_zero(d, "vector", vector), mask,
+                d["field"] if d.get("field") is not None else field.zero())
+
+
+def _bessel_n_tangent(name):
+    def tangent(d, n=None, x=None, n1=None, n2=None):
+        return d["x"] * (n / x * call(name, n, x) - call(name, n + 1, x))
+    return tangent
+
+
 RULES = {
     # Operators.
     "PLUS": lambda x: 1,
@@ -402,22 +517,25 @@ RULES = {
               lambda a, b, mask: 1 - indicator(mask, b), None),
     "MAX": Variadic(_max_partials),
     # Array operations.
-    "SUM": Pullback(_sum, ("array",)),
-    "PRODUCT": Pullback(_product, ("array",)),
+    "SUM": Pullback(_sum, ("array",), tangent=_sum_tangent),
+    "PRODUCT": Pullback(_product, ("array",), tangent=_product_tangent),
     "DOT_PRODUCT": Pullback(lambda g, vector_a, vector_b: {
-        "vector_a": g * vector_b, "vector_b": g * vector_a}, ("vector_a", "vector_b")),
-    "MATMUL": Pullback(_matmul, ("matrix_a", "matrix_b")),
+        "vector_a": g * vector_b, "vector_b": g * vector_a}, ("vector_a", "vector_b"),
+        tangent=_dot_tangent),
+    "MATMUL": Pullback(_matmul, ("matrix_a", "matrix_b"), tangent=_matmul_tangent),
     "TRANSPOSE": Pullback(lambda g, matrix: {"matrix": g if _scalar(g) else transpose(g)},
-                          ("matrix",)),
+                          ("matrix",), tangent=lambda d, matrix: transpose(d["matrix"])),
     "MAXVAL": _extremum(maxval),
     "MINVAL": _extremum(minval),
-    "NORM2": Pullback(_norm2, ("x",)),
-    "CSHIFT": Pullback(_cshift, ("array",)),
-    "EOSHIFT": Pullback(_eoshift, ("array", "boundary")),
-    "SPREAD": Pullback(_spread, ("source",)),
-    "RESHAPE": Pullback(_reshape, ("source",), _reshape_check),
-    "PACK": Pullback(_pack, ("array", "vector"), _pack_check),
-    "UNPACK": Pullback(_unpack, ("vector", "field")),
+    "NORM2": Pullback(_norm2, ("x",), tangent=_norm2_tangent),
+    "CSHIFT": Pullback(_cshift, ("array",), tangent=_shift_tangent("CSHIFT")),
+    "EOSHIFT": Pullback(_eoshift, ("array", "boundary"), tangent=_eoshift_tangent),
+    "SPREAD": Pullback(_spread, ("source",), tangent=_spread_tangent),
+    "RESHAPE": Pullback(_reshape, ("source",), _reshape_check, tangent=_reshape_tangent,
+                        tangent_check=_reshape_tangent_check),
+    "PACK": Pullback(_pack, ("array", "vector"), _pack_check, tangent=_pack_tangent,
+                     tangent_check=lambda array, mask, vector=None: None),
+    "UNPACK": Pullback(_unpack, ("vector", "field"), tangent=_unpack_tangent),
     "SIZE": None,
     "LBOUND": None,
     "UBOUND": None,
@@ -484,16 +602,20 @@ def differentiable_indices(name, count, names=None):
     return sorted(order[j] for j in range(count) if j < len(rule) and rule[j] is not None)
 
 
-def unsupported(name, args, names=None):
+def unsupported(name, args, names=None, tangent=False):
     """Why operation `name` at `args` cannot be differentiated, or None.
 
     :param args: the arguments, as :class:`E`.
+    :param tangent: in tangent mode (a pullback's tangent form may take
+        what its adjoint cannot).
     :returns: a message for the fence, or None when a rule applies.
     """
     if name in RULES:
         rule = RULES[name]
-        if isinstance(rule, Pullback) and rule.check is not None:
-            return rule.check(**dict(zip(_names(name, len(args), names), args)))
+        check = (rule.tangent_check if tangent else rule.check) \
+            if isinstance(rule, Pullback) else None
+        if check is not None:
+            return check(**dict(zip(_names(name, len(args), names), args)))
         return None
     if name in intrinsics.PASSIVE:
         return None

@@ -107,6 +107,14 @@ def unary_operand_level(operator):
 class Writer(FortranWriter):
     """FortranWriter whose operator parentheses follow the grammar."""
 
+    def intrinsiccall_node(self, node):
+        text = super().intrinsiccall_node(node)
+        # MOVE_ALLOC is a subroutine (PSyclone writes it as a function).
+        if node.routine.name.upper() == "MOVE_ALLOC" and text.lstrip().upper().startswith(
+                "MOVE_ALLOC"):
+            return f"{self._nindent}call {text.lstrip()}"
+        return text
+
     def _operand(self, node, least):
         text = self._visit(node)
         if level(node) < least or _grouped(node):

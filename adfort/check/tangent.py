@@ -1,19 +1,17 @@
 """The tangent (``r_fwd``) that ``adfort check`` runs next to the adjoint.
 
-TANGENT WIRING POINT.  :func:`generate` asks the API for tangent mode.
-While this adfort has no forward mode, it returns None with a note, and
-the checks fall back on central differences for J·ẋ (the dot-product test)
-and leave out the vector form of the Taylor test.  When forward mode is
-merged, make :func:`generate` return its Fortran text (everything else
-— the driver calling ``r_fwd(x, x_d, …)``, the module holding it, the
-tests — is in place and exercised by ``--tangent FILE``).
+The tangent gives J·ẋ exactly, so the dot-product test compares two
+derivatives to round-off, and the Taylor test gets its vector form.  When
+adfort cannot write the tangent of a routine whose adjoint it writes, the
+checks fall back on central differences of the original routine for J·ẋ,
+and a note says why.
 """
 
-import inspect
+from adfort.errors import AdfortError
 
-NO_TANGENT = ("no tangent mode in this adfort: J·ẋ comes from central differences "
-              "of the original routine (dot-product test to finite-difference "
-              "accuracy), and the Taylor test has no vector form")
+NO_TANGENT = ("no tangent: {why}; J·ẋ comes from central differences of the original "
+              "routine (dot-product test to finite-difference accuracy), and the Taylor "
+              "test has no vector form")
 
 
 def generate(request, routine):
@@ -22,19 +20,15 @@ def generate(request, routine):
     :param request: the :class:`adfort.check.build.CheckRequest`.
     :param routine: the routine's name.
     """
-    from adfort import api
-    forward = getattr(api, "differentiate_forward", None)
-    if forward is None:
-        if "mode" not in inspect.signature(api.differentiate_file).parameters:
-            return None, NO_TANGENT
-        forward = _by_mode(api.differentiate_file)
-    text, _, _ = forward(request.path, request.dependents, request.independents,
-                         request.schedule, routine, request.options,
-                         cache=request.cache, **request.reading)
+    from adfort.api import differentiate_file
+    # Checkpointing is a matter of the reverse sweep: the tangent runs the
+    # loop as it is.
+    reading = {key: value for key, value in request.reading.items() if key != "checkpoints"}
+    try:
+        text, _, _ = differentiate_file(request.path, request.dependents,
+                                        request.independents, request.schedule, routine,
+                                        request.options, cache=request.cache,
+                                        mode="forward", **reading)
+    except AdfortError as err:
+        return None, NO_TANGENT.format(why=str(err).splitlines()[0])
     return text, None
-
-
-def _by_mode(differentiate_file):
-    def forward(*args, **kwargs):
-        return differentiate_file(*args, mode="forward", **kwargs)
-    return forward

@@ -69,6 +69,8 @@ class ADReverseContainerTrans(ADReverseTrans):
     """
 
     node_type = Container
+    #: the class that differentiates the call graph (set below).
+    build_class = None
 
     def __init__(self, search_path=(), extra_files=(), adjoint_libraries=(),
                  passive_routines=(), defines=(), undefines=(), cpp=False, form=None):
@@ -144,7 +146,7 @@ class ADReverseContainerTrans(ADReverseTrans):
                         allow_empty=len(arg_deps) < len(dependents)
                         or len(arg_indeps) < len(independents),
                         types=TypeRegistry(program))
-        build = _ProgramBuild(program, root, dependents, independents,
+        build = self.build_class(program, root, dependents, independents,
                               reversal_schedule, options, filename,
                               _user_adjoints(self.adjoint_libraries,
                                              self.preprocessing))
@@ -211,6 +213,9 @@ def _is_global(name):
 
 class _ProgramBuild:
     """One differentiation of a routine and its callees."""
+
+    #: keyword arguments of :func:`adfort.fence.check_routine`
+    fence_options = {}
 
     def __init__(self, program, root, dependents, independents, schedule, options,
                  filename, user_adjoints=None):
@@ -455,7 +460,7 @@ class _ProgramBuild:
             try:
                 check_routine(unit.original, [], [], filename, active=active,
                               callee=unit is not self.top, types=self.types,
-                              resolve=unit.module_variable)
+                              resolve=unit.module_variable, **self.fence_options)
             except AdfortError as err:
                 missing = self._missing_modules(unit)
                 if missing and "is unknown" in err.message:
@@ -474,11 +479,7 @@ class _ProgramBuild:
                                 f"'{call.routine.name}' is called elementally on the array "
                                 f"'{actual.debug_string()}': write the loop over its "
                                 "elements explicitly", where(call, filename))
-        check_repeated_input(self.top, self.chosen, self.schedule,
-                             self.options.get("jacobian"), self.filename)
-        check_saved_state(self.chosen, run_twice(self.top, self.chosen, self.schedule,
-                                                 self.options.get("jacobian")),
-                          self.filename, self.options.get("jacobian"))
+        self._fence_reversal()
         for unit in self.order:
             filename = source_name(unit.original) or self.filename
             for call in user_calls(unit.work):
@@ -494,6 +495,15 @@ class _ProgramBuild:
                         f"--adjoint-lib, or, if no derivative flows through it, declare "
                         f"it passive (--passive {name}, or '!$adfort passive' before the "
                         "call)", where(call, filename))
+
+    def _fence_reversal(self):
+        """What only reversal cannot do: run a routine twice when its inputs
+        or saved state change in between."""
+        check_repeated_input(self.top, self.chosen, self.schedule,
+                             self.options.get("jacobian"), self.filename)
+        check_saved_state(self.chosen, run_twice(self.top, self.chosen, self.schedule,
+                                                 self.options.get("jacobian")),
+                          self.filename, self.options.get("jacobian"))
 
     def _check_where_functions(self, unit, filename):
         """A WHERE assignment to a module array calling a function that reads
@@ -960,6 +970,9 @@ class _ProgramBuild:
                     reads.add(name)   # an I/O statement sets a module variable
                     writes.add(name)
         return reads, writes
+
+
+ADReverseContainerTrans.build_class = _ProgramBuild
 
 
 def _reads_global(routine, name):
