@@ -198,3 +198,12 @@ def hoisted(host, internal):
     """Name of internal procedure `internal` of routine `host` once adfort
     makes it a procedure of its own (host variables passed as arguments)."""
     return f"{host}_{internal}"
+
+# Locals of the adjoints of MPI calls (adfort.transformations.mpi): error
+# codes, ranks, scratch buffers, requests of reversed communication.
+MPI_ERROR = "mpi_error"
+MPI_RANK = "mpi_rank"
+MPI_SIZE = "mpi_size"
+MPI_INDEX = "mpi_element"
+MPI_BUFFER = "mpi_adj"
+MPI_REQUEST = "mpi_adj_request"

@@ -1,0 +1,616 @@
+"""Adjoints of MPI calls (the rules of :mod:`adfort.mpi_rules`), in plain
+Fortran calling the same MPI library.
+
+The recording motion runs the call as it is.  The returning motion
+reverses the communication: what was sent comes back as adjoints received
+and added into the send buffer's adjoint, what was received goes back as
+the receive buffer's adjoint, which is then zero (the buffer was
+overwritten).  Buffers are passed to MPI as the original passed them (an
+element starting a sequence, a section, a whole array), so adjoints are
+added with ``MPI_Reduce_local`` and zeroed by a copy of zeros on
+``MPI_COMM_SELF``: MPI sees the same elements as in the forward call,
+whatever form the buffer has.
+
+Non-blocking calls are paired statically with their waits
+(:func:`pair_requests`): the adjoint of the wait starts the reversed
+communication, the adjoint of the ``MPI_Isend``/``MPI_Irecv`` waits for
+it and adds or zeroes.
+"""
+
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall, Literal,
+    Loop, Range, Reference, Schedule)
+from psyclone.psyir.symbols import ArrayType, DataSymbol, RoutineSymbol, ScalarType, Symbol
+
+from adfort import naming
+from adfort.derived import is_variable, value_type
+from adfort.errors import AdfortError, where
+from adfort.exprs import INTEGER_TYPE, int_literal, real_kind, real_literal
+from adfort.mpi_rules import (
+    BUFFERS, OPERATIONS, REAL_TYPES, arguments, is_mpi_name, rule)
+from adfort.symbols import new_local
+from adfort.transformations.assignment import adjoint_reference
+
+_NONBLOCKING = ("isend", "irecv")
+_WAITS = ("wait", "waitall")
+#: The kinds reversed by :func:`reverse_request`.
+NONBLOCKING = _NONBLOCKING + _WAITS
+
+
+# ---------------------------------------------------------------- analysis
+
+def mpi_call_rule(call):
+    """The MpiRule of a (non-intrinsic) call to a known MPI routine, or None."""
+    if isinstance(call, IntrinsicCall) or not isinstance(call, Call):
+        return None
+    return rule(call.routine.name) if is_mpi_name(call.routine.name) else None
+
+
+def _name(node):
+    return node.symbol.name.lower() if isinstance(node, Reference) else None
+
+
+def _is_real_buffer(actual):
+    if not is_variable(actual):
+        return False
+    element = getattr(value_type(actual), "elemental_type", value_type(actual))
+    return getattr(element, "intrinsic", None) == ScalarType.Intrinsic.REAL
+
+
+def check_mpi_call(call, filename, communicating):
+    """Reject an MPI call adfort cannot reverse.
+
+    :param communicating: whether derivatives flow through communication
+        (then every real buffer is active).
+    :raises AdfortError: at the call.
+    """
+    if not communicating:
+        return
+    name = call.routine.name
+    which = mpi_call_rule(call)
+    location = where(call, filename)
+    if which is None:
+        real = [a for a in call.arguments if _is_real_buffer(a)]
+        if real:
+            one_sided = name.lower() in ("mpi_put", "mpi_get", "mpi_accumulate",
+                                         "mpi_get_accumulate", "mpi_win_create",
+                                         "mpi_win_allocate", "mpi_win_attach")
+            raise AdfortError(
+                f"'{name}' is given the real '{real[0].debug_string()}' while derivatives "
+                "flow through MPI communication, and adfort cannot reverse it"
+                + (" (one-sided communication reads or writes another rank's memory with "
+                   "no matching call there to carry the adjoint back)" if one_sided
+                   else " (an MPI routine outside adfort's table, adfort/mpi_rules.py)")
+                + ": use two-sided point-to-point calls or the collectives adfort knows "
+                "(MPI_Send/Recv/Sendrecv/Isend/Irecv/Wait/Waitall, MPI_Allreduce, "
+                "MPI_Reduce, MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Allgather)", location)
+        return
+    if which.passive:
+        return
+    if any(n is not None for n in call.argument_names):
+        raise AdfortError(f"'{name}' is called with keyword arguments: adfort reads MPI "
+                          "calls by position; pass its arguments in order", location)
+    if len(call.arguments) != len(which.roles):
+        raise AdfortError(f"'{name}' takes {len(which.roles)} arguments in Fortran, "
+                          f"not {len(call.arguments)}", location)
+    args = arguments(call, which)
+    buffers = [args[r] for r in BUFFERS if r in args]
+    real = [b for b in buffers if _is_real_buffer(b)]
+    if not real:
+        if which.kind in _NONBLOCKING + _WAITS:
+            return
+        if any(is_variable(b) for b in buffers) or not buffers:
+            return  # passive data (integers, flags): kept as it is
+    in_place = [b for b in buffers if _name(b) == "mpi_in_place"]
+    for b in buffers:
+        if b in in_place:
+            continue
+        if not is_variable(b):
+            raise AdfortError(
+                f"'{name}' is given the expression '{b.debug_string()}' as a buffer while "
+                "derivatives flow through MPI communication: adfort needs a variable to "
+                "hold its adjoint; assign it to a variable first", location)
+        if not _is_real_buffer(b):
+            raise AdfortError(
+                f"'{name}' mixes the real and non-real buffers "
+                f"'{real[0].debug_string()}' and '{b.debug_string()}': adfort reverses "
+                "the real data of a call alone; send them in separate calls", location)
+    for role in ("source", "tag", "rtag", "stag"):
+        if _name(args.get(role)) in ("mpi_any_source", "mpi_any_tag"):
+            raise AdfortError(
+                f"'{name}' receives real data with {args[role].debug_string()}: which "
+                "rank or message it matched is known only at run time, and its adjoint "
+                "must be sent back to exactly that one; give the source rank and tag "
+                "explicitly", location)
+    for role in ("type", "stype", "rtype"):
+        if role in args and _name(args[role]) not in REAL_TYPES:
+            raise AdfortError(
+                f"'{name}' sends real data with the datatype "
+                f"'{args[role].debug_string()}': adfort reverses communication of the "
+                f"predefined real types ({', '.join(t.upper() for t in REAL_TYPES)}) "
+                "named as such; pass one of those constants", location)
+    if "op" in args:
+        op = _name(args["op"])
+        if op not in OPERATIONS:
+            raise AdfortError(
+                f"'{name}' reduces real data with '{args['op'].debug_string()}': adfort "
+                "reverses MPI_SUM, MPI_MAX and MPI_MIN reductions (pass the constant "
+                "itself)", location)
+        if op != "mpi_sum" and in_place:
+            raise AdfortError(
+                f"'{name}' with {op.upper()} in place (MPI_IN_PLACE): the adjoint needs "
+                "each rank's own values, which the call overwrites; reduce from a separate "
+                "send buffer", location)
+    if in_place and which.kind not in ("allreduce", "reduce"):
+        raise AdfortError(f"'{name}' with MPI_IN_PLACE: adfort reverses in-place "
+                          "MPI_Allreduce and MPI_Reduce only; use separate buffers",
+                          location)
+
+
+def _request_base(actual):
+    return actual.symbol.name.lower() if is_variable(actual) else None
+
+
+def _literal_subscripts(actual):
+    if not isinstance(actual, ArrayReference):
+        return ()
+    if all(isinstance(i, Literal) for i in actual.indices):
+        return tuple(i.value for i in actual.indices)
+    return None
+
+
+def _writes(stmt):
+    """Lower-case names a statement may write (assignment targets, loop
+    variables, every variable given to a call)."""
+    names = set()
+    for node in stmt.walk((Assignment, Call, Loop)):
+        if isinstance(node, Assignment):
+            names.add(node.lhs.symbol.name.lower())
+        elif isinstance(node, Loop):
+            names.add(node.variable.name.lower())
+        else:
+            names |= {a.symbol.name.lower() for a in node.arguments if is_variable(a)}
+    return names
+
+
+def _site_reads(call):
+    """Names the reversed communication of a non-blocking call reads: all
+    its arguments but the buffer (of which its subscripts)."""
+    which = mpi_call_rule(call)
+    names = set()
+    for role, actual in arguments(call, which).items():
+        if role in BUFFERS:
+            if isinstance(actual, ArrayReference):
+                names |= {r.symbol.name.lower() for i in actual.indices
+                          for r in i.walk(Reference)}
+        elif role not in ("request", "ierror"):
+            names |= {r.symbol.name.lower() for r in actual.walk(Reference)}
+    return names
+
+
+def pair_requests(routine, active, filename):
+    """Pair each non-blocking call on active data with the wait completing
+    it, statically: in the same block, the wait naming its request
+    variable (``MPI_Wait(req)``, ``MPI_Waitall(n, reqs, …)`` for every
+    ``reqs(k)``), nothing in between changing what the reversed
+    communication reads.
+
+    :param active: ``active(actual)``: whether a buffer carries an adjoint.
+    :returns: {id(wait call): [the non-blocking calls it completes]}.
+    :raises AdfortError: for a call adfort cannot pair.
+    """
+    pairs = {}
+    for call in routine.walk(Call):
+        which = mpi_call_rule(call)
+        if which is None or which.kind not in _NONBLOCKING:
+            continue
+        buffer = arguments(call, which)["sbuf" if which.kind == "isend" else "rbuf"]
+        if not active(buffer):
+            continue
+        location = where(call, filename)
+        request = arguments(call, which)["request"]
+        base, subscripts = _request_base(request), _literal_subscripts(request)
+        block = call.parent
+        if not isinstance(block, Schedule):
+            raise AdfortError(f"'{call.routine.name}' is not a statement of its own", location)
+        position = block.children.index(call)
+        found = None
+        between = []
+        for stmt in block.children[position + 1:]:
+            waits = [c for c in stmt.walk(Call) if (mpi_call_rule(c) is not None
+                                                    and mpi_call_rule(c).kind in _WAITS)]
+            for wait in waits:
+                wrule = mpi_call_rule(wait)
+                ref = arguments(wait, wrule)["request" if wrule.kind == "wait" else "requests"]
+                if _request_base(ref) != base:
+                    continue
+                wsub = _literal_subscripts(ref)
+                if wrule.kind == "waitall" and type(ref) is Reference:
+                    matches = True      # the whole array of requests
+                elif subscripts is None or wsub is None:
+                    matches = None      # cannot tell
+                else:
+                    matches = wsub == subscripts
+                if matches is None:
+                    raise AdfortError(
+                        f"the request '{request.debug_string()}' of this "
+                        f"'{call.routine.name}' on real data is waited for as "
+                        f"'{ref.debug_string()}' (line {where(wait, filename).split(':')[-1]}): "
+                        "adfort pairs requests with their waits by name; wait for the whole "
+                        "array with MPI_Waitall or name the element with a constant", location)
+                if matches:
+                    if wait is not stmt:
+                        raise AdfortError(
+                            f"the wait for the request of this '{call.routine.name}' on real "
+                            "data is inside a construct: adfort reverses a non-blocking call "
+                            "and its wait in the same block of statements", location)
+                    found = wait
+                    break
+            if found is not None:
+                break
+            between.append(stmt)
+        if found is None:
+            raise AdfortError(
+                f"this '{call.routine.name}' on real data has no MPI_Wait/MPI_Waitall for its "
+                f"request '{request.debug_string()}' later in the same block: adfort pairs a "
+                "non-blocking call with its wait to reverse the communication; wait for it "
+                "in the same block (not in a loop or branch apart from it)", location)
+        changed = set().union(*[_writes(s) for s in between]) & _site_reads(call) \
+            if between else set()
+        if changed:
+            raise AdfortError(
+                f"'{', '.join(sorted(changed))}' changes between this "
+                f"'{call.routine.name}' and its wait: the reversed communication, started "
+                "where the wait is reversed, must name the same ranks, tags and elements; "
+                "keep them unchanged until the wait", location)
+        pairs.setdefault(id(found), []).append(call)
+    return pairs
+
+
+def mpi_io(call, pairs):
+    """(names the adjoint of an MPI call reads, names the call may write)."""
+    which = mpi_call_rule(call)
+    args = arguments(call, which)
+    reads, writes = set(), set()
+    if which.passive:
+        for role, actual in args.items():
+            if role == "out" and is_variable(actual):
+                writes.add(actual.symbol.name.lower())
+        return reads, writes
+    for role, actual in args.items():
+        if role in BUFFERS:
+            if isinstance(actual, ArrayReference):
+                reads |= {r.symbol.name.lower() for i in actual.indices
+                          for r in i.walk(Reference)}
+        elif role not in ("request", "requests", "status", "statuses", "ierror"):
+            reads |= {r.symbol.name.lower() for r in actual.walk(Reference)}
+        if role in ("rbuf", "buf", "request", "requests", "status", "statuses", "ierror") \
+                and is_variable(actual) and _name(actual) not in ("mpi_status_ignore",
+                                                                  "mpi_statuses_ignore"):
+            writes.add(actual.symbol.name.lower())
+    if "op" in args and _name(args["op"]) in ("mpi_max", "mpi_min") and is_variable(args["sbuf"]):
+        reads.add(args["sbuf"].symbol.name.lower())   # who owns the extremum
+    for site in pairs.get(id(call), ()):
+        reads |= _site_reads(site)
+    return reads, writes
+
+
+def sequence_positions(call):
+    """Positions of the buffers the call writes given as an array element
+    (the start of a sequence of elements): what is saved around the call
+    is the array from there on."""
+    which = mpi_call_rule(call)
+    if which is None or which.passive:
+        return set()
+    return {p for p in which.positions("rbuf", "buf")
+            if p < len(call.arguments) and isinstance(call.arguments[p], ArrayReference)
+            and not any(isinstance(i, Range) for i in call.arguments[p].indices)}
+
+
+# -------------------------------------------------------------- generation
+
+class _Builder:
+    """Statements of one MPI call's adjoint, with the locals they need."""
+
+    def __init__(self, call, reverser):
+        self.call = call
+        self.reverser = reverser
+        self.ctx = reverser.ctx
+        self.which = mpi_call_rule(call)
+        self.args = arguments(call, self.which)
+        self.location = where(call, self.ctx.filename)
+        self.kept = getattr(reverser, "mpi_locals", None)
+        if self.kept is None:
+            self.kept = reverser.mpi_locals = {}
+
+    # names -------------------------------------------------------------
+    def const(self, name):
+        symbol = self.ctx.table.lookup(name, otherwise=None)
+        if symbol is None:
+            symbol = Symbol(name)
+        return Reference(symbol)
+
+    def arg(self, role):
+        return self.args[role].copy()
+
+    def integer(self, key, base):
+        if key not in self.kept:
+            self.kept[key] = new_local(self.ctx.table, base, INTEGER_TYPE, self.ctx.taken)
+        return Reference(self.kept[key])
+
+    def error(self):
+        return self.integer("error", naming.MPI_ERROR)
+
+    def scratch(self, buffer, rank=1):
+        element = getattr(value_type(buffer), "elemental_type", value_type(buffer))
+        datatype = ArrayType(ScalarType(element.intrinsic, element.precision),
+                             [ArrayType.Extent.DEFERRED] * rank)
+        return new_local(self.ctx.table, naming.MPI_BUFFER, datatype, self.ctx.taken)
+
+    def adjoint(self, buffer):
+        symbol = self.ctx.adjoint_symbol(buffer.symbol) if is_variable(buffer) else None
+        if symbol is None:
+            return None
+        return adjoint_reference(buffer, symbol)
+
+    def mpi(self, name, *args):
+        return Call.create(RoutineSymbol(name), [a if not isinstance(a, DataSymbol)
+                                                 else Reference(a) for a in args])
+
+    # pieces ------------------------------------------------------------
+    def allocate(self, symbol, *extents):
+        zero = real_literal(0, real_kind(Reference(symbol)))
+        return [IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+                    ArrayReference.create(symbol, [e.copy() for e in extents])]),
+                Assignment.create(Reference(symbol), zero)]
+
+    def deallocate(self, *symbols):
+        return [IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(s)])
+                for s in symbols]
+
+    def accumulate(self, incoming, target, count, datatype):
+        """``target(1:count) += incoming`` as MPI sees the buffer."""
+        if target is None:
+            return []
+        return [self.mpi("MPI_Reduce_local", Reference(incoming), target, count.copy(),
+                         datatype.copy(), self.const("MPI_SUM"), self.error())]
+
+    def zero(self, target, count, datatype, like):
+        """The `count` elements of `target` MPI sees set to zero: a copy of
+        zeros through MPI_COMM_SELF."""
+        if target is None:
+            return []
+        zeros = self.scratch(like)
+        return (self.allocate(zeros, count)
+                + [self.mpi("MPI_Sendrecv", Reference(zeros), count.copy(), datatype.copy(),
+                            int_literal(0), int_literal(0), target, count.copy(),
+                            datatype.copy(), int_literal(0), int_literal(0),
+                            self.const("MPI_COMM_SELF"), self.const("MPI_STATUS_IGNORE"),
+                            self.error())]
+                + self.deallocate(zeros))
+
+    def unless_null(self, rank, statements):
+        if not statements:
+            return []
+        test = BinaryOperation.create(BinaryOperation.Operator.NE, rank.copy(),
+                                      self.const("MPI_PROC_NULL"))
+        return [IfBlock.create(test, statements)]
+
+    def if_rank(self, root, statements, equal=True):
+        if not statements:
+            return []
+        rank = self.integer("rank", naming.MPI_RANK)
+        operator = BinaryOperation.Operator.EQ if equal else BinaryOperation.Operator.NE
+        return [self.mpi("MPI_Comm_rank", self.arg("comm"), rank.copy(), self.error()),
+                IfBlock.create(BinaryOperation.create(operator, rank, root.copy()),
+                               statements)]
+
+    def nproc_times(self, count):
+        size = self.integer("size", naming.MPI_SIZE)
+        return ([self.mpi("MPI_Comm_size", self.arg("comm"), size.copy(), self.error())],
+                BinaryOperation.create(BinaryOperation.Operator.MUL, count.copy(), size))
+
+
+def reverse_mpi(call, reverser):
+    """The returning statements of a blocking MPI call on active data (its
+    non-blocking calls and waits: :func:`reverse_request`)."""
+    b = _Builder(call, reverser)
+    kind = b.which.kind
+    args = b.args
+    if kind == "send":
+        t = b.scratch(args["sbuf"])
+        return (b.allocate(t, args["count"])
+                + [b.mpi("MPI_Recv", Reference(t), b.arg("count"), b.arg("type"), b.arg("dest"),
+                         b.arg("tag"), b.arg("comm"), b.const("MPI_STATUS_IGNORE"), b.error())]
+                + b.accumulate(t, b.adjoint(args["sbuf"]), args["count"], args["type"])
+                + b.deallocate(t))
+    if kind == "recv":
+        out = b.adjoint(args["rbuf"])
+        return ([b.mpi("MPI_Send", out.copy(), b.arg("count"), b.arg("type"), b.arg("source"),
+                       b.arg("tag"), b.arg("comm"), b.error())]
+                + b.unless_null(args["source"], b.zero(out, args["count"], args["type"],
+                                                       args["rbuf"])))
+    if kind in ("sendrecv", "sendrecv_replace"):
+        sbuf = args["sbuf"] if kind == "sendrecv" else args["buf"]
+        rbuf = args["rbuf"] if kind == "sendrecv" else args["buf"]
+        scount = args["scount"] if kind == "sendrecv" else args["count"]
+        rcount = args["rcount"] if kind == "sendrecv" else args["count"]
+        stype = args["stype"] if kind == "sendrecv" else args["type"]
+        rtype = args["rtype"] if kind == "sendrecv" else args["type"]
+        t = b.scratch(sbuf)
+        out = b.adjoint(rbuf)
+        return (b.allocate(t, scount)
+                + [b.mpi("MPI_Sendrecv", out.copy(), rcount.copy(), rtype.copy(),
+                         b.arg("source"), b.arg("rtag"), Reference(t), scount.copy(),
+                         stype.copy(), b.arg("dest"), b.arg("stag"), b.arg("comm"),
+                         b.const("MPI_STATUS_IGNORE"), b.error())]
+                + b.unless_null(args["source"], b.zero(out, rcount, rtype, rbuf))
+                + b.accumulate(t, b.adjoint(sbuf), scount, stype)
+                + b.deallocate(t))
+    if kind in ("allreduce", "reduce"):
+        return _reverse_reduction(b)
+    if kind == "bcast":
+        t = b.scratch(args["buf"])
+        adj = b.adjoint(args["buf"])
+        return (b.allocate(t, args["count"])
+                + [b.mpi("MPI_Reduce", adj.copy(), Reference(t), b.arg("count"), b.arg("type"),
+                         b.const("MPI_SUM"), b.arg("root"), b.arg("comm"), b.error())]
+                + b.zero(adj.copy(), args["count"], args["type"], args["buf"])
+                + b.if_rank(args["root"], b.accumulate(t, adj, args["count"], args["type"]))
+                + b.deallocate(t))
+    if kind == "gather":
+        size, total = b.nproc_times(args["rcount"])
+        t = b.scratch(args["sbuf"])
+        radj = b.adjoint(args["rbuf"])
+        return (size + b.allocate(t, args["scount"])
+                + [b.mpi("MPI_Scatter", radj.copy(), b.arg("rcount"), b.arg("rtype"),
+                         Reference(t), b.arg("scount"), b.arg("stype"), b.arg("root"),
+                         b.arg("comm"), b.error())]
+                + b.if_rank(args["root"], b.zero(radj, total, args["rtype"], args["rbuf"]))
+                + b.accumulate(t, b.adjoint(args["sbuf"]), args["scount"], args["stype"])
+                + b.deallocate(t))
+    if kind == "scatter":
+        size, total = b.nproc_times(args["scount"])
+        t = b.scratch(args["sbuf"])
+        radj = b.adjoint(args["rbuf"])
+        return (size + b.allocate(t, total)
+                + [b.mpi("MPI_Gather", radj.copy(), b.arg("rcount"), b.arg("rtype"),
+                         Reference(t), b.arg("scount"), b.arg("stype"), b.arg("root"),
+                         b.arg("comm"), b.error())]
+                + b.zero(radj, args["rcount"], args["rtype"], args["rbuf"])
+                + b.if_rank(args["root"], b.accumulate(t, b.adjoint(args["sbuf"]), total,
+                                                       args["stype"]))
+                + b.deallocate(t))
+    if kind == "allgather":
+        size, total = b.nproc_times(args["rcount"])
+        t = b.scratch(args["sbuf"])
+        radj = b.adjoint(args["rbuf"])
+        return (size + b.allocate(t, args["scount"])
+                + [b.mpi("MPI_Reduce_scatter_block", radj.copy(), Reference(t),
+                         b.arg("rcount"), b.arg("rtype"), b.const("MPI_SUM"), b.arg("comm"),
+                         b.error())]
+                + b.zero(radj, total, args["rtype"], args["rbuf"])
+                + b.accumulate(t, b.adjoint(args["sbuf"]), args["scount"], args["stype"])
+                + b.deallocate(t))
+    raise AdfortError(f"internal error: no adjoint for '{call.routine.name}'; please "
+                      "report this with the input", b.location)
+
+
+def _reverse_reduction(b):
+    args = b.args
+    count, dtype = args["count"], args["type"]
+    in_place = _name(args["sbuf"]) == "mpi_in_place"
+    sbuf = args["rbuf"] if in_place else args["sbuf"]
+    yadj = b.adjoint(args["rbuf"])
+    xadj = b.adjoint(sbuf)
+    t = b.scratch(args["rbuf"])
+    op = _name(args["op"])
+    out = b.allocate(t, count)
+    if b.which.kind == "allreduce":
+        out.append(b.mpi("MPI_Allreduce", yadj.copy(), Reference(t), count.copy(),
+                         dtype.copy(), b.const("MPI_SUM"), b.arg("comm"), b.error()))
+        out += b.zero(yadj, count, dtype, args["rbuf"])
+    else:
+        # The root's adjoint of the result goes to every rank.
+        out += b.if_rank(args["root"], b.accumulate(t, yadj.copy(), count, dtype))
+        out.append(b.mpi("MPI_Bcast", Reference(t), count.copy(), dtype.copy(),
+                         b.arg("root"), b.arg("comm"), b.error()))
+        out += b.if_rank(args["root"], b.zero(yadj, count, dtype, args["rbuf"]))
+    if OPERATIONS[op] is not None:
+        out += _owner_only(b, t, sbuf, count, dtype, OPERATIONS[op])
+    out += b.accumulate(t, xadj, count, dtype)
+    out += b.deallocate(t)
+    return out
+
+
+def _owner_only(b, t, sbuf, count, dtype, locator):
+    """Zero the elements of `t` of which this rank does not own the
+    extremum: (value, rank) pairs reduced by MPI_MAXLOC/MPI_MINLOC (ties go
+    to the lowest rank, as MPI defines)."""
+    rank = b.integer("rank", naming.MPI_RANK)
+    values = b.scratch(sbuf)
+    pairs = b.scratch(sbuf, rank=2)
+    found = b.scratch(sbuf, rank=2)
+    kind = real_kind(Reference(values))
+    two = int_literal(2)
+    index = b.integer("index", naming.MPI_INDEX)
+    pair_type = b.const(REAL_TYPES[_name(dtype)])
+    first = ArrayReference.create(pairs, [int_literal(1), index.copy()])
+    fill = Loop.create(index.symbol, int_literal(1), count.copy(), int_literal(1), [
+        Assignment.create(first, ArrayReference.create(values, [index.copy()])),
+        Assignment.create(ArrayReference.create(pairs, [int_literal(2), index.copy()]),
+                          IntrinsicCall.create(IntrinsicCall.Intrinsic.REAL, [
+                              rank.copy(), ("kind", IntrinsicCall.create(
+                                  IntrinsicCall.Intrinsic.KIND, [Reference(values)]))]))])
+    owner = BinaryOperation.create(BinaryOperation.Operator.NE, IntrinsicCall.create(
+        IntrinsicCall.Intrinsic.NINT, [ArrayReference.create(found, [two.copy(), index.copy()])]),
+        rank.copy())
+    clear = Loop.create(index.symbol, int_literal(1), count.copy(), int_literal(1), [
+        IfBlock.create(owner, [Assignment.create(ArrayReference.create(t, [index.copy()]),
+                                                 real_literal(0, kind))])])
+    return (b.allocate(values, count)
+            + [b.mpi("MPI_Reduce_local", sbuf.copy(), Reference(values), count.copy(),
+                     dtype.copy(), b.const("MPI_SUM"), b.error())]
+            + [IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+                ArrayReference.create(pairs, [two.copy(), count.copy()]),
+                ArrayReference.create(found, [two.copy(), count.copy()])])]
+            + [b.mpi("MPI_Comm_rank", b.arg("comm"), rank.copy(), b.error()), fill,
+               b.mpi("MPI_Allreduce", Reference(pairs), Reference(found), count.copy(),
+                     pair_type, b.const(locator), b.arg("comm"), b.error()), clear]
+            + b.deallocate(values, pairs, found))
+
+
+def reverse_request(call, reverser):
+    """Returning statements of a non-blocking call or wait on active data
+    (see :func:`pair_requests`); [] for one on passive data."""
+    which = mpi_call_rule(call)
+    if which.kind in _WAITS:
+        out = []
+        for site in reverser.mpi_pairs.get(id(call), ()):
+            out += _start_reversed(site, reverser)
+        return out
+    state = getattr(reverser, "mpi_requests", {}).get(id(call))
+    if state is None:
+        return []   # passive data: no wait was reversed for it
+    b = _Builder(call, reverser)
+    request, scratch = state
+    out = [b.mpi("MPI_Wait", Reference(request), b.const("MPI_STATUS_IGNORE"), b.error())]
+    if which.kind == "isend":
+        out += b.accumulate(scratch, b.adjoint(b.args["sbuf"]), b.args["count"], b.args["type"])
+        out += b.deallocate(scratch)
+    else:
+        out += b.unless_null(b.args["source"], b.zero(
+            b.adjoint(b.args["rbuf"]), b.args["count"], b.args["type"], b.args["rbuf"]))
+    return out
+
+
+def _start_reversed(site, reverser):
+    """The reversed communication of the non-blocking call `site`, started
+    where its wait is reversed."""
+    b = _Builder(site, reverser)
+    requests = reverser.__dict__.setdefault("mpi_requests", {})
+    request = new_local(b.ctx.table, naming.MPI_REQUEST, INTEGER_TYPE, b.ctx.taken)
+    args = b.args
+    if b.which.kind == "isend":
+        t = b.scratch(args["sbuf"])
+        requests[id(site)] = (request, t)
+        return (b.allocate(t, args["count"])
+                + [b.mpi("MPI_Irecv", Reference(t), b.arg("count"), b.arg("type"),
+                         b.arg("dest"), b.arg("tag"), b.arg("comm"), Reference(request),
+                         b.error())])
+    requests[id(site)] = (request, None)
+    return [b.mpi("MPI_Isend", b.adjoint(args["rbuf"]), b.arg("count"), b.arg("type"),
+                  b.arg("source"), b.arg("tag"), b.arg("comm"), Reference(request),
+                  b.error())]
+
+
+def is_active_mpi(call, reverser):
+    """Whether the MPI call `call` has an adjoint to generate here."""
+    which = mpi_call_rule(call)
+    if which is None or which.passive:
+        return False
+    if which.kind in _WAITS:
+        return bool(reverser.mpi_pairs.get(id(call)))
+    args = arguments(call, which)
+    return any(_is_real_buffer(args[r]) and reverser.ctx.adjoint_symbol(args[r].symbol)
+               is not None for r in BUFFERS if r in args)
