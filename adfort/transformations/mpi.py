@@ -168,7 +168,9 @@ def _writes(stmt):
             names.add(node.lhs.symbol.name.lower())
         elif isinstance(node, Loop):
             names.add(node.variable.name.lower())
-        else:
+        elif mpi_call_rule(node) is not None:
+            names |= mpi_io(node, {})[1]
+        elif not isinstance(node, IntrinsicCall):
             names |= {a.symbol.name.lower() for a in node.arguments if is_variable(a)}
     return names
 
@@ -569,11 +571,10 @@ def reverse_request(call, reverser):
         for site in reverser.mpi_pairs.get(id(call), ()):
             out += _start_reversed(site, reverser)
         return out
-    state = getattr(reverser, "mpi_requests", {}).get(id(call))
-    if state is None:
-        return []   # passive data: no wait was reversed for it
+    if not _is_paired(call, reverser):
+        return []   # passive data: kept in the recording motion alone
     b = _Builder(call, reverser)
-    request, scratch = state
+    request, scratch = _site_state(call, reverser)
     out = [b.mpi("MPI_Wait", Reference(request), b.const("MPI_STATUS_IGNORE"), b.error())]
     if which.kind == "isend":
         out += b.accumulate(scratch, b.adjoint(b.args["sbuf"]), b.args["count"], b.args["type"])
@@ -584,21 +585,34 @@ def reverse_request(call, reverser):
     return out
 
 
+def _is_paired(site, reverser):
+    return any(s is site for sites in reverser.mpi_pairs.values() for s in sites)
+
+
+def _site_state(site, reverser):
+    """(request, scratch buffer or None) of the reversed communication of
+    the non-blocking call `site`: locals of the returning motion shared by
+    the adjoint of its wait (which starts it) and its own (which ends it),
+    whichever is generated first."""
+    if id(site) not in reverser.mpi_requests:
+        b = _Builder(site, reverser)
+        request = new_local(b.ctx.table, naming.MPI_REQUEST, INTEGER_TYPE, b.ctx.taken)
+        scratch = b.scratch(b.args["sbuf"]) if b.which.kind == "isend" else None
+        reverser.mpi_requests[id(site)] = (request, scratch)
+    return reverser.mpi_requests[id(site)]
+
+
 def _start_reversed(site, reverser):
     """The reversed communication of the non-blocking call `site`, started
     where its wait is reversed."""
     b = _Builder(site, reverser)
-    requests = reverser.__dict__.setdefault("mpi_requests", {})
-    request = new_local(b.ctx.table, naming.MPI_REQUEST, INTEGER_TYPE, b.ctx.taken)
+    request, t = _site_state(site, reverser)
     args = b.args
     if b.which.kind == "isend":
-        t = b.scratch(args["sbuf"])
-        requests[id(site)] = (request, t)
         return (b.allocate(t, args["count"])
                 + [b.mpi("MPI_Irecv", Reference(t), b.arg("count"), b.arg("type"),
                          b.arg("dest"), b.arg("tag"), b.arg("comm"), Reference(request),
                          b.error())])
-    requests[id(site)] = (request, None)
     return [b.mpi("MPI_Isend", b.adjoint(args["rbuf"]), b.arg("count"), b.arg("type"),
                   b.arg("source"), b.arg("tag"), b.arg("comm"), Reference(request),
                   b.error())]
@@ -611,6 +625,8 @@ def is_active_mpi(call, reverser):
         return False
     if which.kind in _WAITS:
         return bool(reverser.mpi_pairs.get(id(call)))
+    if which.kind in _NONBLOCKING:
+        return _is_paired(call, reverser)
     args = arguments(call, which)
     return any(_is_real_buffer(args[r]) and reverser.ctx.adjoint_symbol(args[r].symbol)
                is not None for r in BUFFERS if r in args)
