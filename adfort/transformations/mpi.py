@@ -275,7 +275,7 @@ def mpi_io(call, pairs):
     args = arguments(call, which)
     reads, writes = set(), set()
     if which.passive:
-        for role, actual in args.items():
+        for role, actual in zip(which.roles, call.arguments):
             if role == "out" and is_variable(actual):
                 writes.add(actual.symbol.name.lower())
         return reads, writes
@@ -514,7 +514,9 @@ def _reverse_reduction(b):
         out += b.zero(yadj, count, dtype, args["rbuf"])
     else:
         # The root's adjoint of the result goes to every rank.
-        out += b.if_rank(args["root"], b.accumulate(t, yadj.copy(), count, dtype))
+        out += b.if_rank(args["root"], [b.mpi(
+            "MPI_Reduce_local", yadj.copy(), Reference(t), count.copy(), dtype.copy(),
+            b.const("MPI_SUM"), b.error())])
         out.append(b.mpi("MPI_Bcast", Reference(t), count.copy(), dtype.copy(),
                          b.arg("root"), b.arg("comm"), b.error()))
         out += b.if_rank(args["root"], b.zero(yadj, count, dtype, args["rbuf"]))

@@ -1,0 +1,57 @@
+! Collective and blocking point-to-point communication of a small
+! ensemble statistic: rank 0 scatters a vector, every rank transforms its
+! block, the ranks exchange the extremes (MPI_MAX to all, MPI_MIN to the
+! root), gather all blocks, pass a value round a ring with MPI_Send and
+! MPI_Recv, sum in place, and rank 0 gathers a cost it broadcasts.
+module collectives
+  use mpi
+  implicit none
+  integer, parameter :: dp = kind(1.0d0)
+contains
+
+  subroutine ensemble_cost(x, w, cost, n, nglob, comm)
+    integer, intent(in) :: n, nglob, comm
+    real(dp), intent(in) :: x(nglob)     ! significant on rank 0
+    real(dp), intent(in) :: w(n)         ! each rank's weights
+    real(dp), intent(out) :: cost
+    real(dp) :: xl(n), yl(n), peak(n), low(n), energy(n), every(nglob), gathered(nglob)
+    real(dp) :: got, s, total
+    integer :: rank, nproc, right, left, ierr, i
+    integer :: status(MPI_STATUS_SIZE)
+
+    call MPI_Comm_rank(comm, rank, ierr)
+    call MPI_Comm_size(comm, nproc, ierr)
+    call MPI_Scatter(x, n, MPI_DOUBLE_PRECISION, xl, n, MPI_DOUBLE_PRECISION, 0, comm, ierr)
+    do i = 1, n
+      yl(i) = w(i) * xl(i) + sin(xl(i) * (rank + 1))
+    end do
+    call MPI_Allreduce(yl, peak, n, MPI_DOUBLE_PRECISION, MPI_MAX, comm, ierr)
+    call MPI_Reduce(yl, low, n, MPI_DOUBLE_PRECISION, MPI_MIN, 0, comm, ierr)
+    call MPI_Allgather(yl, n, MPI_DOUBLE_PRECISION, every, n, MPI_DOUBLE_PRECISION, comm, ierr)
+    ! The first value goes round the ring; even ranks send first.
+    right = mod(rank + 1, nproc)
+    left = mod(rank - 1 + nproc, nproc)
+    if (mod(rank, 2) == 0) then
+      call MPI_Send(yl(1), 1, MPI_DOUBLE_PRECISION, right, 5, comm, ierr)
+      call MPI_Recv(got, 1, MPI_DOUBLE_PRECISION, left, 5, comm, status, ierr)
+    else
+      call MPI_Recv(got, 1, MPI_DOUBLE_PRECISION, left, 5, comm, status, ierr)
+      call MPI_Send(yl(1), 1, MPI_DOUBLE_PRECISION, right, 5, comm, ierr)
+    end if
+    do i = 1, n
+      energy(i) = yl(i)**2
+      yl(i) = yl(i) * peak(i) + every(mod(i + rank * n, nglob) + 1) + got
+    end do
+    call MPI_Allreduce(MPI_IN_PLACE, energy, n, MPI_DOUBLE_PRECISION, MPI_SUM, comm, ierr)
+    call MPI_Gather(yl, n, MPI_DOUBLE_PRECISION, gathered, n, MPI_DOUBLE_PRECISION, 0, &
+                    comm, ierr)
+    s = sum(energy * yl)
+    if (rank == 0) then
+      s = s + sum(gathered**2) + sum(low * peak)
+    end if
+    call MPI_Reduce(s, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, 0, comm, ierr)
+    if (rank == 0) cost = total
+    call MPI_Bcast(cost, 1, MPI_DOUBLE_PRECISION, 0, comm, ierr)
+  end subroutine ensemble_cost
+
+end module collectives
