@@ -7,9 +7,9 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO   := build/demo
 
-.PHONY: setup gfortran demo test bench fuzz clean
+.PHONY: setup gfortran mpi demo test bench fuzz clean
 
-setup: $(VENV)/.installed gfortran
+setup: $(VENV)/.installed gfortran mpi
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,14 @@ gfortran:
 	@command -v gfortran >/dev/null 2>&1 || { \
 	  echo "installing gfortran (Debian package)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq gfortran >/dev/null; }
+
+# Open MPI: the adjoints of MPI communication are compiled with mpif90 and
+# run under mpirun (tests/test_mpi.py).
+mpi: gfortran
+	@{ command -v mpif90 && command -v mpirun; } >/dev/null 2>&1 || { \
+	  echo "installing Open MPI (Debian packages openmpi-bin, libopenmpi-dev)"; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null; }
 
 # Differentiate the bundled ocean equation-of-state example, compile the
 # adjoint with a driver and print the gradient next to finite differences.

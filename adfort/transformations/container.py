@@ -34,7 +34,7 @@ from adfort.symbols import nameable_type
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.call import CalleeMotions
 from adfort.transformations.mpi import (
-    check_mpi_call, mpi_call_rule, mpi_io, pair_requests, sequence_positions)
+    check_mpi_call, check_mpi_modules, mpi_call_rule, mpi_io, pair_requests, sequence_positions)
 from adfort.mpi_rules import is_mpi_name
 from adfort.transformations.reverser import enclosing_loop_indices
 from adfort.transformations.assemble import Host, assemble
@@ -447,6 +447,8 @@ class _ProgramBuild:
         return taken
 
     def _fence(self):
+        for unit in self.order:
+            check_mpi_modules(unit.original, source_name(unit.original) or self.filename)
         for unit in self.chosen:
             active = self.activity.active_locals(unit) | {
                 name for _, name in self.activity.active_modules()}

@@ -17,6 +17,8 @@ communication, the adjoint of the ``MPI_Isend``/``MPI_Irecv`` waits for
 it and adds or zeroes.
 """
 
+import re
+
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall, Literal,
     Loop, Range, Reference, Schedule)
@@ -118,7 +120,7 @@ def check_mpi_call(call, filename, communicating):
     for role in ("source", "tag", "rtag", "stag"):
         if _name(args.get(role)) in ("mpi_any_source", "mpi_any_tag"):
             raise AdfortError(
-                f"'{name}' receives real data with {args[role].debug_string()}: which "
+                f"'{name}' receives real data with {args[role].debug_string().upper()}: which "
                 "rank or message it matched is known only at run time, and its adjoint "
                 "must be sent back to exactly that one; give the source rank and tag "
                 "explicitly", location)
@@ -145,6 +147,39 @@ def check_mpi_call(call, filename, communicating):
         raise AdfortError(f"'{name}' with MPI_IN_PLACE: adfort reverses in-place "
                           "MPI_Allreduce and MPI_Reduce only; use separate buffers",
                           location)
+
+
+def check_mpi_modules(routine, filename):
+    """Reject a routine seeing MPI through ``mpi_f08``: its handles are
+    derived types and its routines take optional error arguments, which
+    adfort's table (of the ``mpi`` module and mpif.h) does not describe.
+
+    :raises AdfortError: at the ``use mpi_f08``.
+    """
+    node = routine
+    while node is not None:
+        table = getattr(node, "_symbol_table", None)
+        if table is not None and any(c.name.lower() == "mpi_f08"
+                                     for c in table.containersymbols):
+            raise AdfortError(
+                "'use mpi_f08': adfort differentiates MPI code written with the mpi "
+                "module or mpif.h, whose calls it knows argument by argument; the "
+                "mpi_f08 bindings (derived-type handles, optional ierror) are not "
+                "supported: use the mpi module", _use_line(filename, routine))
+        node = node.parent
+
+
+def _use_line(filename, routine):
+    """``file:line`` of the first ``use mpi_f08`` of `filename` (the
+    routine's own place if the file cannot be read)."""
+    try:
+        with open(filename, encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, 1):
+                if re.match(r"\s*use\s*(,\s*\w+\s*)?(::)?\s*mpi_f08\b", line, re.IGNORECASE):
+                    return f"{filename}:{number}"
+    except OSError:
+        pass
+    return where(routine, filename)
 
 
 def _request_base(actual):
