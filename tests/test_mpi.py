@@ -273,3 +273,19 @@ def test_unreversible_communication_rejected(case, tmp_path):
     assert phrase in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "out.f90").exists()
+
+
+def test_example(mpi, tmp_path):
+    """examples/mpi_diffusion, as README's MPI section and `make mpi-demo`
+    run it."""
+    example = ROOT / "examples" / "mpi_diffusion"
+    _differentiate(example / "diffusion.f90", "misfit", "cost", "c0,params", "split",
+                   "diffusion_ad.f90", tmp_path)
+    _compile(mpi["mpif90"], [example / "diffusion.f90", "diffusion_ad.f90",
+                             example / "driver.f90"], "misfit", tmp_path)
+    result = subprocess.run([mpi["mpirun"], "-np", "2", "--oversubscribe",
+                             str(tmp_path / "misfit")], cwd=tmp_path, capture_output=True,
+                            text=True, env=MPI_ENV, timeout=120)
+    assert result.returncode == 0, result.stderr
+    difference = float(re.search(r"relative difference\s+(\S+)", result.stdout).group(1))
+    assert difference < FD_TOLERANCE, result.stdout
