@@ -200,10 +200,11 @@ def hoisted(host, internal):
     return f"{host}_{internal}"
 
 # Locals of the adjoints of MPI calls (adfort.transformations.mpi): error
-# codes, ranks, scratch buffers, requests of reversed communication.
-MPI_ERROR = "mpi_error"
-MPI_RANK = "mpi_rank"
-MPI_SIZE = "mpi_size"
-MPI_INDEX = "mpi_element"
-MPI_BUFFER = "mpi_adj"
-MPI_REQUEST = "mpi_adj_request"
+# codes, ranks, scratch buffers, requests of reversed communication.  Never
+# MPI_-prefixed: those names are the library's (MPI_ERROR is a constant).
+MPI_ERROR = "ad_ierror"
+MPI_RANK = "ad_rank"
+MPI_SIZE = "ad_nproc"
+MPI_INDEX = "ad_element"
+MPI_BUFFER = "ad_buffer"
+MPI_REQUEST = "ad_request"

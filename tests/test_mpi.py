@@ -9,6 +9,7 @@
   differences of the whole parallel run (dot product summed over ranks)
   and the serial model's adjoint on the same global grid (heat_serial.f90)
   to round-off, under split and joint reversal.
+- smooth_f77.f: FORTRAN 77 with INCLUDE 'mpif.h' and MPI_SENDRECV on a ring.
 - collectives.f90: MPI_Scatter, MPI_Allreduce (MAX, SUM in place),
   MPI_Reduce (MIN, SUM), MPI_Allgather, MPI_Gather, MPI_Bcast and a ring of
   MPI_Send/MPI_Recv.
@@ -139,6 +140,20 @@ def test_collectives(mpi, schedule, tmp_path):
         assert error < FD_TOLERANCE, (ranks, fd, ad)
         assert abs(ad) > 1e-3
         assert found["STRAY"] == [0.0]   # x is significant on the root alone
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_fortran77_mpif_h(mpi, schedule, tmp_path):
+    """An F77 routine with INCLUDE 'mpif.h' (read as `use mpi`, which the
+    generated external routines use)."""
+    source = FIXTURES / "smooth_f77.f"
+    _differentiate(source, "smooth", "e", "f", schedule, "smooth_ad.f90", tmp_path)
+    assert "use mpi" in (tmp_path / "smooth_ad.f90").read_text()
+    _compile(mpi["mpif90"], [source, "smooth_ad.f90", FIXTURES / "driver_smooth.f90"],
+             "smooth", tmp_path)
+    for ranks in (1, 2, 4):
+        fd, ad, error = _mpirun(mpi, "smooth", ranks, tmp_path)["DOT"]
+        assert error < FD_TOLERANCE, (ranks, fd, ad)
 
 
 REJECTED = {
