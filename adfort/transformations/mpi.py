@@ -225,15 +225,56 @@ def _site_reads(call):
     return names
 
 
+def _find_wait(call, request, block, position, filename, location):
+    """(the wait in `block` after `position` completing `request`, the
+    statements before it), or (None, those statements)."""
+    base, subscripts = _request_base(request), _literal_subscripts(request)
+    between = []
+    for stmt in block.children[position + 1:]:
+        waits = [c for c in stmt.walk(Call) if (mpi_call_rule(c) is not None
+                                                and mpi_call_rule(c).kind in _WAITS)]
+        for wait in waits:
+            wrule = mpi_call_rule(wait)
+            ref = arguments(wait, wrule)["request" if wrule.kind == "wait" else "requests"]
+            if _request_base(ref) != base:
+                continue
+            wsub = _literal_subscripts(ref)
+            if wrule.kind == "waitall" and type(ref) is Reference:
+                matches = True      # the whole array of requests
+            elif subscripts is None or wsub is None:
+                matches = None      # cannot tell
+            else:
+                matches = wsub == subscripts
+            if matches is None:
+                raise AdfortError(
+                    f"the request '{request.debug_string()}' of this "
+                    f"'{call.routine.name}' on real data is waited for as "
+                    f"'{ref.debug_string()}' (line {where(wait, filename).split(':')[-1]}): "
+                    "adfort pairs requests with their waits by name; wait for the whole "
+                    "array with MPI_Waitall or name the element with a constant", location)
+            if matches:
+                if wait is not stmt:
+                    raise AdfortError(
+                        f"the wait for the request of this '{call.routine.name}' on real "
+                        "data is inside a construct: adfort reverses a non-blocking call "
+                        "and its wait in the same block of statements (or the call in a DO "
+                        "loop and the wait right after it)", location)
+                return wait, between
+        between.append(stmt)
+    return None, between
+
+
 def pair_requests(routine, active, filename):
     """Pair each non-blocking call on active data with the wait completing
-    it, statically: in the same block, the wait naming its request
-    variable (``MPI_Wait(req)``, ``MPI_Waitall(n, reqs, …)`` for every
-    ``reqs(k)``), nothing in between changing what the reversed
-    communication reads.
+    it, statically: the wait names its request variable (``MPI_Wait(req)``,
+    ``MPI_Waitall(n, reqs, …)`` for every ``reqs(k)``) later in the same
+    block, or, for a call posted in a DO loop (one request per neighbour),
+    in the block of the loop, after it.  Nothing in between may change what
+    the reversed communication reads; in a loop, that is the loop index
+    alone.
 
     :param active: ``active(actual)``: whether a buffer carries an adjoint.
-    :returns: {id(wait call): [the non-blocking calls it completes]}.
+    :returns: {id(wait call): [(non-blocking call, its DO loop or None)]}.
     :raises AdfortError: for a call adfort cannot pair.
     """
     pairs = {}
@@ -246,61 +287,54 @@ def pair_requests(routine, active, filename):
             continue
         location = where(call, filename)
         request = arguments(call, which)["request"]
-        base, subscripts = _request_base(request), _literal_subscripts(request)
         block = call.parent
         if not isinstance(block, Schedule):
             raise AdfortError(f"'{call.routine.name}' is not a statement of its own", location)
-        position = block.children.index(call)
-        found = None
-        between = []
-        for stmt in block.children[position + 1:]:
-            waits = [c for c in stmt.walk(Call) if (mpi_call_rule(c) is not None
-                                                    and mpi_call_rule(c).kind in _WAITS)]
-            for wait in waits:
-                wrule = mpi_call_rule(wait)
-                ref = arguments(wait, wrule)["request" if wrule.kind == "wait" else "requests"]
-                if _request_base(ref) != base:
-                    continue
-                wsub = _literal_subscripts(ref)
-                if wrule.kind == "waitall" and type(ref) is Reference:
-                    matches = True      # the whole array of requests
-                elif subscripts is None or wsub is None:
-                    matches = None      # cannot tell
-                else:
-                    matches = wsub == subscripts
-                if matches is None:
-                    raise AdfortError(
-                        f"the request '{request.debug_string()}' of this "
-                        f"'{call.routine.name}' on real data is waited for as "
-                        f"'{ref.debug_string()}' (line {where(wait, filename).split(':')[-1]}): "
-                        "adfort pairs requests with their waits by name; wait for the whole "
-                        "array with MPI_Waitall or name the element with a constant", location)
-                if matches:
-                    if wait is not stmt:
-                        raise AdfortError(
-                            f"the wait for the request of this '{call.routine.name}' on real "
-                            "data is inside a construct: adfort reverses a non-blocking call "
-                            "and its wait in the same block of statements", location)
-                    found = wait
-                    break
-            if found is not None:
-                break
-            between.append(stmt)
+        found, between = _find_wait(call, request, block, block.children.index(call),
+                                    filename, location)
+        loop = None
+        reads = _site_reads(call)
+        if found is None and isinstance(block.parent, Loop) \
+                and isinstance(block.parent.parent, Schedule):
+            loop = block.parent
+            index = loop.variable.name.lower()
+            outer = loop.parent
+            found, after = _find_wait(call, request, outer, outer.children.index(loop),
+                                      filename, location)
+            # Every iteration's reversed communication is started again
+            # where the wait is reversed: only the index may vary.
+            between = list(block.children) + after
+            reads = reads - {index}
+            count = arguments(call, which)["count"]
+            if index in {r.symbol.name.lower() for r in count.walk(Reference)}:
+                raise AdfortError(
+                    f"the count of this '{call.routine.name}' on real data posted in a loop "
+                    f"depends on the loop index '{index}': adfort keeps the reversed "
+                    "messages of all iterations in one buffer; give every iteration the "
+                    "same count", location)
+            bounds = {r.symbol.name.lower() for e in (loop.start_expr, loop.stop_expr,
+                                                      loop.step_expr)
+                      for r in e.walk(Reference)}
+            reads |= bounds
         if found is None:
             raise AdfortError(
                 f"this '{call.routine.name}' on real data has no MPI_Wait/MPI_Waitall for its "
-                f"request '{request.debug_string()}' later in the same block: adfort pairs a "
-                "non-blocking call with its wait to reverse the communication; wait for it "
-                "in the same block (not in a loop or branch apart from it)", location)
-        changed = set().union(*[_writes(s) for s in between]) & _site_reads(call) \
-            if between else set()
+                f"request '{request.debug_string()}' later in the same block (or right after "
+                "its DO loop): adfort pairs a non-blocking call with its wait to reverse the "
+                "communication; wait for it in the same block (not in a branch apart from it)",
+                location)
+        changed = set().union(*[_writes(s) for s in between]) & reads if between else set()
+        if loop is not None:
+            changed.discard(loop.variable.name.lower())
         if changed:
             raise AdfortError(
                 f"'{', '.join(sorted(changed))}' changes between this "
-                f"'{call.routine.name}' and its wait: the reversed communication, started "
-                "where the wait is reversed, must name the same ranks, tags and elements; "
-                "keep them unchanged until the wait", location)
-        pairs.setdefault(id(found), []).append(call)
+                f"'{call.routine.name}' and its wait"
+                + (" (or from one iteration of its loop to the next)" if loop else "")
+                + ": the reversed communication, started where the wait is reversed, must "
+                "name the same ranks, tags and elements; keep them unchanged until the wait",
+                location)
+        pairs.setdefault(id(found), []).append((call, loop))
     return pairs
 
 
@@ -327,9 +361,29 @@ def mpi_io(call, pairs):
             writes.add(actual.symbol.name.lower())
     if "op" in args and _name(args["op"]) in ("mpi_max", "mpi_min") and is_variable(args["sbuf"]):
         reads.add(args["sbuf"].symbol.name.lower())   # who owns the extremum
-    for site in pairs.get(id(call), ()):
+    for site, loop in pairs.get(id(call), ()):
         reads |= _site_reads(site)
+        if loop is not None:
+            reads.discard(loop.variable.name.lower())
+            reads |= _bound_names(loop)
+    loop = _site_loop(call, pairs)
+    if loop is not None:
+        reads |= _bound_names(loop)   # which iteration's request to wait for
     return reads, writes
+
+
+def _bound_names(loop):
+    return {r.symbol.name.lower() for e in (loop.start_expr, loop.stop_expr, loop.step_expr)
+            for r in e.walk(Reference)}
+
+
+def _site_loop(call, pairs):
+    """The DO loop a paired non-blocking call is posted in, or None."""
+    for sites in pairs.values():
+        for site, loop in sites:
+            if site is call:
+                return loop
+    return None
 
 
 def sequence_positions(call):
@@ -605,54 +659,144 @@ def reverse_request(call, reverser):
     which = mpi_call_rule(call)
     if which.kind in _WAITS:
         out = []
-        for site in reverser.mpi_pairs.get(id(call), ()):
-            out += _start_reversed(site, reverser)
+        for site, loop in reverser.mpi_pairs.get(id(call), ()):
+            out += _start_reversed(site, loop, reverser)
         return out
-    if not _is_paired(call, reverser):
+    found = _pairing(call, reverser)
+    if found is None:
         return []   # passive data: kept in the recording motion alone
+    loop = found[1]
     b = _Builder(call, reverser)
-    request, scratch = _site_state(call, reverser)
-    out = [b.mpi("MPI_Wait", Reference(request), b.const("MPI_STATUS_IGNORE"), b.error())]
+    request, scratch = _site_state(call, loop, reverser)
+    trip = _trip(loop, Reference(loop.variable)) if loop is not None else None
+    out = [b.mpi("MPI_Wait", _slot(request, trip), b.const("MPI_STATUS_IGNORE"), b.error())]
     if which.kind == "isend":
-        out += b.accumulate(scratch, b.adjoint(b.args["sbuf"]), b.args["count"], b.args["type"])
-        out += b.deallocate(scratch)
+        received = Reference(scratch) if trip is None else ArrayReference.create(
+            scratch, [int_literal(1), trip.copy()])
+        out.append(b.mpi("MPI_Reduce_local", received, b.adjoint(b.args["sbuf"]),
+                         b.arg("count"), b.arg("type"), b.const("MPI_SUM"), b.error()))
+        if loop is None:
+            out += b.deallocate(scratch)
     else:
         out += b.unless_null(b.args["source"], b.zero(
             b.adjoint(b.args["rbuf"]), b.args["count"], b.args["type"], b.args["rbuf"]))
     return out
 
 
-def _is_paired(site, reverser):
-    return any(s is site for sites in reverser.mpi_pairs.values() for s in sites)
+def _pairing(site, reverser):
+    """(site, its loop or None) if `site` is paired with a wait, else None."""
+    for sites in reverser.mpi_pairs.values():
+        for found in sites:
+            if found[0] is site:
+                return found
+    return None
 
 
-def _site_state(site, reverser):
+def _slot(request, trip):
+    return Reference(request) if trip is None else ArrayReference.create(request, [trip.copy()])
+
+
+def _is_one(expr):
+    return isinstance(expr, Literal) and expr.value == "1"
+
+
+def _trip(loop, index):
+    """``(index - start) / step + 1``: the iteration of `loop` at `index`."""
+    start, step = loop.start_expr, loop.step_expr
+    if _is_one(start) and _is_one(step):
+        return index
+    offset = BinaryOperation.create(BinaryOperation.Operator.SUB, index, start.copy())
+    if not _is_one(step):
+        offset = BinaryOperation.create(BinaryOperation.Operator.DIV, offset, step.copy())
+    return BinaryOperation.create(BinaryOperation.Operator.ADD, offset, int_literal(1))
+
+
+def _trips(loop):
+    """``MAX(0, (stop - start + step) / step)``: the iterations of `loop`."""
+    start, stop, step = loop.start_expr, loop.stop_expr, loop.step_expr
+    if _is_one(start) and _is_one(step):
+        return IntrinsicCall.create(IntrinsicCall.Intrinsic.MAX, [int_literal(0), stop.copy()])
+    span = BinaryOperation.create(BinaryOperation.Operator.ADD, BinaryOperation.create(
+        BinaryOperation.Operator.SUB, stop.copy(), start.copy()), step.copy())
+    if not _is_one(step):
+        span = BinaryOperation.create(BinaryOperation.Operator.DIV, span, step.copy())
+    return IntrinsicCall.create(IntrinsicCall.Intrinsic.MAX, [int_literal(0), span])
+
+
+def _site_state(site, loop, reverser):
     """(request, scratch buffer or None) of the reversed communication of
     the non-blocking call `site`: locals of the returning motion shared by
     the adjoint of its wait (which starts it) and its own (which ends it),
-    whichever is generated first."""
+    whichever is generated first.  For a call posted in a loop, one request
+    and one column of the scratch buffer per iteration."""
     if id(site) not in reverser.mpi_requests:
         b = _Builder(site, reverser)
-        request = new_local(b.ctx.table, naming.MPI_REQUEST, INTEGER_TYPE, b.ctx.taken)
-        scratch = b.scratch(b.args["sbuf"]) if b.which.kind == "isend" else None
+        if loop is None:
+            request = new_local(b.ctx.table, naming.MPI_REQUEST, INTEGER_TYPE, b.ctx.taken)
+        else:
+            request = new_local(b.ctx.table, naming.MPI_REQUEST, ArrayType(
+                INTEGER_TYPE, [ArrayType.Extent.DEFERRED]), b.ctx.taken)
+        scratch = b.scratch(b.args["sbuf"], rank=1 if loop is None else 2) \
+            if b.which.kind == "isend" else None
         reverser.mpi_requests[id(site)] = (request, scratch)
     return reverser.mpi_requests[id(site)]
 
 
-def _start_reversed(site, reverser):
+def _substituted(expr, name, symbol):
+    """A copy of `expr` with the variable `name` replaced by `symbol`."""
+    copy = expr.copy()
+    if type(copy) is Reference and copy.symbol.name.lower() == name:
+        return Reference(symbol)
+    for ref in copy.walk(Reference):
+        if type(ref) is Reference and ref.symbol.name.lower() == name:
+            ref.replace_with(Reference(symbol))
+    return copy
+
+
+def _start_reversed(site, loop, reverser):
     """The reversed communication of the non-blocking call `site`, started
-    where its wait is reversed."""
+    where its wait is reversed (for a call posted in a loop: a loop over
+    the same iterations starting every one)."""
     b = _Builder(site, reverser)
-    request, t = _site_state(site, reverser)
-    args = b.args
+    request, t = _site_state(site, loop, reverser)
+    args = dict(b.args)
+    out = []
+    trip = None
+    if loop is not None:
+        index = new_local(b.ctx.table, naming.MPI_ITERATION, INTEGER_TYPE, b.ctx.taken)
+        name = loop.variable.name.lower()
+        args = {role: _substituted(actual, name, index) for role, actual in args.items()}
+        trip = _trip(loop, Reference(index))
+        out += _fresh_allocation(request, [_trips(loop)])
+        if t is not None:
+            out += _fresh_allocation(t, [args["count"].copy(), _trips(loop)])
+            out.append(Assignment.create(Reference(t), real_literal(0, real_kind(Reference(t)))))
+    elif t is not None:
+        out += b.allocate(t, args["count"])
     if b.which.kind == "isend":
-        return (b.allocate(t, args["count"])
-                + [b.mpi("MPI_Irecv", Reference(t), b.arg("count"), b.arg("type"),
-                         b.arg("dest"), b.arg("tag"), b.arg("comm"), Reference(request),
-                         b.error())])
-    return [b.mpi("MPI_Isend", b.adjoint(args["rbuf"]), b.arg("count"), b.arg("type"),
-                  b.arg("source"), b.arg("tag"), b.arg("comm"), Reference(request),
-                  b.error())]
+        received = Reference(t) if trip is None else ArrayReference.create(
+            t, [int_literal(1), trip.copy()])
+        start = b.mpi("MPI_Irecv", received, args["count"].copy(), args["type"].copy(),
+                      args["dest"].copy(), args["tag"].copy(), args["comm"].copy(),
+                      _slot(request, trip), b.error())
+    else:
+        start = b.mpi("MPI_Isend", b.adjoint(args["rbuf"]), args["count"].copy(),
+                      args["type"].copy(), args["source"].copy(), args["tag"].copy(),
+                      args["comm"].copy(), _slot(request, trip), b.error())
+    if loop is None:
+        return out + [start]
+    return out + [Loop.create(index, loop.start_expr.copy(), loop.stop_expr.copy(),
+                              loop.step_expr.copy(), [start])]
+
+
+def _fresh_allocation(symbol, extents):
+    """Allocate `symbol` with `extents`, first freeing it if a previous
+    call of the routine left it allocated."""
+    return [IfBlock.create(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [
+                Reference(symbol)]), [IntrinsicCall.create(
+                    IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(symbol)])]),
+            IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+                ArrayReference.create(symbol, extents)])]
 
 
 def is_active_mpi(call, reverser):
@@ -663,7 +807,7 @@ def is_active_mpi(call, reverser):
     if which.kind in _WAITS:
         return bool(reverser.mpi_pairs.get(id(call)))
     if which.kind in _NONBLOCKING:
-        return _is_paired(call, reverser)
+        return _pairing(call, reverser) is not None
     args = arguments(call, which)
     return any(_is_real_buffer(args[r]) and reverser.ctx.adjoint_symbol(args[r].symbol)
                is not None for r in BUFFERS if r in args)
