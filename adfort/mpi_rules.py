@@ -144,6 +144,13 @@ REAL_TYPES = {
     "mpi_real4": "MPI_2REAL",
 }
 
+#: MPI datatype constants of other values: given with real buffers, the
+#: call is not reversible (or not what the program meant).
+OTHER_TYPES = ("mpi_integer", "mpi_integer1", "mpi_integer2", "mpi_integer4",
+               "mpi_integer8", "mpi_logical", "mpi_character", "mpi_byte", "mpi_packed",
+               "mpi_complex", "mpi_double_complex", "mpi_2real", "mpi_2double_precision",
+               "mpi_2integer", "mpi_real16")
+
 #: Reduction operations with an adjoint, and the owner-finding operation of
 #: the extrema.
 OPERATIONS = {"mpi_sum": None, "mpi_max": "MPI_MAXLOC", "mpi_min": "MPI_MINLOC"}

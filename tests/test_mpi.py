@@ -307,3 +307,80 @@ def test_example(mpi, tmp_path):
     assert result.returncode == 0, result.stderr
     difference = float(re.search(r"relative difference\s+(\S+)", result.stdout).group(1))
     assert difference < FD_TOLERANCE, result.stdout
+
+
+DATATYPE_MODEL = """
+module weighted_sum
+  use mpi
+  implicit none
+contains
+  subroutine total(x, s, n, dtype, comm)
+    integer, intent(in) :: n, dtype, comm
+    real(8), intent(in) :: x(n)
+    real(8), intent(out) :: s
+    real(8) :: y(n), partial
+    integer :: count, nbytes, ierr
+    y = x**2 + sin(x)
+    call MPI_Type_size(dtype, nbytes, ierr)
+    count = n / (nbytes / 8)
+    call MPI_Bcast(y, count, dtype, 0, comm, ierr)
+    partial = sum(y * x)
+    call MPI_Allreduce(partial, s, 1, MPI_DOUBLE_PRECISION, MPI_SUM, comm, ierr)
+  end subroutine total
+end module weighted_sum
+"""
+
+DATATYPE_DRIVER = """
+program driver
+  use mpi
+  use weighted_sum, only: total
+  use weighted_sum_ad, only: total_rev
+  implicit none
+  integer, parameter :: n = 4
+  integer :: ierr, rank, dtype, i
+  real(8) :: x(n), dx(n), x_adj(n), xp(n), s, sp, sm, s_adj, local, ad, fd
+  character(len=8) :: which
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call get_command_argument(1, which)
+  dtype = MPI_DOUBLE_PRECISION
+  if (which == 'pairs') then
+    call MPI_Type_contiguous(2, MPI_DOUBLE_PRECISION, dtype, ierr)
+    call MPI_Type_commit(dtype, ierr)
+  end if
+  do i = 1, n
+    x(i) = 0.3d0 * i + 0.1d0 * rank
+    dx(i) = cos(1.0d0 * i + rank)
+  end do
+  xp = x + 1d-6 * dx
+  call total(xp, sp, n, dtype, MPI_COMM_WORLD)
+  xp = x - 1d-6 * dx
+  call total(xp, sm, n, dtype, MPI_COMM_WORLD)
+  fd = (sp - sm) / 2d-6
+  x_adj = 0
+  s_adj = merge(1d0, 0d0, rank == 0)
+  call total_rev(x, x_adj, s, s_adj, n, dtype, MPI_COMM_WORLD)
+  local = sum(x_adj * dx)
+  call MPI_Allreduce(local, ad, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank == 0) write (*, '(a, 3es26.17)') 'DOT ', fd, ad, abs(fd - ad) / abs(fd)
+  call MPI_Finalize(ierr)
+end program driver
+"""
+
+
+def test_datatype_checked_at_run_time(mpi, tmp_path):
+    """A datatype adfort cannot read (an argument) is checked where the
+    adjoint runs: one real value per element, else ERROR STOP naming the
+    call."""
+    (tmp_path / "model.f90").write_text(DATATYPE_MODEL.lstrip("\n"))
+    (tmp_path / "driver.f90").write_text(DATATYPE_DRIVER.lstrip("\n"))
+    _differentiate("model.f90", "total", "s", "x", "split", "model_ad.f90", tmp_path)
+    _compile(mpi["mpif90"], ["model.f90", "model_ad.f90", "driver.f90"], "sum", tmp_path)
+    fd, ad, error = _mpirun(mpi, "sum", 2, tmp_path)["DOT"]
+    assert error < FD_TOLERANCE, (fd, ad)
+    result = subprocess.run([mpi["mpirun"], "-np", "2", "--oversubscribe",
+                             str(tmp_path / "sum"), "pairs"], cwd=tmp_path,
+                            capture_output=True, text=True, env=MPI_ENV, timeout=120)
+    assert result.returncode != 0
+    assert "model.f90:14: the MPI datatype dtype is not one real value per element" \
+        in result.stdout + result.stderr

@@ -19,9 +19,10 @@ it and adds or zeroes.
 
 import re
 
+from fparser.two import Fortran2008
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall, Literal,
-    Loop, Range, Reference, Schedule)
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, Fparser2CodeBlock, IfBlock,
+    IntrinsicCall, Literal, Loop, Range, Reference, Schedule)
 from psyclone.psyir.symbols import ArrayType, DataSymbol, RoutineSymbol, ScalarType, Symbol
 
 from adfort import naming
@@ -29,7 +30,7 @@ from adfort.derived import is_variable, value_type
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, int_literal, real_kind, real_literal
 from adfort.mpi_rules import (
-    BUFFERS, OPERATIONS, REAL_TYPES, arguments, is_mpi_name, rule)
+    BUFFERS, OPERATIONS, OTHER_TYPES, REAL_TYPES, arguments, is_mpi_name, rule)
 from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
 
@@ -124,13 +125,19 @@ def check_mpi_call(call, filename, communicating):
                 "rank or message it matched is known only at run time, and its adjoint "
                 "must be sent back to exactly that one; give the source rank and tag "
                 "explicitly", location)
+    extremum = "op" in args and _name(args["op"]) in ("mpi_max", "mpi_min")
     for role in ("type", "stype", "rtype"):
-        if role in args and _name(args[role]) not in REAL_TYPES:
+        if role not in args or _name(args[role]) in REAL_TYPES:
+            continue
+        named = _name(args[role]) in OTHER_TYPES
+        if named or extremum:
             raise AdfortError(
                 f"'{name}' sends real data with the datatype "
                 f"'{args[role].debug_string()}': adfort reverses communication of the "
-                f"predefined real types ({', '.join(t.upper() for t in REAL_TYPES)}) "
-                "named as such; pass one of those constants", location)
+                f"predefined real types ({', '.join(t.upper() for t in REAL_TYPES)})"
+                + (" named as such in MPI_MAX/MPI_MIN reductions (the owner of the "
+                   "extremum is found with the matching pair type)" if extremum and not named
+                   else "") + "; pass one of those", location)
     if "op" in args:
         op = _name(args["op"])
         if op not in OPERATIONS:
@@ -502,12 +509,44 @@ class _Builder:
                 BinaryOperation.create(BinaryOperation.Operator.MUL, count.copy(), size))
 
 
+def _type_checks(b, args):
+    """Run-time checks that datatypes adfort cannot read (a variable, a
+    constant of the user's) describe one real value per element: the
+    adjoint's scratch buffers hold `count` values of the buffer's kind."""
+    out, seen = [], set()
+    for role, buffer in (("type", "buf"), ("type", "sbuf"), ("type", "rbuf"),
+                         ("stype", "sbuf"), ("rtype", "rbuf")):
+        if role not in args or buffer not in args or _name(args[role]) in REAL_TYPES \
+                or not is_variable(args[buffer]) \
+                or args[role].debug_string().lower() in seen:
+            continue
+        seen.add(args[role].debug_string().lower())
+        size = b.integer("type size", naming.MPI_TYPE_SIZE)
+        element = IntrinsicCall.create(IntrinsicCall.Intrinsic.STORAGE_SIZE,
+                                       [args[buffer].copy()])
+        bytes_ = BinaryOperation.create(BinaryOperation.Operator.DIV, element, int_literal(8))
+        place = b.location.rsplit("/", 1)[-1]
+        message = (f"adfort: {place}: the MPI datatype {args[role].debug_string()} is not "
+                   "one real value per element")[:110].replace("'", "''")
+        stop = Fortran2008.Error_Stop_Stmt(f"error stop '{message}'")
+        block = Fparser2CodeBlock([stop], CodeBlock.Structure.STATEMENT)
+        block.ast = stop
+        out += [b.mpi("MPI_Type_size", args[role].copy(), size.copy(), b.error()),
+                IfBlock.create(BinaryOperation.create(BinaryOperation.Operator.NE, size,
+                                                      bytes_), [block])]
+    return out
+
+
 def reverse_mpi(call, reverser):
     """The returning statements of a blocking MPI call on active data (its
     non-blocking calls and waits: :func:`reverse_request`)."""
     b = _Builder(call, reverser)
-    kind = b.which.kind
+    return _type_checks(b, b.args) + _reverse_blocking(call, b)
+
+
+def _reverse_blocking(call, b):
     args = b.args
+    kind = b.which.kind
     if kind == "send":
         t = b.scratch(args["sbuf"])
         return (b.allocate(t, args["count"])
@@ -773,6 +812,7 @@ def _start_reversed(site, loop, reverser):
             out.append(Assignment.create(Reference(t), real_literal(0, real_kind(Reference(t)))))
     elif t is not None:
         out += b.allocate(t, args["count"])
+    out = _type_checks(b, b.args) + out
     if b.which.kind == "isend":
         received = Reference(t) if trip is None else ArrayReference.create(
             t, [int_literal(1), trip.copy()])
