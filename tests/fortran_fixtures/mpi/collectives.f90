@@ -15,8 +15,8 @@ contains
     real(dp), intent(in) :: w(n)         ! each rank's weights
     real(dp), intent(out) :: cost
     real(dp) :: xl(n), yl(n), peak(n), low(n), energy(n), every(nglob), gathered(nglob)
-    real(dp) :: got, s, total
-    integer :: rank, nproc, right, left, ierr, i
+    real(dp) :: got, shifted, back, s, total
+    integer :: rank, nproc, right, left, ierr, i, request, request2
     integer :: status(MPI_STATUS_SIZE)
 
     call MPI_Comm_rank(comm, rank, ierr)
@@ -38,8 +38,17 @@ contains
       call MPI_Recv(got, 1, MPI_DOUBLE_PRECISION, left, 5, comm, status, ierr)
       call MPI_Send(yl(1), 1, MPI_DOUBLE_PRECISION, right, 5, comm, ierr)
     end if
+    ! The last value one rank to the right, in place; another one to the
+    ! left, non-blocking with a wait for each request.
+    shifted = yl(n)
+    call MPI_Sendrecv_replace(shifted, 1, MPI_DOUBLE_PRECISION, right, 6, left, 6, comm, &
+                              status, ierr)
+    call MPI_Irecv(back, 1, MPI_DOUBLE_PRECISION, right, 8, comm, request, ierr)
+    call MPI_Isend(yl(n), 1, MPI_DOUBLE_PRECISION, left, 8, comm, request2, ierr)
+    call MPI_Wait(request2, MPI_STATUS_IGNORE, ierr)
+    call MPI_Wait(request, status, ierr)
     do i = 1, n
-      energy(i) = yl(i)**2
+      energy(i) = yl(i)**2 + shifted * back
       yl(i) = yl(i) * peak(i) + every(mod(i + rank * n, nglob) + 1) + got
     end do
     call MPI_Allreduce(MPI_IN_PLACE, energy, n, MPI_DOUBLE_PRECISION, MPI_SUM, comm, ierr)
