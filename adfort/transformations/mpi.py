@@ -217,6 +217,24 @@ def _writes(stmt):
     return names
 
 
+def _subscript_names(actual):
+    """Names the subscripts of a buffer read, but for the array's own in
+    shape inquiries (``u(:, k)`` is held as ``u(LBOUND(u, 1):UBOUND(u, 1), k)``:
+    the bounds do not change when the values do)."""
+    if not isinstance(actual, ArrayReference):
+        return set()
+    names = set()
+    for index in actual.indices:
+        for ref in index.walk(Reference):
+            parent = ref.parent
+            if (isinstance(parent, IntrinsicCall) and parent.arguments
+                    and parent.arguments[0] is ref
+                    and parent.intrinsic.name in ("LBOUND", "UBOUND", "SIZE", "SHAPE")):
+                continue
+            names.add(ref.symbol.name.lower())
+    return names
+
+
 def _site_reads(call):
     """Names the reversed communication of a non-blocking call reads: all
     its arguments but the buffer (of which its subscripts)."""
@@ -224,9 +242,7 @@ def _site_reads(call):
     names = set()
     for role, actual in arguments(call, which).items():
         if role in BUFFERS:
-            if isinstance(actual, ArrayReference):
-                names |= {r.symbol.name.lower() for i in actual.indices
-                          for r in i.walk(Reference)}
+            names |= _subscript_names(actual)
         elif role not in ("request", "ierror"):
             names |= {r.symbol.name.lower() for r in actual.walk(Reference)}
     return names
@@ -357,9 +373,7 @@ def mpi_io(call, pairs):
         return reads, writes
     for role, actual in args.items():
         if role in BUFFERS:
-            if isinstance(actual, ArrayReference):
-                reads |= {r.symbol.name.lower() for i in actual.indices
-                          for r in i.walk(Reference)}
+            reads |= _subscript_names(actual)
         elif role not in ("request", "requests", "status", "statuses", "ierror"):
             reads |= {r.symbol.name.lower() for r in actual.walk(Reference)}
         if role in ("rbuf", "buf", "request", "requests", "status", "statuses", "ierror") \

@@ -23,10 +23,10 @@ contains
     if (north == nproc) north = MPI_PROC_NULL
     south = rank - 1
     if (south < 0) south = MPI_PROC_NULL
-    call MPI_Irecv(c(1, 0), nx, MPI_DOUBLE_PRECISION, south, 1, comm, requests(1), ierr)
-    call MPI_Irecv(c(1, ny+1), nx, MPI_DOUBLE_PRECISION, north, 2, comm, requests(2), ierr)
-    call MPI_Isend(c(1, ny), nx, MPI_DOUBLE_PRECISION, north, 1, comm, requests(3), ierr)
-    call MPI_Isend(c(1, 1), nx, MPI_DOUBLE_PRECISION, south, 2, comm, requests(4), ierr)
+    call MPI_Irecv(c(:, 0), nx, MPI_DOUBLE_PRECISION, south, 1, comm, requests(1), ierr)
+    call MPI_Irecv(c(:, ny+1), nx, MPI_DOUBLE_PRECISION, north, 2, comm, requests(2), ierr)
+    call MPI_Isend(c(:, ny), nx, MPI_DOUBLE_PRECISION, north, 1, comm, requests(3), ierr)
+    call MPI_Isend(c(:, 1), nx, MPI_DOUBLE_PRECISION, south, 2, comm, requests(4), ierr)
     call MPI_Waitall(4, requests, MPI_STATUSES_IGNORE, ierr)
   end subroutine exchange_halos
 
