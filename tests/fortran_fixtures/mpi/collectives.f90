@@ -1,8 +1,9 @@
-! Collective and blocking point-to-point communication of a small
-! ensemble statistic: rank 0 scatters a vector, every rank transforms its
-! block, the ranks exchange the extremes (MPI_MAX to all, MPI_MIN to the
-! root), gather all blocks, pass a value round a ring with MPI_Send and
-! MPI_Recv, sum in place, and rank 0 gathers a cost it broadcasts.
+! Collective and point-to-point communication of a small ensemble
+! statistic: rank 0 scatters a vector, every rank transforms its block,
+! the ranks exchange the extremes (MPI_MAX to all, MPI_MIN to the root),
+! gather all blocks, pass values round a ring (MPI_Send and MPI_Recv,
+! MPI_Sendrecv_replace, MPI_Isend/MPI_Irecv with a MPI_Wait each), sum in
+! place (to all, and to the root), and rank 0 gathers a cost it broadcasts.
 module collectives
   use mpi
   implicit none
@@ -15,6 +16,7 @@ contains
     real(dp), intent(in) :: w(n)         ! each rank's weights
     real(dp), intent(out) :: cost
     real(dp) :: xl(n), yl(n), peak(n), low(n), energy(n), every(nglob), gathered(nglob)
+    real(dp) :: pooled(n), unused(n)
     real(dp) :: got, shifted, back, s, total
     integer :: rank, nproc, right, left, ierr, i, request, request2
     integer :: status(MPI_STATUS_SIZE)
@@ -54,9 +56,16 @@ contains
     call MPI_Allreduce(MPI_IN_PLACE, energy, n, MPI_DOUBLE_PRECISION, MPI_SUM, comm, ierr)
     call MPI_Gather(yl, n, MPI_DOUBLE_PRECISION, gathered, n, MPI_DOUBLE_PRECISION, 0, &
                     comm, ierr)
+    ! A sum to the root, in place there.
+    pooled = xl * yl
+    if (rank == 0) then
+      call MPI_Reduce(MPI_IN_PLACE, pooled, n, MPI_DOUBLE_PRECISION, MPI_SUM, 0, comm, ierr)
+    else
+      call MPI_Reduce(pooled, unused, n, MPI_DOUBLE_PRECISION, MPI_SUM, 0, comm, ierr)
+    end if
     s = sum(energy * yl)
     if (rank == 0) then
-      s = s + sum(gathered**2) + sum(low * peak)
+      s = s + sum(gathered**2) + sum(low * peak) + sum(pooled**3)
     end if
     call MPI_Reduce(s, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, 0, comm, ierr)
     if (rank == 0) cost = total
