@@ -25,7 +25,8 @@ MAX, MIN               (found by MPI_MAXLOC/MPI_MINLOC)
 bcast                  reduce (SUM) of the adjoints to the root, zeroed
                        elsewhere
 gather / scatter       scatter / gather of the adjoints
-allgather              reduce-scatter by gather of the adjoints
+allgather              reduce-scatter (MPI_Reduce_scatter_block) of the
+                       adjoints
 =====================  ==================================================
 
 Any other MPI routine given real data while derivatives flow through
@@ -161,7 +162,8 @@ MODULES = ("mpi",)
 #: One-sided communication: memory of another rank read or written with no
 #: matching call there.
 ONE_SIDED = ("mpi_put", "mpi_get", "mpi_accumulate", "mpi_get_accumulate",
-             "mpi_fetch_and_op", "mpi_compare_and_swap", "mpi_rput", "mpi_rget")
+             "mpi_fetch_and_op", "mpi_compare_and_swap", "mpi_rput", "mpi_rget",
+             "mpi_win_create", "mpi_win_allocate", "mpi_win_attach")
 
 #: Where adfort's description of the ``mpi`` module (its constants) lives.
 STUB_DIRECTORY = os.path.join(os.path.dirname(__file__), "mpi_stub")

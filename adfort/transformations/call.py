@@ -29,8 +29,8 @@ from adfort.optional import callee_formals, matched_formals
 from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
 from adfort.transformations.base import ADReverseTrans
-from adfort.transformations.mpi import (
-    NONBLOCKING, is_active_mpi, mpi_call_rule, reverse_mpi, reverse_request)
+from adfort.mpi_analysis import mpi_call_rule
+from adfort.transformations.mpi import NONBLOCKING, is_active_mpi, reverse_mpi, reverse_request
 from adfort.transformations.building import _assumed_size
 from adfort.transformations.reverser import (
     seen_by_callees, enclosing_loop_indices, statement_text, tag_not_rerun)

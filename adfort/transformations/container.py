@@ -33,7 +33,7 @@ from adfort.extents import is_assumed_size
 from adfort.symbols import nameable_type
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.call import CalleeMotions
-from adfort.transformations.mpi import (
+from adfort.mpi_analysis import (
     check_mpi_call, check_mpi_modules, mpi_call_rule, mpi_io, pair_requests, sequence_positions)
 from adfort.mpi_rules import is_mpi_name
 from adfort.transformations.reverser import enclosing_loop_indices

@@ -12,414 +12,30 @@ added with ``MPI_Reduce_local`` and zeroed by a copy of zeros on
 whatever form the buffer has.
 
 Non-blocking calls are paired statically with their waits
-(:func:`pair_requests`): the adjoint of the wait starts the reversed
+(:func:`adfort.mpi_analysis.pair_requests`): the adjoint of the wait starts the reversed
 communication, the adjoint of the ``MPI_Isend``/``MPI_Irecv`` waits for
 it and adds or zeroes.
 """
 
-import re
-
 from fparser.two import Fortran2008
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, Fparser2CodeBlock, IfBlock,
-    IntrinsicCall, Literal, Loop, Range, Reference, Schedule)
+    IntrinsicCall, Literal, Loop, Reference)
 from psyclone.psyir.symbols import ArrayType, DataSymbol, RoutineSymbol, ScalarType, Symbol
 
 from adfort import naming
 from adfort.derived import is_variable, value_type
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, int_literal, real_kind, real_literal
-from adfort.mpi_rules import (
-    BUFFERS, OPERATIONS, OTHER_TYPES, REAL_TYPES, arguments, is_mpi_name, rule)
+from adfort.mpi_analysis import (
+    NONBLOCKING_CALLS, WAITS, is_real_buffer, mpi_call_rule, mpi_name)
+from adfort.mpi_rules import BUFFERS, OPERATIONS, REAL_TYPES, arguments
 from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
 
-_NONBLOCKING = ("isend", "irecv")
-_WAITS = ("wait", "waitall")
 #: The kinds reversed by :func:`reverse_request`.
-NONBLOCKING = _NONBLOCKING + _WAITS
+NONBLOCKING = NONBLOCKING_CALLS + WAITS
 
-
-# ---------------------------------------------------------------- analysis
-
-def mpi_call_rule(call):
-    """The MpiRule of a (non-intrinsic) call to a known MPI routine, or None."""
-    if isinstance(call, IntrinsicCall) or not isinstance(call, Call):
-        return None
-    return rule(call.routine.name) if is_mpi_name(call.routine.name) else None
-
-
-def _name(node):
-    return node.symbol.name.lower() if isinstance(node, Reference) else None
-
-
-def _is_real_buffer(actual):
-    if not is_variable(actual):
-        return False
-    element = getattr(value_type(actual), "elemental_type", value_type(actual))
-    return getattr(element, "intrinsic", None) == ScalarType.Intrinsic.REAL
-
-
-def check_mpi_call(call, filename, communicating):
-    """Reject an MPI call adfort cannot reverse.
-
-    :param communicating: whether derivatives flow through communication
-        (then every real buffer is active).
-    :raises AdfortError: at the call.
-    """
-    if not communicating:
-        return
-    name = call.routine.name
-    which = mpi_call_rule(call)
-    location = where(call, filename)
-    if which is None:
-        real = [a for a in call.arguments if _is_real_buffer(a)]
-        if real:
-            one_sided = name.lower() in ("mpi_put", "mpi_get", "mpi_accumulate",
-                                         "mpi_get_accumulate", "mpi_win_create",
-                                         "mpi_win_allocate", "mpi_win_attach")
-            raise AdfortError(
-                f"'{name}' is given the real '{real[0].debug_string()}' while derivatives "
-                "flow through MPI communication, and adfort cannot reverse it"
-                + (" (one-sided communication reads or writes another rank's memory with "
-                   "no matching call there to carry the adjoint back)" if one_sided
-                   else " (an MPI routine outside adfort's table, adfort/mpi_rules.py)")
-                + ": use two-sided point-to-point calls or the collectives adfort knows "
-                "(MPI_Send/Recv/Sendrecv/Isend/Irecv/Wait/Waitall, MPI_Allreduce, "
-                "MPI_Reduce, MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Allgather)", location)
-        return
-    if which.passive:
-        return
-    if any(n is not None for n in call.argument_names):
-        raise AdfortError(f"'{name}' is called with keyword arguments: adfort reads MPI "
-                          "calls by position; pass its arguments in order", location)
-    if len(call.arguments) != len(which.roles):
-        raise AdfortError(f"'{name}' takes {len(which.roles)} arguments in Fortran, "
-                          f"not {len(call.arguments)}", location)
-    args = arguments(call, which)
-    buffers = [args[r] for r in BUFFERS if r in args]
-    real = [b for b in buffers if _is_real_buffer(b)]
-    if not real:
-        if which.kind in _NONBLOCKING + _WAITS:
-            return
-        if any(is_variable(b) for b in buffers) or not buffers:
-            return  # passive data (integers, flags): kept as it is
-    in_place = [b for b in buffers if _name(b) == "mpi_in_place"]
-    for b in buffers:
-        if b in in_place:
-            continue
-        if not is_variable(b):
-            raise AdfortError(
-                f"'{name}' is given the expression '{b.debug_string()}' as a buffer while "
-                "derivatives flow through MPI communication: adfort needs a variable to "
-                "hold its adjoint; assign it to a variable first", location)
-        if not _is_real_buffer(b):
-            raise AdfortError(
-                f"'{name}' mixes the real and non-real buffers "
-                f"'{real[0].debug_string()}' and '{b.debug_string()}': adfort reverses "
-                "the real data of a call alone; send them in separate calls", location)
-    for role in ("source", "tag", "rtag", "stag"):
-        if _name(args.get(role)) in ("mpi_any_source", "mpi_any_tag"):
-            raise AdfortError(
-                f"'{name}' receives real data with {args[role].debug_string().upper()}: which "
-                "rank or message it matched is known only at run time, and its adjoint "
-                "must be sent back to exactly that one; give the source rank and tag "
-                "explicitly", location)
-    extremum = "op" in args and _name(args["op"]) in ("mpi_max", "mpi_min")
-    for role in ("type", "stype", "rtype"):
-        if role not in args or _name(args[role]) in REAL_TYPES:
-            continue
-        named = _name(args[role]) in OTHER_TYPES
-        if named or extremum:
-            raise AdfortError(
-                f"'{name}' sends real data with the datatype "
-                f"'{args[role].debug_string()}': adfort reverses communication of the "
-                f"predefined real types ({', '.join(t.upper() for t in REAL_TYPES)})"
-                + (" named as such in MPI_MAX/MPI_MIN reductions (the owner of the "
-                   "extremum is found with the matching pair type)" if extremum and not named
-                   else "") + "; pass one of those", location)
-    if "op" in args:
-        op = _name(args["op"])
-        if op not in OPERATIONS:
-            raise AdfortError(
-                f"'{name}' reduces real data with '{args['op'].debug_string()}': adfort "
-                "reverses MPI_SUM, MPI_MAX and MPI_MIN reductions (pass the constant "
-                "itself)", location)
-        if op != "mpi_sum" and in_place:
-            raise AdfortError(
-                f"'{name}' with {op.upper()} in place (MPI_IN_PLACE): the adjoint needs "
-                "each rank's own values, which the call overwrites; reduce from a separate "
-                "send buffer", location)
-    if in_place and which.kind not in ("allreduce", "reduce"):
-        raise AdfortError(f"'{name}' with MPI_IN_PLACE: adfort reverses in-place "
-                          "MPI_Allreduce and MPI_Reduce only; use separate buffers",
-                          location)
-
-
-def check_mpi_modules(routine, filename):
-    """Reject a routine seeing MPI through ``mpi_f08``: its handles are
-    derived types and its routines take optional error arguments, which
-    adfort's table (of the ``mpi`` module and mpif.h) does not describe.
-
-    :raises AdfortError: at the ``use mpi_f08``.
-    """
-    node = routine
-    while node is not None:
-        table = getattr(node, "_symbol_table", None)
-        if table is not None and any(c.name.lower() == "mpi_f08"
-                                     for c in table.containersymbols):
-            raise AdfortError(
-                "'use mpi_f08': adfort differentiates MPI code written with the mpi "
-                "module or mpif.h, whose calls it knows argument by argument; the "
-                "mpi_f08 bindings (derived-type handles, optional ierror) are not "
-                "supported: use the mpi module", _use_line(filename, routine))
-        node = node.parent
-
-
-def _use_line(filename, routine):
-    """``file:line`` of the first ``use mpi_f08`` of `filename` (the
-    routine's own place if the file cannot be read)."""
-    try:
-        with open(filename, encoding="utf-8", errors="replace") as handle:
-            for number, line in enumerate(handle, 1):
-                if re.match(r"\s*use\s*(,\s*\w+\s*)?(::)?\s*mpi_f08\b", line, re.IGNORECASE):
-                    return f"{filename}:{number}"
-    except OSError:
-        pass
-    return where(routine, filename)
-
-
-def _request_base(actual):
-    return actual.symbol.name.lower() if is_variable(actual) else None
-
-
-def _literal_subscripts(actual):
-    if not isinstance(actual, ArrayReference):
-        return ()
-    if all(isinstance(i, Literal) for i in actual.indices):
-        return tuple(i.value for i in actual.indices)
-    return None
-
-
-def _writes(stmt):
-    """Lower-case names a statement may write (assignment targets, loop
-    variables, every variable given to a call)."""
-    names = set()
-    for node in stmt.walk((Assignment, Call, Loop)):
-        if isinstance(node, Assignment):
-            names.add(node.lhs.symbol.name.lower())
-        elif isinstance(node, Loop):
-            names.add(node.variable.name.lower())
-        elif mpi_call_rule(node) is not None:
-            names |= mpi_io(node, {})[1]
-        elif not isinstance(node, IntrinsicCall):
-            names |= {a.symbol.name.lower() for a in node.arguments if is_variable(a)}
-    return names
-
-
-def _subscript_names(actual):
-    """Names the subscripts of a buffer read, but for the array's own in
-    shape inquiries (``u(:, k)`` is held as ``u(LBOUND(u, 1):UBOUND(u, 1), k)``:
-    the bounds do not change when the values do)."""
-    if not isinstance(actual, ArrayReference):
-        return set()
-    names = set()
-    for index in actual.indices:
-        for ref in index.walk(Reference):
-            parent = ref.parent
-            if (isinstance(parent, IntrinsicCall) and parent.arguments
-                    and parent.arguments[0] is ref
-                    and parent.intrinsic.name in ("LBOUND", "UBOUND", "SIZE", "SHAPE")):
-                continue
-            names.add(ref.symbol.name.lower())
-    return names
-
-
-def _site_reads(call):
-    """Names the reversed communication of a non-blocking call reads: all
-    its arguments but the buffer (of which its subscripts)."""
-    which = mpi_call_rule(call)
-    names = set()
-    for role, actual in arguments(call, which).items():
-        if role in BUFFERS:
-            names |= _subscript_names(actual)
-        elif role not in ("request", "ierror"):
-            names |= {r.symbol.name.lower() for r in actual.walk(Reference)}
-    return names
-
-
-def _find_wait(call, request, block, position, filename, location):
-    """(the wait in `block` after `position` completing `request`, the
-    statements before it), or (None, those statements)."""
-    base, subscripts = _request_base(request), _literal_subscripts(request)
-    between = []
-    for stmt in block.children[position + 1:]:
-        waits = [c for c in stmt.walk(Call) if (mpi_call_rule(c) is not None
-                                                and mpi_call_rule(c).kind in _WAITS)]
-        for wait in waits:
-            wrule = mpi_call_rule(wait)
-            ref = arguments(wait, wrule)["request" if wrule.kind == "wait" else "requests"]
-            if _request_base(ref) != base:
-                continue
-            wsub = _literal_subscripts(ref)
-            if wrule.kind == "waitall" and type(ref) is Reference:
-                matches = True      # the whole array of requests
-            elif subscripts is None or wsub is None:
-                matches = None      # cannot tell
-            else:
-                matches = wsub == subscripts
-            if matches is None:
-                raise AdfortError(
-                    f"the request '{request.debug_string()}' of this "
-                    f"'{call.routine.name}' on real data is waited for as "
-                    f"'{ref.debug_string()}' (line {where(wait, filename).split(':')[-1]}): "
-                    "adfort pairs requests with their waits by name; wait for the whole "
-                    "array with MPI_Waitall or name the element with a constant", location)
-            if matches:
-                if wait is not stmt:
-                    raise AdfortError(
-                        f"the wait for the request of this '{call.routine.name}' on real "
-                        "data is inside a construct: adfort reverses a non-blocking call "
-                        "and its wait in the same block of statements (or the call in a DO "
-                        "loop and the wait right after it)", location)
-                return wait, between
-        between.append(stmt)
-    return None, between
-
-
-def pair_requests(routine, active, filename):
-    """Pair each non-blocking call on active data with the wait completing
-    it, statically: the wait names its request variable (``MPI_Wait(req)``,
-    ``MPI_Waitall(n, reqs, …)`` for every ``reqs(k)``) later in the same
-    block, or, for a call posted in a DO loop (one request per neighbour),
-    in the block of the loop, after it.  Nothing in between may change what
-    the reversed communication reads; in a loop, that is the loop index
-    alone.
-
-    :param active: ``active(actual)``: whether a buffer carries an adjoint.
-    :returns: {id(wait call): [(non-blocking call, its DO loop or None)]}.
-    :raises AdfortError: for a call adfort cannot pair.
-    """
-    pairs = {}
-    for call in routine.walk(Call):
-        which = mpi_call_rule(call)
-        if which is None or which.kind not in _NONBLOCKING:
-            continue
-        buffer = arguments(call, which)["sbuf" if which.kind == "isend" else "rbuf"]
-        if not active(buffer):
-            continue
-        location = where(call, filename)
-        request = arguments(call, which)["request"]
-        block = call.parent
-        if not isinstance(block, Schedule):
-            raise AdfortError(f"'{call.routine.name}' is not a statement of its own", location)
-        found, between = _find_wait(call, request, block, block.children.index(call),
-                                    filename, location)
-        loop = None
-        reads = _site_reads(call)
-        if found is None and isinstance(block.parent, Loop) \
-                and isinstance(block.parent.parent, Schedule):
-            loop = block.parent
-            index = loop.variable.name.lower()
-            outer = loop.parent
-            found, after = _find_wait(call, request, outer, outer.children.index(loop),
-                                      filename, location)
-            # Every iteration's reversed communication is started again
-            # where the wait is reversed: only the index may vary.
-            between = list(block.children) + after
-            reads = reads - {index}
-            count = arguments(call, which)["count"]
-            if index in {r.symbol.name.lower() for r in count.walk(Reference)}:
-                raise AdfortError(
-                    f"the count of this '{call.routine.name}' on real data posted in a loop "
-                    f"depends on the loop index '{index}': adfort keeps the reversed "
-                    "messages of all iterations in one buffer; give every iteration the "
-                    "same count", location)
-            bounds = {r.symbol.name.lower() for e in (loop.start_expr, loop.stop_expr,
-                                                      loop.step_expr)
-                      for r in e.walk(Reference)}
-            reads |= bounds
-        if found is None:
-            raise AdfortError(
-                f"this '{call.routine.name}' on real data has no MPI_Wait/MPI_Waitall for its "
-                f"request '{request.debug_string()}' later in the same block (or right after "
-                "its DO loop): adfort pairs a non-blocking call with its wait to reverse the "
-                "communication; wait for it in the same block (not in a branch apart from it)",
-                location)
-        changed = set().union(*[_writes(s) for s in between]) & reads if between else set()
-        if loop is not None:
-            changed.discard(loop.variable.name.lower())
-        if changed:
-            raise AdfortError(
-                f"'{', '.join(sorted(changed))}' changes between this "
-                f"'{call.routine.name}' and its wait"
-                + (" (or from one iteration of its loop to the next)" if loop else "")
-                + ": the reversed communication, started where the wait is reversed, must "
-                "name the same ranks, tags and elements; keep them unchanged until the wait",
-                location)
-        pairs.setdefault(id(found), []).append((call, loop))
-    return pairs
-
-
-def mpi_io(call, pairs):
-    """(names the adjoint of an MPI call reads, names the call may write)."""
-    which = mpi_call_rule(call)
-    args = arguments(call, which)
-    reads, writes = set(), set()
-    if which.passive:
-        for role, actual in zip(which.roles, call.arguments):
-            if role == "out" and is_variable(actual):
-                writes.add(actual.symbol.name.lower())
-        return reads, writes
-    for role, actual in args.items():
-        if role in BUFFERS:
-            reads |= _subscript_names(actual)
-        elif role not in ("request", "requests", "status", "statuses", "ierror"):
-            reads |= {r.symbol.name.lower() for r in actual.walk(Reference)}
-        if role in ("rbuf", "buf", "request", "requests", "status", "statuses", "ierror") \
-                and is_variable(actual) and _name(actual) not in ("mpi_status_ignore",
-                                                                  "mpi_statuses_ignore"):
-            writes.add(actual.symbol.name.lower())
-    if "op" in args and _name(args["op"]) in ("mpi_max", "mpi_min") and is_variable(args["sbuf"]):
-        reads.add(args["sbuf"].symbol.name.lower())   # who owns the extremum
-    for site, loop in pairs.get(id(call), ()):
-        reads |= _site_reads(site)
-        if loop is not None:
-            reads.discard(loop.variable.name.lower())
-            reads |= _bound_names(loop)
-    loop = _site_loop(call, pairs)
-    if loop is not None:
-        reads |= _bound_names(loop)   # which iteration's request to wait for
-    return reads, writes
-
-
-def _bound_names(loop):
-    return {r.symbol.name.lower() for e in (loop.start_expr, loop.stop_expr, loop.step_expr)
-            for r in e.walk(Reference)}
-
-
-def _site_loop(call, pairs):
-    """The DO loop a paired non-blocking call is posted in, or None."""
-    for sites in pairs.values():
-        for site, loop in sites:
-            if site is call:
-                return loop
-    return None
-
-
-def sequence_positions(call):
-    """Positions of the buffers the call writes given as an array element
-    (the start of a sequence of elements): what is saved around the call
-    is the array from there on."""
-    which = mpi_call_rule(call)
-    if which is None or which.passive:
-        return set()
-    return {p for p in which.positions("rbuf", "buf")
-            if p < len(call.arguments) and isinstance(call.arguments[p], ArrayReference)
-            and not any(isinstance(i, Range) for i in call.arguments[p].indices)}
-
-
-# -------------------------------------------------------------- generation
 
 class _Builder:
     """Statements of one MPI call's adjoint, with the locals they need."""
@@ -530,7 +146,7 @@ def _type_checks(b, args):
     out, seen = [], set()
     for role, buffer in (("type", "buf"), ("type", "sbuf"), ("type", "rbuf"),
                          ("stype", "sbuf"), ("rtype", "rbuf")):
-        if role not in args or buffer not in args or _name(args[role]) in REAL_TYPES \
+        if role not in args or buffer not in args or mpi_name(args[role]) in REAL_TYPES \
                 or not is_variable(args[buffer]) \
                 or args[role].debug_string().lower() in seen:
             continue
@@ -643,12 +259,12 @@ def _reverse_blocking(call, b):
 def _reverse_reduction(b):
     args = b.args
     count, dtype = args["count"], args["type"]
-    in_place = _name(args["sbuf"]) == "mpi_in_place"
+    in_place = mpi_name(args["sbuf"]) == "mpi_in_place"
     sbuf = args["rbuf"] if in_place else args["sbuf"]
     yadj = b.adjoint(args["rbuf"])
     xadj = b.adjoint(sbuf)
     t = b.scratch(args["rbuf"])
-    op = _name(args["op"])
+    op = mpi_name(args["op"])
     out = b.allocate(t, count)
     if b.which.kind == "allreduce":
         out.append(b.mpi("MPI_Allreduce", yadj.copy(), Reference(t), count.copy(),
@@ -680,7 +296,7 @@ def _owner_only(b, t, sbuf, count, dtype, locator):
     kind = real_kind(Reference(values))
     two = int_literal(2)
     index = b.integer("index", naming.MPI_INDEX)
-    pair_type = b.const(REAL_TYPES[_name(dtype)])
+    pair_type = b.const(REAL_TYPES[mpi_name(dtype)])
     first = ArrayReference.create(pairs, [int_literal(1), index.copy()])
     fill = Loop.create(index.symbol, int_literal(1), count.copy(), int_literal(1), [
         Assignment.create(first, ArrayReference.create(values, [index.copy()])),
@@ -710,7 +326,7 @@ def reverse_request(call, reverser):
     """Returning statements of a non-blocking call or wait on active data
     (see :func:`pair_requests`); [] for one on passive data."""
     which = mpi_call_rule(call)
-    if which.kind in _WAITS:
+    if which.kind in WAITS:
         out = []
         for site, loop in reverser.mpi_pairs.get(id(call), ()):
             out += _start_reversed(site, loop, reverser)
@@ -858,10 +474,10 @@ def is_active_mpi(call, reverser):
     which = mpi_call_rule(call)
     if which is None or which.passive:
         return False
-    if which.kind in _WAITS:
+    if which.kind in WAITS:
         return bool(reverser.mpi_pairs.get(id(call)))
-    if which.kind in _NONBLOCKING:
+    if which.kind in NONBLOCKING_CALLS:
         return _pairing(call, reverser) is not None
     args = arguments(call, which)
-    return any(_is_real_buffer(args[r]) and reverser.ctx.adjoint_symbol(args[r].symbol)
+    return any(is_real_buffer(args[r]) and reverser.ctx.adjoint_symbol(args[r].symbol)
                is not None for r in BUFFERS if r in args)
