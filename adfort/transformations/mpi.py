@@ -24,6 +24,7 @@ from psyclone.psyir.nodes import (
 from psyclone.psyir.symbols import ArrayType, DataSymbol, RoutineSymbol, ScalarType, Symbol
 
 from adfort import naming
+from adfort.arrays import expr_rank
 from adfort.derived import is_variable, value_type
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, int_literal, real_kind, real_literal
@@ -35,6 +36,13 @@ from adfort.transformations.assignment import adjoint_reference
 
 #: The kinds reversed by :func:`reverse_request`.
 NONBLOCKING = NONBLOCKING_CALLS + WAITS
+
+
+def _plain_scalar(target, count):
+    """Whether `target` is a scalar variable given with a count of 1: its
+    adjoint is added to and zeroed by plain assignments."""
+    return (type(target) is Reference and expr_rank(target) == 0
+            and isinstance(count, Literal) and count.value == "1")
 
 
 class _Builder:
@@ -100,6 +108,10 @@ class _Builder:
         """``target(1:count) += incoming`` as MPI sees the buffer."""
         if target is None:
             return []
+        if _plain_scalar(target, count):
+            return [Assignment.create(target, BinaryOperation.create(
+                BinaryOperation.Operator.ADD, target.copy(),
+                ArrayReference.create(incoming, [int_literal(1)])))]
         return [self.mpi("MPI_Reduce_local", Reference(incoming), target, count.copy(),
                          datatype.copy(), self.const("MPI_SUM"), self.error())]
 
@@ -108,6 +120,8 @@ class _Builder:
         zeros through MPI_COMM_SELF."""
         if target is None:
             return []
+        if _plain_scalar(target, count):
+            return [Assignment.create(target, real_literal(0, real_kind(target)))]
         zeros = self.scratch(like)
         return (self.allocate(zeros, count)
                 + [self.mpi("MPI_Sendrecv", Reference(zeros), count.copy(), datatype.copy(),
