@@ -268,6 +268,13 @@ def _use_mpi(out, out_origin, where_, fixed_form, location):
         code = _code(out[index], fixed_form)
         if code is None or not _UNIT_HEADER.match(code):
             continue
+        if re.match(r"\s*module\b", code, re.IGNORECASE):
+            # Its constants would be the module's own, which the generated
+            # module also sees from MPI's module: ambiguous names.
+            raise AdfortError(
+                "INCLUDE 'mpif.h' in the specification of a module: adfort reads MPI "
+                "code through the mpi module; include mpif.h in the routines that "
+                "communicate, or 'use mpi' in the module", location)
         end = index
         while end + 1 < len(out) and (_continued(out[end], out[end + 1], fixed_form)
                                       or _code(out[end + 1], fixed_form) is None

@@ -263,6 +263,20 @@ contains
   end subroutine exchange
 end module halo_loop
 """, "exchange", "u", "u", 12, "waited for as 'requests(k)'"),
+    "mpif_h_in_module": ("""
+module ffmod
+  implicit none
+  include 'mpif.h'
+contains
+  subroutine total(x, s, comm)
+    real(8), intent(in) :: x
+    real(8), intent(out) :: s
+    integer, intent(in) :: comm
+    integer :: ierr
+    call MPI_Allreduce(sin(x) * x, s, 1, MPI_DOUBLE_PRECISION, MPI_SUM, comm, ierr)
+  end subroutine total
+end module ffmod
+""", "total", "s", "x", 3, "INCLUDE 'mpif.h' in the specification of a module"),
     "mpi_f08": ("""
 module f08mod
   use mpi_f08
