@@ -21,6 +21,18 @@ _SCALAR_RESULTS = {"DOT_PRODUCT", "SIZE", "ALLOCATED", "PRESENT", "KIND",
 _RANK_ONE_RESULTS = {"PACK", "SHAPE"}
 
 
+_INQUIRIES = frozenset({"LBOUND", "UBOUND", "SIZE", "SHAPE", "KIND"})
+
+
+def is_shape_inquiry(ref):
+    """Whether `ref` is the array a shape inquiry asks about (a section
+    ``a(:)`` reads as ``a(LBOUND(a, 1):UBOUND(a, 1))``): it reads no value
+    of it."""
+    parent = ref.parent
+    return (isinstance(parent, IntrinsicCall) and parent.intrinsic.name in _INQUIRIES
+            and bool(parent.arguments) and parent.arguments[0] is ref)
+
+
 def is_assumed_extent(extent):
     """Whether a dimension of an array type is assumed-shape: ``:`` or
     ``lb:`` (NEMO's ``DIMENSION(A2D_T(kttf))`` gives ``(ntsi-nn_hls-1)*kttf+1:``)."""

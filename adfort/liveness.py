@@ -54,10 +54,10 @@ def lean_recording(statements, table, exit_reads, tapes, reserves=None, pure=())
     pass_ = _Liveness(tapes, lasting | arguments, pure)
     pass_.block(statements, set(exit_reads) | lasting)
     kept = _prune(statements, pass_.kept)
-    return _drop_idle_reserves(kept, reserves or {})
+    return drop_idle_reserves(kept, reserves or {})
 
 
-def _drop_idle_reserves(statements, reserves):
+def drop_idle_reserves(statements, reserves):
     """`statements` without the reserve calls of tapes they push nothing
     on (and the IF blocks left empty)."""
     pushed = {a.lhs.symbol.name.lower() for s in statements for a in s.walk(Assignment)}

@@ -133,7 +133,7 @@ class _Pass:
         return set(live) | _names(stmt) | adjoint_reads
 
 
-def dead_statements(statements, table, reads, call_writes, droppable_calls):
+def dead_statements(statements, table, reads, call_writes, droppable_calls, outputs=()):
     """Ids of the assignments and call statements of `statements` (a
     routine's top-level statements, at every depth) that a joint re-run
     need not execute.
@@ -142,6 +142,7 @@ def dead_statements(statements, table, reads, call_writes, droppable_calls):
     :param reads: {id(statement): names its adjoint reads}.
     :param call_writes: {id(call statement): names the call may write}.
     :param droppable_calls: ids of the call statements reversed joint.
+    :param outputs: names of results the re-run must deliver too.
     """
     names = set()
     for stmt in statements:
@@ -151,14 +152,15 @@ def dead_statements(statements, table, reads, call_writes, droppable_calls):
     lasting = {n for n in names
                if not _local(table.lookup(n, otherwise=None))
                and not getattr(table.lookup(n, otherwise=None), "is_argument", False)}
-    always = lasting | _control_reads(statements)
+    always = lasting | _control_reads(statements) | set(outputs)
     run_pass = _Pass(reads, call_writes, droppable_calls, always)
     run_pass.block(statements, set())
     # A statement inside a loop is a candidate only if no visit needed it.
     return run_pass.candidates - run_pass.run
 
 
-def not_rerun(statements, table, reads, call_writes, droppable_calls, plan, replan):
+def not_rerun(statements, table, reads, call_writes, droppable_calls, plan, replan,
+              outputs=()):
     """(ids of the statements a joint re-run leaves out, what the returning
     part then reads on entry), such that the taping plan with them left
     out (``replan(skipped)``) tapes nothing `plan` does not.
@@ -166,8 +168,9 @@ def not_rerun(statements, table, reads, call_writes, droppable_calls, plan, repl
     :param plan: the :class:`adfort.taping.TapingPlan` of the full run.
     :param replan: ``replan(skipped)`` plans the taping with `skipped`
         (ids) left out.
+    :param outputs: names of results the re-run must deliver too.
     """
-    dead = dead_statements(statements, table, reads, call_writes, droppable_calls)
+    dead = dead_statements(statements, table, reads, call_writes, droppable_calls, outputs)
     by_id = {id(s): s for top in statements for s in top.walk((Assignment, Call))}
     for _ in range(4):
         if not dead:

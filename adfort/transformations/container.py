@@ -9,9 +9,10 @@ from psyclone.psyir.symbols import (
 
 from adfort import naming, timing
 from adfort.activity import is_real
-from adfort.arrays import expr_rank, symbol_rank
+from adfort.arrays import expr_rank, is_shape_inquiry, symbol_rank
 from adfort.commons import common_statements, parse_common
 from adfort.context import checked_options
+from adfort.deferral import deferrable_calls
 from adfort.derived import TypeRegistry, is_derived, is_variable
 from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
@@ -621,6 +622,14 @@ class _ProgramBuild:
         for unit in self.opaque:
             motions_of[id(unit)] = CalleeMotions(unit, {"rev": unit.user_adjoint.name},
                                                  unit.user_active, opaque=True)
+        # Calls r_rev leaves to their reversal, and the callees whose f_rev
+        # must then deliver their results too (adfort.deferral).
+        deferrable = {}
+        if self.top in chosen:
+            deferrable = deferrable_calls(
+                self.top, chosen, lambda c: self.schedule.is_split(self.top.name, c.name),
+                lambda c: self.access[id(c)][1], self.top.attributes)
+        keep_outputs = {id(callee) for callee, _, _ in deferrable.values()}
         for unit in chosen:
             host = hosts.setdefault(unit.module, Host(unit.module, self))
             callee_motions = {}
@@ -670,6 +679,12 @@ class _ProgramBuild:
                                                                    self.filename))
             else:
                 dependents = independents = self._active_formals(unit)
+            deferred = {}
+            if unit is self.top:
+                for key, (callee, outputs, targets) in deferrable.items():
+                    motions = self._motions.get(id(callee))
+                    if motions is not None and outputs <= motions.rev_outputs:
+                        deferred[key] = targets
             spec = UnitSpec(
                 dependents, independents,
                 active=self.activity.active_locals(unit),
@@ -684,7 +699,8 @@ class _ProgramBuild:
                 module_variable=unit.module_variable, types=self.types,
                 attributes=unit.attributes,
                 jacobian_dependents=[_local_name(n) for n in self.dependents],
-                jacobian_independents=[_local_name(n) for n in self.independents])
+                jacobian_independents=[_local_name(n) for n in self.independents],
+                rev_outputs=id(unit) in keep_outputs, deferred=deferred)
             spec.mpi_pairs = mpi_pairs
             motions = reverse_work(unit.work, spec, self.options, names,
                                    source_name(unit.original) or self.filename)
@@ -798,9 +814,10 @@ class _ProgramBuild:
                         or not is_variable(actual):
                     reads |= {r.symbol.name.lower() for r in actual.walk(Reference)}
                 elif isinstance(actual, ArrayReference):
-                    # Only its subscripts, to name the same elements.
+                    # Only its subscripts, to name the same elements (the
+                    # bounds of a section a(:, j) are no read of a).
                     reads |= {r.symbol.name.lower() for i in actual.indices
-                              for r in i.walk(Reference)}
+                              for r in i.walk(Reference) if not is_shape_inquiry(r)}
         for actual in clears:
             if isinstance(actual, ArrayReference):
                 reads |= {r.symbol.name.lower() for i in actual.indices

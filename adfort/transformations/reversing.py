@@ -80,7 +80,7 @@ def _part(symbol, of, extents, name):
 
 
 def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared,
-               restored, written, primal_intents=None, lean=None, extents=None):
+               restored, written, primal_intents=None, lean=None, extents=None, fused=None):
     """Build ``r_rev``: record, then return, keeping the calling convention.
 
     Independent-only adjoints are increments: if the routine overwrites
@@ -99,6 +99,9 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
     :param extents: {name: DataSymbol} of the assumed-size arguments whose
         extent the recording motion measures (:mod:`adfort.extents`): their
         copies are sections up to it.
+    :param fused: (statements of the recording, of the returning motion,
+        names of the results the returning motion delivers) to run inline
+        instead of calling ``r_rec`` and ``r_ret`` (:mod:`adfort.deferral`).
     """
     extents = extents or {}
     intents = dict(primal_intents) if primal_intents else \
@@ -141,11 +144,16 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
         epilogue.extend(guarded(zero_statements(ctx.adjoints[name], table, taken),
                                 optional_in([table.lookup(name, otherwise=None)], optional)))
     measured = list(extents.values())
-    body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes + measured]))
+    delivered = set()
+    if fused is not None:
+        body.extend(fused[0])
+        delivered = fused[2]
+    else:
+        body.append(_call(names["rec"], [Reference(s) for s in arguments + tapes + measured]))
     body.extend(after_rec)
     saved = []
     for a in arguments:
-        if a.name.lower() in restored:
+        if a.name.lower() in restored and a.name.lower() not in delivered:
             keep = _local_copy(table, a, naming.output_copy(a.name), taken, ctx.filename,
                                extent=extents.get(a.name.lower()))
             part = _part(a, a, extents, a.name.lower())
@@ -158,7 +166,10 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
                          _copy_type(table, module, module_var, ctx), taken)
         body.append(Assignment.create(Reference(keep), Reference(module_var)))
         saved.append((Reference(module_var), keep))
-    body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
+    if fused is not None:
+        body.extend(fused[1])
+    else:
+        body.append(_call(names["ret"], [Reference(s) for s in adj_args + tapes]))
     for target, keep in saved:
         body.extend(guarded([Assignment.create(target.copy(), Reference(keep))],
                             optional_in([target.symbol], optional)))

@@ -34,7 +34,8 @@ from adfort.handover import arrays_computed_again, computed_again
 from adfort.iteration_values import pushed_per_iteration, strip_pushed
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
-from adfort.liveness import lean_recording
+from adfort.deferral import tag_deferred, without_deferred, writes_any
+from adfort.liveness import drop_idle_reserves, lean_recording
 from adfort.rerun import not_rerun
 from adfort.stored_values import store_costly_values
 from adfort.transformations.assignment import assignment_adjoint
@@ -63,6 +64,7 @@ class RoutineMotions:
 
     def __init__(self, recording, returning, reversing, jacobian, tapes, dynamic):
         self.exit_reads = None  # argument names r_ret reads as r_rec left them
+        self.rev_outputs = set()  # intent(out) dummies whose results f_rev delivers
         self.restores = set()   # argument names r_ret puts back as r_rec found them
         self.recording = recording
         self.returning = returning
@@ -134,6 +136,12 @@ class UnitSpec:
     :param types: the :class:`adfort.derived.TypeRegistry` of derived types.
     :param attributes: {lower-case name: "POINTER"/"TARGET"} of its
         variables declared so (see :mod:`adfort.pointers`).
+    :param rev_outputs: a callee whose ``f_rev`` must also deliver its
+        ``intent(out)`` results (a caller defers the call to it,
+        :mod:`adfort.deferral`).
+    :param deferred: {id(call statement): names of the variables whose
+        values the call's reversal delivers}: calls ``r_rev`` does not run
+        forward (:mod:`adfort.deferral`).
     """
 
     def __init__(self, dependents, independents, active=None, module_adjoints=None,
@@ -142,7 +150,9 @@ class UnitSpec:
                  module_dependents=(), module_independents=(), module_variable=None,
                  jacobian_dependents=(), jacobian_independents=(), types=None,
                  attributes=None, call_restores=None, call_reads_after=(),
-                 call_sequences=None):
+                 call_sequences=None, rev_outputs=False, deferred=None):
+        self.rev_outputs = rev_outputs
+        self.deferred = deferred or {}
         self.dependents = [d.lower() for d in dependents]
         self.independents = [i.lower() for i in independents]
         self.active = active
@@ -289,9 +299,14 @@ def reverse_work(work, spec, options, names, filename=None):
     plan = choose(conditions, replan)
     # Statements f_rev's re-run leaves out (adjoint liveness, adfort.rerun).
     dead, rerun_exit_reads = set(), set()
+    # Results f_rev delivers too, for a caller that defers the call.
+    outputs = {a.name.lower() for a in arguments
+               if spec.callee and spec.rev_outputs and a is not result
+               and a.interface.access == _OUT and a.name.lower() in written}
     if spec.callee and not alias and not kept_writes:
         dead, rerun_exit_reads = _not_rerun(work, spec, reads, reads_all, call_writes, plan,
-                                            lambda skipped: replan(plan.reevaluate, skipped))
+                                            lambda skipped: replan(plan.reevaluate, skipped),
+                                            outputs)
     # Before reversing (which takes statements out of `work`).
     restores = restored_on_return(work, plan, [a for a in arg_names if result is None
                                                or a != result.name.lower()])
@@ -432,7 +447,8 @@ def reverse_work(work, spec, options, names, filename=None):
                     for t in tape_list if t.dynamic}
         lean = lean_recording(drop_not_rerun([s.copy() for s in rec_body
                                               if not _among(s, final_rec)]),
-                              table, plan.exit_reads | rerun_exit_reads, tape_names, reserves,
+                              table, plan.exit_reads | rerun_exit_reads | outputs,
+                              tape_names, reserves,
                               {info.unit.name.lower() for key, info in spec.calls.items()
                                if key in cheap_calls})
     # Assumed-size arguments r_rev keeps copies of (a callee: that it
@@ -456,6 +472,18 @@ def reverse_work(work, spec, options, names, filename=None):
         measure(rec_body, symbol, extents[symbol.name.lower()], ctx.filename)
     rec_intents = dict(primal_intents)
     rec_intents.update({t.name.lower(): _OUT for t in tape_args + list(extents.values())})
+    # r_rev of the routine differentiated runs its recording and returning
+    # motions inline, without the calls it defers (adfort.deferral).
+    fused = None
+    delivered = set()
+    deferred_targets = set().union(*spec.deferred.values()) if spec.deferred else set()
+    if deferred_targets & {name for _, name in plan.taped_calls}:
+        deferred_targets = set()  # put back after the call's reversal: not its results
+    if deferred_targets and not spec.callee and dynamic and not extents:
+        tag_deferred(rec_body, set(spec.deferred))
+        reserves = {t.reserve_name.lower(): t.symbol.name.lower() for t in tape_list}
+        fused = (drop_idle_reserves(without_deferred([s.copy() for s in rec_body]), reserves),
+                 None, deferred_targets)
     recording = _make_routine(work, names["rec"], rec_body,
                               arguments + tape_args + list(extents.values()), rec_intents,
                               ctx.module_variable, ctx.attributes)
@@ -466,7 +494,12 @@ def reverse_work(work, spec, options, names, filename=None):
     _allocate_at_first_use(ret_body, [t for pool in ctx._op_adjoints.values() for t in pool
                                       if symbol_rank(t) > 0])
     if lean is not None:
-        lean += drop_not_rerun([s.copy() for s in ret_body if not _among(s, final_ret)])
+        ret_part = drop_not_rerun([s.copy() for s in ret_body if not _among(s, final_ret)])
+        if outputs and not writes_any(ret_part, outputs):
+            delivered = outputs
+        lean += ret_part
+    if fused is not None:
+        fused = (fused[0], [s.copy() for s in ret_body], fused[2])
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents, ctx.module_variable, ctx.attributes)
 
@@ -479,7 +512,7 @@ def reverse_work(work, spec, options, names, filename=None):
         increments, cleared = [], []  # pullback: no increments to keep apart
     reversing = _reversing(work, names, arguments, adj_args, tape_args, ctx,
                            increments, cleared, restored, written, primal_intents, lean,
-                           extents)
+                           extents, fused)
     jacobian = None
     if options["jacobian"] and not spec.callee:
         jacobian = _jacobian(work, names, arguments, adj_args, ctx,
@@ -491,13 +524,14 @@ def reverse_work(work, spec, options, names, filename=None):
                                              for r in stmt.walk(Reference)}) & set(arg_names)
     motions.extents = list(extents)
     motions.restores = restores
+    motions.rev_outputs = delivered
     # Whether r_rec may push onto shared tapes (itself or through a callee).
     motions.pushes = tapes.pushes_made() > 0 or any(
         getattr(c, "pushes", True) for c in spec.calls.values() if c is not None)
     return motions
 
 
-def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan):
+def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan, outputs=()):
     """(ids of the statements f_rev's re-run leaves out, what its
     returning part then reads on entry): see :mod:`adfort.rerun`."""
     droppable = set()
@@ -512,7 +546,7 @@ def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan):
     merged = {key: set(reads.get(key, ())) | reads_all.get(key, set())
               for key in set(reads) | set(reads_all)}
     return not_rerun(work.children, work.symbol_table, merged, call_writes, droppable,
-                     plan, replan)
+                     plan, replan, outputs)
 
 
 def _among(stmt, statements):

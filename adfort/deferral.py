@@ -1,0 +1,223 @@
+"""Calls whose forward run the reversing motion can leave to their reversal.
+
+``r_rev`` of the routine differentiated runs ``r_rec`` then ``r_ret``, and
+must leave the primal results as ``r`` does.  A column routine calling a
+per-level or per-column physics routine, each call writing its own
+elements of the results and nothing else reading them,
+
+.. code-block:: fortran
+
+    do k = 1, nlev
+      call thermo_point(p(k), t(k), q(k), thetae(k), twet(k))
+    end do
+
+runs ``thermo_point`` three times under a joint link: in ``r_rec``, and
+inside ``thermo_point_rev`` (its re-run, then its adjoint).  When that
+re-run also delivers the callee's results (``thetae(k)``, ``twet(k)``),
+``r_rev`` need not run the call forward at all: the call's reversal leaves
+every element the call would have written, each written once.  Tapenade's
+``_b`` routines get the same saving by not returning the primal results;
+adfort keeps its contract (``r_rev`` returns them) and still runs the
+callee's forward code once less.
+
+A call statement is *deferred* when
+
+- it calls a routine differentiated here, linked joint, that writes no
+  module variable, and is not a function;
+- every actual argument it may change goes to an ``intent(out)`` dummy
+  and is (part of) a dummy argument of the caller that no other statement
+  names (so nothing reads it forward, in an adjoint, in a condition or a
+  bound, and nothing else writes it) and that is not a pointer or target;
+- it sits in DO loops only (no DO WHILE) and each such actual subscripts,
+  for every loop around the call, one dimension by that loop's variable
+  alone: distinct iterations write distinct elements, so the reversal,
+  which runs the iterations backwards, leaves the same values;
+- and the callee's reversal delivers those results
+  (:attr:`RoutineMotions.rev_outputs`, checked once it is built).
+
+Only ``r_rev`` of the routine differentiated changes; ``r_rec`` and
+``r_ret`` are as before (a caller linking it split reads the results
+between them).
+"""
+
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference,
+    Routine, Schedule, WhileLoop)
+from psyclone.psyir.symbols import ArgumentInterface
+
+from adfort.arrays import is_shape_inquiry
+from adfort.optional import callee_formals, matched_formals
+
+_OUT = ArgumentInterface.Access.WRITE
+
+
+def _enclosing(node):
+    """The loops around `node` inside its routine, or None if a DO WHILE
+    is among them."""
+    loops = []
+    parent = node.parent
+    while parent is not None and not isinstance(parent, Routine):
+        if isinstance(parent, WhileLoop):
+            return None
+        if isinstance(parent, Loop):
+            loops.append(parent)
+        parent = parent.parent
+    return loops
+
+
+def _fresh_per_iteration(actual, loops):
+    """Whether `actual` names, for each loop in `loops`, elements
+    subscripted by that loop's variable alone in a dimension of its own."""
+    if not loops:
+        return True
+    if not isinstance(actual, ArrayReference):
+        return False
+    used = set()
+    for loop in loops:
+        name = loop.variable.name.lower()
+        found = [i for i, index in enumerate(actual.indices)
+                 if type(index) is Reference and index.symbol.name.lower() == name
+                 and i not in used]
+        if not found:
+            return False
+        used.add(found[0])
+    return True
+
+
+def deferrable_calls(unit, chosen, is_split, module_writes, attributes):
+    """Candidate deferred calls of `unit` (the routine differentiated):
+    {id(call statement): (callee unit, names of the callee's dummies whose
+    results the call leaves to its reversal, names of `unit`'s variables
+    they go to)}.
+
+    :param unit: the :class:`adfort.interprocedural.Unit` differentiated.
+    :param chosen: the units differentiated (callees with motions).
+    :param is_split: ``is_split(callee)``: whether the link is split.
+    :param module_writes: ``module_writes(callee)``: module variables the
+        callee (or what it calls) writes.
+    :param attributes: {lower-case name: "POINTER"/"TARGET"} of `unit`.
+    """
+    work = unit.work
+    if work.walk(CodeBlock):
+        return {}  # what an I/O statement reads is not seen by name
+    counts = {}
+    for ref in work.walk(Reference):
+        if not is_shape_inquiry(ref):
+            name = ref.symbol.name.lower()
+            counts[name] = counts.get(name, 0) + 1
+    found = {}
+    for call in work.walk(Call):
+        if isinstance(call, IntrinsicCall) or not isinstance(call.parent, Schedule):
+            continue
+        callee = unit.calls.get(id(call))
+        if (callee is None or callee not in chosen or getattr(callee, "opaque", False)
+                or callee.result is not None or is_split(callee) or module_writes(callee)):
+            continue
+        loops = _enclosing(call)
+        if loops is None:
+            continue
+        in_call = {}
+        for ref in call.walk(Reference):
+            if is_shape_inquiry(ref):
+                continue
+            name = ref.symbol.name.lower()
+            in_call[name] = in_call.get(name, 0) + 1
+        outputs, targets, ok = set(), set(), True
+        for actual, formal in zip(call.arguments, matched_formals(call, callee_formals(callee))):
+            if formal is None:
+                ok = False
+                break
+            if not callee.writes_formal(formal):
+                continue
+            if (formal.interface.access != _OUT or type(actual) not in (Reference, ArrayReference)
+                    or not actual.symbol.is_argument):
+                ok = False
+                break
+            name = actual.symbol.name.lower()
+            if (attributes.get(name) or in_call.get(name) != 1 or counts.get(name) != 1
+                    or not _fresh_per_iteration(actual, loops)):
+                ok = False
+                break
+            outputs.add(formal.name.lower())
+            targets.add(name)
+        if ok and outputs:
+            found[id(call)] = (callee, outputs, targets)
+    return found
+
+
+_DEFERRED = "adfort_deferred"
+
+
+def tag_deferred(statements, keys):
+    """Mark the statements of `statements` (at every depth) whose ids are
+    in `keys`; copies keep the mark."""
+    for stmt in statements:
+        for node in stmt.walk(Call):
+            if id(node) in keys:
+                setattr(node, _DEFERRED, True)
+
+
+def without_deferred(statements):
+    """`statements` (copies, modified in place) without the marked calls,
+    and without the DO loops and IF blocks left empty by that."""
+    for stmt in statements:
+        for node in stmt.walk(Call):
+            if getattr(node, _DEFERRED, False) and node.parent is not None:
+                node.detach()
+    kept = [s for s in statements if not getattr(s, _DEFERRED, False)]
+    changed = True
+    while changed:
+        changed = False
+        for stmt in list(kept):
+            for node in reversed(stmt.walk((Loop, IfBlock))):
+                if _empty(node) and _loop_variable_unused(node, kept):
+                    if node is stmt:
+                        kept.remove(stmt)
+                    elif node.parent is not None:
+                        node.detach()
+                    changed = True
+    return kept
+
+
+def _empty(node):
+    if any(not isinstance(c, IntrinsicCall) for c in node.walk(Call)):
+        return False  # a bound or condition calling a user function
+    if isinstance(node, Loop):
+        return not node.loop_body.children
+    return not node.if_body.children and (node.else_body is None
+                                          or not node.else_body.children)
+
+
+def _loop_variable_unused(node, statements):
+    """Whether an empty DO loop's variable is read nowhere in `statements`
+    but inside loops that set it themselves (its value after the loop is
+    not needed).  True for IF blocks."""
+    if not isinstance(node, Loop):
+        return True
+    name = node.variable.name.lower()
+    for stmt in statements:
+        for ref in stmt.walk(Reference):
+            if ref.symbol.name.lower() != name:
+                continue
+            parent = ref.parent
+            while parent is not None and not (isinstance(parent, Loop)
+                                              and parent.variable.name.lower() == name
+                                              and parent is not node):
+                parent = parent.parent
+            if parent is None:
+                return False
+    return True
+
+
+def writes_any(statements, names):
+    """Whether `statements` may write a variable among `names`: assign it
+    or pass it to a call statement."""
+    for stmt in statements:
+        for node in stmt.walk(Assignment):
+            if node.lhs.symbol.name.lower() in names:
+                return True
+        for node in stmt.walk(Call):
+            if isinstance(node.parent, Schedule) and any(
+                    ref.symbol.name.lower() in names for ref in node.walk(Reference)):
+                return True
+    return False

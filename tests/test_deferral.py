@@ -1,0 +1,197 @@
+"""Calls r_rev leaves to their reversal (adfort/deferral.py): a joint
+callee whose results only the routine's own results take is not run
+forward in r_rev; its f_rev delivers them.  Each case is checked against
+finite differences under both schedules, with r_rev's primal results
+compared to r's; the text checks say whether the call was deferred."""
+
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import harness
+
+needs_gfortran = pytest.mark.skipif(shutil.which("gfortran") is None, reason="no gfortran")
+
+POINT = """\
+          subroutine point(p, t, q, te, tw)
+            real(dp), intent(in) :: p, t, q
+            real(dp), intent(out) :: te, tw
+            real(dp) :: e, es, rh
+            e = q*p/(0.622_dp + 0.378_dp*q)
+            es = 6.112_dp*exp(17.67_dp*(t - 273.15_dp)/(t - 29.65_dp))
+            rh = e/es
+            te = t*(1000.0_dp/(p - e))**0.2854_dp*exp(2.5_dp*rh)
+            tw = t - 5.0_dp*sqrt(1.0_dp - min(rh, 0.99_dp))
+          end subroutine point
+"""
+
+# (source, whether the column routine's r_rev defers the call)
+CASES = {
+    # Per level, results only (the moist_thermo benchmark's shape).
+    "levels_deferred.f90": ("""\
+        ! adfort: routine=column dep=te,tw indep=t,q
+        ! adfort: init n=9 p=300:1000 t=260:300 q=0.002:0.012
+        module levels_deferred
+          implicit none
+          integer, parameter :: dp = kind(1.0d0)
+        contains
+        """ + POINT + """\
+          subroutine column(n, p, t, q, te, tw)
+            integer, intent(in) :: n
+            real(dp), intent(in) :: p(n), t(n), q(n)
+            real(dp), intent(out) :: te(n), tw(n)
+            integer :: k
+            do k = 1, n
+              call point(p(k), t(k), q(k), te(k), tw(k))
+            end do
+          end subroutine column
+        end module levels_deferred
+        """, True),
+    # Columns of a 2-D field, inputs computed by the caller and then
+    # overwritten (put back for f_rev), nested loops, sections.
+    "columns_deferred.f90": ("""\
+        ! adfort: routine=physics dep=tend indep=t,w
+        ! adfort: init ni=4 nk=6 t=260:300 w=0.5:1.5
+        module columns_deferred
+          implicit none
+          integer, parameter :: dp = kind(1.0d0)
+        contains
+          subroutine col(nk, tc, wc, out)
+            integer, intent(in) :: nk
+            real(dp), intent(in) :: tc(nk), wc
+            real(dp), intent(out) :: out(nk)
+            real(dp) :: acc(nk), s
+            integer :: k
+            s = 0.0_dp
+            do k = 1, nk
+              s = s + wc*tc(k)
+              acc(k) = s
+            end do
+            do k = 1, nk
+              acc(k) = acc(k)*tc(k)/(1.0_dp + acc(k)**2)
+              out(k) = sqrt(acc(k)) + log(tc(k))
+            end do
+          end subroutine col
+          subroutine physics(ni, nk, t, w, tend)
+            integer, intent(in) :: ni, nk
+            real(dp), intent(in) :: t(nk, ni), w(ni)
+            real(dp), intent(out) :: tend(nk, ni, 2)
+            real(dp) :: tt(nk), ww
+            integer :: i, m
+            do m = 1, 2
+              do i = 1, ni
+                tt = t(:, i) + 0.5_dp*m
+                ww = w(i)*m
+                call col(nk, tt, ww, tend(:, i, m))
+                tt = 0.0_dp
+                ww = -1.0_dp
+              end do
+            end do
+          end subroutine physics
+        end module columns_deferred
+        """, True),
+    # The callee overwrites its result with a value its adjoint needs: f_ret
+    # puts the first value back, so f_rev cannot deliver the result.
+    "result_restored.f90": ("""\
+        ! adfort: routine=column dep=y indep=x
+        ! adfort: init n=7 x=0.5:1.5
+        module result_restored
+          implicit none
+          integer, parameter :: dp = kind(1.0d0)
+        contains
+          subroutine sq(a, b)
+            real(dp), intent(in) :: a
+            real(dp), intent(out) :: b
+            b = sin(a) + 2.0_dp
+            b = b**2
+          end subroutine sq
+          subroutine column(n, x, y)
+            integer, intent(in) :: n
+            real(dp), intent(in) :: x(n)
+            real(dp), intent(out) :: y(n)
+            integer :: k
+            do k = 1, n
+              call sq(x(k), y(k))
+            end do
+          end subroutine column
+        end module result_restored
+        """, False),
+    # The results are read again (a column sum): the call must run forward.
+    "results_read.f90": ("""\
+        ! adfort: routine=column dep=te,tot indep=t,q
+        ! adfort: init n=6 p=300:1000 t=260:300 q=0.002:0.012
+        module results_read
+          implicit none
+          integer, parameter :: dp = kind(1.0d0)
+        contains
+        """ + POINT + """\
+          subroutine column(n, p, t, q, te, tw, tot)
+            integer, intent(in) :: n
+            real(dp), intent(in) :: p(n), t(n), q(n)
+            real(dp), intent(out) :: te(n), tw(n), tot
+            integer :: k
+            do k = 1, n
+              call point(p(k), t(k), q(k), te(k), tw(k))
+            end do
+            tot = sum(tw*q)
+          end subroutine column
+        end module results_read
+        """, False),
+    # Every iteration writes the same element: the reversal, backwards,
+    # would leave the first iteration's value.
+    "same_element.f90": ("""\
+        ! adfort: routine=column dep=te,tw indep=t
+        ! adfort: init n=5 p=300:1000 t=260:300 q=0.002:0.012
+        module same_element
+          implicit none
+          integer, parameter :: dp = kind(1.0d0)
+        contains
+        """ + POINT + """\
+          subroutine column(n, p, t, q, te, tw)
+            integer, intent(in) :: n
+            real(dp), intent(in) :: p(n), t(n), q(n)
+            real(dp), intent(out) :: te(1), tw(1)
+            integer :: k
+            do k = 1, n
+              call point(p(k), t(k), q(k), te(1), tw(1))
+            end do
+          end subroutine column
+        end module same_element
+        """, False),
+}
+
+
+def _rev_body(text, routine):
+    match = re.search(rf"subroutine {routine}_rev\(.*?end subroutine {routine}_rev", text,
+                      re.S | re.I)
+    assert match, f"no {routine}_rev in the output"
+    return match.group(0)
+
+
+@needs_gfortran
+@pytest.mark.parametrize("schedule", ["joint", "split"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_deferred_calls_give_the_gradient_and_results(tmp_path, name, schedule):
+    harness.check_source(tmp_path, name, CASES[name][0], schedule)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_which_calls_are_deferred(tmp_path, name):
+    text, deferred = CASES[name]
+    source = tmp_path / name
+    source.write_text(textwrap.dedent(text))
+    meta = harness.parse_metadata(source)
+    out = tmp_path / "out.f90"
+    subprocess.run([sys.executable, "-m", "adfort", "diff", str(source),
+                    "--routine", meta.routine, "--dep", ",".join(meta.dep),
+                    "--indep", ",".join(meta.indep), "--schedule", "joint", "-o", str(out)],
+                   check=True, capture_output=True)
+    rev = _rev_body(out.read_text(), meta.routine)
+    assert (f"call {meta.routine}_rec(" not in rev) == deferred, rev
+    if deferred:
+        # Neither the primal call nor copies of the results it delivers.
+        assert "_out" not in rev and not re.search(r"call (point|col)\(", rev), rev
