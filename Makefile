@@ -7,9 +7,9 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO   := build/demo
 
-.PHONY: setup gfortran demo test bench fuzz clean
+.PHONY: setup gfortran mpi demo mpi-demo test bench fuzz clean
 
-setup: $(VENV)/.installed gfortran
+setup: $(VENV)/.installed gfortran mpi
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,14 @@ gfortran:
 	  echo "installing gfortran (Debian package)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq gfortran >/dev/null; }
 
+# Open MPI: the adjoints of MPI communication are compiled with mpif90 and
+# run under mpirun (tests/test_mpi.py).
+mpi: gfortran
+	@{ command -v mpif90 && command -v mpirun; } >/dev/null 2>&1 || { \
+	  echo "installing Open MPI (Debian packages openmpi-bin, libopenmpi-dev)"; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null; }
+
 # Differentiate the bundled ocean equation-of-state example, compile the
 # adjoint with a driver and print the gradient next to finite differences.
 demo: setup
@@ -29,6 +37,19 @@ demo: setup
 	$(BIN)/adfort diff examples/seawater.f90 --dep rho --indep temp,salt -o $(DEMO)/seawater_ad.f90
 	cd $(DEMO) && gfortran -O2 -o demo ../../examples/seawater.f90 seawater_ad.f90 ../../examples/demo_driver.f90
 	$(DEMO)/demo
+
+# Differentiate the domain-decomposed tracer model of examples/mpi_diffusion,
+# build it with mpif90 and run the gradient check under mpirun (NP ranks).
+MPIDEMO := build/mpi_demo
+NP      ?= 4
+mpi-demo: setup
+	@mkdir -p $(MPIDEMO)
+	$(BIN)/adfort diff examples/mpi_diffusion/diffusion.f90 --routine misfit --dep cost \
+	  --indep c0,params -o $(MPIDEMO)/diffusion_ad.f90
+	cd $(MPIDEMO) && mpif90 -O2 -o misfit ../../examples/mpi_diffusion/diffusion.f90 \
+	  diffusion_ad.f90 ../../examples/mpi_diffusion/driver.f90
+	cd $(MPIDEMO) && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	  mpirun -np $(NP) --oversubscribe ./misfit
 
 test: setup
 	$(BIN)/python -m pytest -q

@@ -24,6 +24,7 @@ from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, Data
 from adfort.activity import carries_derivative, differentiable_args, is_real, operands
 from adfort.derived import is_derived, is_variable
 from adfort.forward_only import is_forward_only, written_names
+from adfort.mpi_rules import BUFFERS, is_mpi_name, rule as mpi_rule
 from adfort.opaque import block_reads, block_writes, opaque_blocks
 from adfort.optional import callee_formals, matched_formals
 
@@ -432,6 +433,8 @@ class Activity:
         """
         if unit.program is not None and unit.program.is_passive(call.routine.name):
             return ("passive",)  # the user says no derivative flows through it
+        if is_mpi_name(call.routine.name):
+            return self._link_mpi(unit, call, link)
         node = unknown_call_node(call)
         self.real.add(node)
         for actual in call.arguments:
@@ -442,6 +445,31 @@ class Activity:
             if is_variable(actual):
                 link(node, unit.key(actual.symbol))
         return node
+
+    def _link_mpi(self, unit, call, link):
+        """Link an MPI call: the data it sends may end up in any buffer
+        another rank receives into, running the same code.  Every real
+        buffer of a communication is linked both ways to one node standing
+        for all messages: if derivatives flow through communication at all,
+        every real buffer is active, so that each send of an adjoint meets
+        its receive on the other rank.  Passive MPI routines link nothing;
+        one adfort does not know links its real arguments likewise (the
+        fence rejects it when they are active)."""
+        which = mpi_rule(call.routine.name)
+        if which is not None and which.passive:
+            return ("passive",)
+        positions = which.positions(*BUFFERS) if which is not None \
+            else range(len(call.arguments))
+        self.real.add(MPI_NODE)
+        for position in positions:
+            if position >= len(call.arguments):
+                continue
+            actual = call.arguments[position]
+            if is_variable(actual):
+                key = unit.key(actual.symbol)
+                link(key, MPI_NODE)
+                link(MPI_NODE, key)
+        return MPI_NODE
 
     def _link_opaque(self, unit, block, link):
         """Link a statement PSyclone keeps opaque (in a routine adfort only
@@ -496,6 +524,10 @@ class Activity:
     def result_active(self, unit):
         """Whether function `unit`'s result is active."""
         return ("result", id(unit)) in self.active
+
+
+#: The analysis node of every message passed between ranks.
+MPI_NODE = ("mpi",)
 
 
 def unknown_call_node(call):

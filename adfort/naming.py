@@ -260,3 +260,16 @@ def checkpoint_module(routine):
     """Name of the module of checkpointing schedules written into the
     output for `routine` (adfort/checkpointing.py)."""
     return f"{routine}_checkpointing"
+
+
+# Locals of the adjoints of MPI calls (adfort.transformations.mpi): error
+# codes, ranks, scratch buffers, requests of reversed communication.  Never
+# MPI_-prefixed: those names are the library's (MPI_ERROR is a constant).
+MPI_ERROR = "ad_ierror"
+MPI_RANK = "ad_rank"
+MPI_SIZE = "ad_nproc"
+MPI_INDEX = "ad_element"
+MPI_BUFFER = "ad_buffer"
+MPI_REQUEST = "ad_request"
+MPI_ITERATION = "ad_iteration"
+MPI_TYPE_SIZE = "ad_type_size"

@@ -208,6 +208,11 @@ def expand_includes(text, origin, include_dirs=(), fixed_form=False, depth=0):
             continue
         name = found.group("name")
         location = "%s:%s" % where_
+        if name.lower() == MPI_HEADER:
+            # MPI's header: its constants are the mpi module's, which adfort
+            # knows (adfort.mpi_rules); read as `use mpi` in the unit.
+            _use_mpi(out, out_origin, where_, fixed_form, location)
+            continue
         if depth > 20:
             raise AdfortError(f"INCLUDE '{name}': includes nested more than 20 deep "
                               "(does a file include itself?)", location)
@@ -229,6 +234,61 @@ def expand_includes(text, origin, include_dirs=(), fixed_form=False, depth=0):
         out.extend(body_text.splitlines())
         out_origin.extend(body_origin)
     return "".join(line + "\n" for line in out), out_origin
+
+
+MPI_HEADER = "mpif.h"
+_UNIT_HEADER = re.compile(
+    r"^\s*(?:(?:pure|impure|elemental|recursive|module)\s+)*"
+    r"(?:(?:integer|real|double\s*precision|logical|complex|character|type\s*\(\s*\w+\s*\))"
+    r"(?:\s*\*\s*\d+|\s*\([^)]*\))?\s+)?"
+    r"(?:subroutine|function)\s+\w+|^\s*program\s+\w+|^\s*module\s+(?!procedure\b)\w+\s*$"
+    r"|^\s*block\s*data\b", re.IGNORECASE)
+
+
+def _code(line, fixed_form):
+    """The statement part of a line (None for a comment line)."""
+    if fixed_form:
+        if not line[:1] or line[:1] in "cC*!" or line.strip().startswith("!"):
+            return None if line.strip() else None
+        return line[6:] if len(line) > 6 else ""
+    stripped = line.split("!", 1)[0]
+    return stripped if stripped.strip() else None
+
+
+def _continued(line, next_line, fixed_form):
+    """Whether the statement on `line` goes on to `next_line`."""
+    if fixed_form:
+        return (next_line is not None and len(next_line) > 5 and next_line[:1] not in "cC*!"
+                and next_line[:5].strip() == "" and next_line[5] not in " 0")
+    code = _code(line, False)
+    return code is not None and code.rstrip().endswith("&")
+
+
+def _use_mpi(out, out_origin, where_, fixed_form, location):
+    """Put ``use mpi`` right after the header of the program unit whose
+    INCLUDE 'mpif.h' is at `where_` (`out`: the lines before it)."""
+    for index in range(len(out) - 1, -1, -1):
+        code = _code(out[index], fixed_form)
+        if code is None or not _UNIT_HEADER.match(code):
+            continue
+        if re.match(r"\s*module\b", code, re.IGNORECASE):
+            # Its constants would be the module's own, which the generated
+            # module also sees from MPI's module: ambiguous names.
+            raise AdfortError(
+                "INCLUDE 'mpif.h' in the specification of a module: adfort reads MPI "
+                "code through the mpi module; include mpif.h in the routines that "
+                "communicate, or 'use mpi' in the module", location)
+        end = index
+        while end + 1 < len(out) and (_continued(out[end], out[end + 1], fixed_form)
+                                      or _code(out[end + 1], fixed_form) is None
+                                      and end + 2 < len(out)
+                                      and _continued(out[end], out[end + 2], fixed_form)):
+            end += 1
+        out.insert(end + 1, "      use mpi" if fixed_form else "use mpi")
+        out_origin.insert(end + 1, where_)
+        return
+    raise AdfortError("INCLUDE 'mpif.h' outside a program unit adfort can find the start "
+                      "of: include it in the routine's declarations", location)
 
 
 def _find_include(name, including, include_dirs):

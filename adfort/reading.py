@@ -21,6 +21,7 @@ import re
 
 from adfort import preprocess, units
 from adfort.errors import AdfortError
+from adfort.mpi_rules import stub_module
 
 _SOURCE_PATTERNS = ("*.f90", "*.F90", "*.f", "*.F", "*.for", "*.f95", "*.f03", "*.f08")
 FIXED_FORM_SUFFIXES = {".f", ".for", ".f77", ".ftn", ".fpp"}
@@ -317,8 +318,10 @@ def find_module_file(name, search_path):
     """The first file on `search_path` that defines module `name`, or None.
 
     The files of the search path are read once (per run, and again only
-    when one of them changes): :func:`_module_index`."""
-    return _module_index(search_path).get(name.lower())
+    when one of them changes): :func:`_module_index`.  The MPI library's
+    module, when the search path does not hold one, is adfort's own
+    description of it (:mod:`adfort.mpi_rules`)."""
+    return _module_index(search_path).get(name.lower()) or stub_module(name)
 
 
 _MODULE_LINE = re.compile(r"^\s*module\s+(\w+)\s*(!.*)?$", re.IGNORECASE | re.MULTILINE)

@@ -5,13 +5,15 @@ blocks, and the ``use`` statements every generated routine needs."""
 import re
 
 from psyclone.psyir.frontend.fortran import FortranReader
-from psyclone.psyir.nodes import Call, Container, FileContainer, Literal, Reference, Routine
+from psyclone.psyir.nodes import (
+    Call, Container, FileContainer, IntrinsicCall, Literal, Reference, Routine)
 from psyclone.psyir.symbols import (
     ArrayType, ContainerSymbol, DataSymbol, DataTypeSymbol, GenericInterfaceSymbol,
     ImportInterface, RoutineSymbol,
     ScalarType, StaticInterface, Symbol, SymbolTable, UnresolvedType, UnsupportedFortranType)
 
 from adfort import naming
+from adfort.mpi_rules import MODULES as MPI_MODULES, is_mpi_name
 from adfort.arrays import is_assumed_extent
 from adfort.derived import component_names, type_names
 from adfort.errors import AdfortError, where
@@ -612,6 +614,20 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
         for entry in sources[origin]:
             name, original = entry if isinstance(entry, tuple) else (entry, None)
             table.add(_imported(name, container, types, original))
+    if any(is_mpi_name(call.routine.name) for call in out_module.walk(Call)
+           if not isinstance(call, IntrinsicCall)):
+        # The MPI library's module whole, as the original used it: its
+        # interfaces let the compiler take every kind of buffer.
+        for name in MPI_MODULES:
+            if program is not None and program.module(name) is not None:
+                container = table.lookup(name, otherwise=None)
+                if container is None:
+                    container = ContainerSymbol(name)
+                    table.add(container)
+                for symbol in [s for s in table.symbols if s.is_import
+                               and s.interface.container_symbol is container]:
+                    table.remove(symbol)
+                container.wildcard_import = True
     if module.name not in sources:
         # Keep the documented `use m` even when nothing is taken from it.
         if module.name.lower() not in table:

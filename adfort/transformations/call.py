@@ -30,6 +30,8 @@ from adfort.optional import callee_formals, matched_formals
 from adfort.symbols import new_local
 from adfort.transformations.assignment import adjoint_reference
 from adfort.transformations.base import ADReverseTrans
+from adfort.mpi_analysis import mpi_call_rule
+from adfort.transformations.mpi import NONBLOCKING, is_active_mpi, reverse_mpi, reverse_request
 from adfort.transformations.building import _assumed_size
 from adfort.transformations.reverser import (
     seen_by_callees, enclosing_loop_indices, statement_text, tag_not_rerun)
@@ -219,11 +221,18 @@ def reverse_call(call, reverser, target=None):
             clears.extend(zero_reference(adj, value_type(actual)))
         else:
             clears.append(Assignment.create(adj, real_literal(0, real_kind(adj.symbol))))
-    if info is None:  # a passive call: it runs, nothing to reverse
+    if info is None:  # a passive call (or MPI's): it runs, nothing to reverse
         rec, ret_after = _saved_around(saves)
         rec.extend(keep_rec)
+        adjoint = []
+        if is_active_mpi(call, reverser):
+            # Before the call leaves the routine's tree: the symbols of the
+            # constants it names are found from there.
+            adjoint = reverse_request(call, reverser) \
+                if mpi_call_rule(call).kind in NONBLOCKING else reverse_mpi(call, reverser)
+            reverser.comment(adjoint, text)
         rec.append(stmt.detach())
-        return rec, keep_ret + clears + ret_after
+        return rec, keep_ret + clears + adjoint + ret_after
     formals = _formals(info, call, target)
     prologue, with_adjoints, epilogue = [], [], []
     for actual, formal in zip(actuals, formals):

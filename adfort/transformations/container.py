@@ -26,7 +26,7 @@ from adfort.preprocess import Preprocessing
 from adfort.opaque import block_reads, block_writes, opaque_blocks
 from adfort.optional import callee_formals, matched_formals, positional_arguments
 from adfort.iterations import cheap_function
-from adfort.interprocedural import Activity, Unit, unknown_call_node
+from adfort.interprocedural import MPI_NODE, Activity, Unit, unknown_call_node
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
 from adfort.schedules import ADReversalSchedule, LinkReversalSchedule
@@ -34,6 +34,9 @@ from adfort.extents import is_assumed_size
 from adfort.symbols import nameable_type
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.call import CalleeMotions
+from adfort.mpi_analysis import (
+    check_mpi_call, check_mpi_modules, mpi_call_rule, mpi_io, pair_requests, sequence_positions)
+from adfort.mpi_rules import is_mpi_name
 from adfort.transformations.reverser import enclosing_loop_indices
 from adfort.transformations.assemble import Host, assemble
 from adfort.checkpoint_loops import with_checkpoint_steps
@@ -453,6 +456,8 @@ class _ProgramBuild:
         return taken
 
     def _fence(self):
+        for unit in self.order:
+            check_mpi_modules(unit.original, source_name(unit.original) or self.filename)
         for unit in self.chosen:
             active = self.activity.active_locals(unit) | {
                 name for _, name in self.activity.active_modules()}
@@ -480,9 +485,14 @@ class _ProgramBuild:
                                 f"'{actual.debug_string()}': write the loop over its "
                                 "elements explicitly", where(call, filename))
         self._fence_reversal()
+        communicating = MPI_NODE in self.activity.active
         for unit in self.order:
             filename = source_name(unit.original) or self.filename
             for call in user_calls(unit.work):
+                if unit.calls.get(id(call)) is None and is_mpi_name(call.routine.name) \
+                        and not self.program.is_passive(call.routine.name):
+                    check_mpi_call(call, filename, communicating)
+                    continue
                 if unknown_call_node(call) in self.activity.active:
                     name = call.routine.name
                     unreadable = self.program.unreadable(name)
@@ -638,10 +648,22 @@ class _ProgramBuild:
             callee_motions = {}
             call_io, clears, restores, after = {}, {}, {}, set()
             sequences = {}
+            filename = source_name(unit.original) or self.filename
+            communicating = MPI_NODE in self.activity.active
+            mpi_pairs = pair_requests(
+                unit.work, lambda actual, unit=unit: communicating and is_variable(actual)
+                and self.activity.is_active(unit, actual.symbol), filename)
             for stmt_call in user_calls(unit.work):
                 callee = unit.calls.get(id(stmt_call))
                 callee_motions[id(stmt_call)] = motions_of.get(id(callee)) if callee else None
                 key = id(_call_statement(stmt_call))
+                if callee is None and mpi_call_rule(stmt_call) is not None \
+                        and not self.program.is_passive(stmt_call.routine.name):
+                    sequences[key] = sequence_positions(stmt_call)
+                    clears[key] = []
+                    call_io[key] = mpi_io(stmt_call, mpi_pairs)
+                    restores[key] = set()
+                    continue
                 sequences[key] = self._sequence_positions(unit, stmt_call, callee)
                 clears[key] = self._passive_outputs(unit, stmt_call, callee)
                 call_io[key] = self._call_io(unit, stmt_call, callee, clears[key],
@@ -692,6 +714,7 @@ class _ProgramBuild:
                 jacobian_dependents=[_local_name(n) for n in self.dependents],
                 jacobian_independents=[_local_name(n) for n in self.independents],
                 rev_outputs=id(unit) in keep_outputs, deferred=deferred)
+            spec.mpi_pairs = mpi_pairs
             motions = reverse_work(unit.work, spec, self.options, names,
                                    source_name(unit.original) or self.filename)
             host.add(unit, motions)

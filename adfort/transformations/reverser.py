@@ -101,6 +101,11 @@ class Reverser:
         self.sequences = {}
         # id(call statement) -> [(actual, extent, formal)] (call.py)
         self.measured_calls = {}
+        # id(MPI wait call) -> the non-blocking calls it completes, and the
+        # locals of the MPI adjoints (adfort/transformations/mpi.py).
+        self.mpi_pairs = {}
+        self.mpi_locals = {}
+        self.mpi_requests = {}
         # id(Loop) -> (names, statements) each reversed iteration computes
         # again (adfort/iterations.py).
         self.recomputed = {}

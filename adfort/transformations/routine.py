@@ -353,6 +353,7 @@ def reverse_work(work, spec, options, names, filename=None):
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
     reverser.sequences = spec.call_sequences
+    reverser.mpi_pairs = getattr(spec, "mpi_pairs", {})
     reverser.dead = dead
     reverser.recomputed = recomputed
     reverser.pushed = pushed
