@@ -38,6 +38,9 @@ WHERE_VALUE = "where_value"
 INPUT_COPY_SUFFIX = "_in"
 OUTPUT_COPY_SUFFIX = "_out"
 JACOBIAN_ARGUMENT = "jacobian"
+# A local variable of the user's named as an intrinsic (``integer :: size``)
+# is renamed in the generated routines, which may call that intrinsic.
+SHADOWING_LOCAL_SUFFIX = "_local"
 # A checkpointed loop's driver (adfort/transformations/checkpoint.py) and
 # the step procedure the front end makes of its body.
 CHECKPOINT_STEP_PROCEDURE = "ckpt_step"
@@ -217,6 +220,12 @@ def jump_flag(tag):
 def skip_flag(tag):
     """Name of the flag set by a jump over code to `tag` (a label)."""
     return f"{SKIP_FLAG_PREFIX}{tag}"
+
+
+def unshadowed(name):
+    """Name in the generated routines of the user's local variable `name`,
+    which has the name of an intrinsic (adfort/shadows.py)."""
+    return name + SHADOWING_LOCAL_SUFFIX
 
 
 def unique_name(name, taken):

@@ -505,3 +505,26 @@ def test_a_generic_call_no_specific_procedure_fits_is_a_clear_error(tmp_path):
     done = run(["diff", "g.f90", "--routine", "top", "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(done, tmp_path, "g.f90:17:", "generic interface 'blend'",
                          "blend_point", "specific procedure")
+
+
+def test_argument_hiding_an_intrinsic_the_adjoint_calls(tmp_path):
+    """A local named as an intrinsic is renamed in the adjoint
+    (fixture shortwave_intrinsic_names.f90); a dummy argument keeps its name,
+    so hiding an intrinsic the adjoint calls is an error at the routine."""
+    write(tmp_path / "sized.f90", """\
+        module sized
+        contains
+          subroutine total(size, x, s)
+            integer, intent(in) :: size
+            real(8), intent(in) :: x(size)
+            real(8), intent(out) :: s
+            real(8) :: y(size)
+            y = x**2
+            y = sin(y)
+            s = sum(y*x)
+          end subroutine total
+        end module sized
+        """)
+    result = run(["diff", "sized.f90", "--dep", "s", "--indep", "x"], tmp_path)
+    assert_clean_failure(result, tmp_path, "sized.f90:3:", "dummy argument 'size'",
+                         "intrinsic SIZE", "rename")

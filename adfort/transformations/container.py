@@ -41,6 +41,7 @@ from adfort.transformations.reverser import enclosing_loop_indices
 from adfort.transformations.assemble import Host, assemble
 from adfort.checkpoint_loops import with_checkpoint_steps
 from adfort.transformations.routine import UnitSpec, reverse_work
+from adfort.shadows import check_no_hidden_intrinsics, rename_shadowing_locals
 from adfort.where import lower_where
 
 
@@ -295,6 +296,7 @@ class _ProgramBuild:
                     recognise_intrinsics(unit.original.root, node),
                     _resolve_module_references(unit, node)))
             taken = self._taken(unit)
+            rename_shadowing_locals(unit.work, taken)
             normalise_jumps(unit.work, taken)
             deallocate_at_end(unit.work)
             positional_arguments(unit.work, unit.calls,
@@ -722,7 +724,13 @@ class _ProgramBuild:
             motions_of[id(unit)] = CalleeMotions(unit, names, self._active_formals(unit),
                                                  self.access[id(unit)][1], motions=motions)
             self.tape_sizes.update(motions.tape_sizes)
-        return assemble(hosts, self)
+        output = assemble(hosts, self)
+        for unit in self.order:
+            motions = self._motions.get(id(unit))
+            for routine in motions.routines if motions is not None else ():
+                check_no_hidden_intrinsics(routine, where(
+                    unit.original, source_name(unit.original) or self.filename))
+        return output
 
     def _passive_outputs(self, unit, call, callee):
         """The actual arguments (and function result target) active in

@@ -39,6 +39,7 @@ from adfort.deferral import (
     tag_deferred, with_deferred_reversed, without_deferred, writes_any)
 from adfort.liveness import drop_idle_reserves, lean_recording
 from adfort.rerun import not_rerun
+from adfort.shadows import rename_shadowing_locals
 from adfort.stored_values import store_costly_values
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.allocation import is_allocation, status_variables
@@ -183,6 +184,7 @@ def prepare(routine, taken=()):
     """A working copy of `routine`, with jumps and implicit deallocations
     made explicit."""
     work = routine.copy()
+    rename_shadowing_locals(work, taken)
     normalise_jumps(work, taken)
     deallocate_at_end(work)
     return work
