@@ -8,7 +8,7 @@ from adfort.errors import AdfortError
 from adfort.frontend import read_file, routines
 from adfort.layout import wrap
 from adfort.directives import apply_directives
-from adfort.checkpoint_loops import with_schedule_module
+from adfort.checkpoint_loops import using_schedule_module, with_schedule_module
 from adfort.reading import ReadPlan
 from adfort.transformations import ADReverseContainerTrans
 from adfort.writer import Writer
@@ -115,8 +115,8 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
             path, dependents, independents, schedule, routine, options, search_path,
             extra_files, adjoint_libraries, passive_routines, defines, undefines, cpp, form,
             cache)
-        return header(path, routine, dependents, independents, schedule, mode) + body, \
-            routine, {}
+        return (header(path, routine, dependents, independents, schedule, mode)
+                + using_schedule_module(body, routine), routine, {})
     with parse_cache.using(cache):
         body, routine, sizes, _ = _differentiate(
             path, dependents, independents, schedule, routine, options, search_path,

@@ -515,6 +515,13 @@ def with_schedule_module(text, routine):
     from adfort.checkpointing import FORTRAN_MODULE
     if "use adfort_checkpointing" not in text.lower():
         return text
-    name = naming.checkpoint_module(routine)
-    rename = re.compile(r"\badfort_checkpointing\b", re.IGNORECASE)
-    return rename.sub(name, FORTRAN_MODULE) + "\n" + rename.sub(name, text)
+    return using_schedule_module(FORTRAN_MODULE, routine) + "\n" + \
+        using_schedule_module(text, routine)
+
+
+def using_schedule_module(text, routine):
+    """`text` using the checkpointing schedules' module under its name for
+    `routine`, without defining it: a Hessian-vector product's code uses
+    the module written into the adjoint it is compiled with."""
+    return re.sub(r"\badfort_checkpointing\b", naming.checkpoint_module(routine), text,
+                  flags=re.IGNORECASE)

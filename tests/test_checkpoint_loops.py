@@ -651,3 +651,22 @@ def test_fixed_point_needs_a_do_while(tmp_path):
     message = _error(tmp_path, "!$adfort fixed-point(tol=1e-10, maxiter=50)")
     assert message.startswith(f"{tmp_path / 'integrate.f90'}:10: ")
     assert "not followed by a DO WHILE loop" in message
+
+
+@needs_gfortran
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_tangent_and_hvp_of_a_checkpointed_model(tmp_path, schedule):
+    """The directive changes the reverse sweep only: the tangent runs the
+    loop (its outlined step) forward and agrees with the checkpointed
+    adjoint; the Hessian-vector product (tangent of that adjoint, snapshots
+    included) matches differences of its gradients and uses the schedules
+    module of the adjoint it is compiled with."""
+    import tangent_harness as th
+    source = tmp_path / "swe1d.f90"
+    source.write_text(MODEL.format(directive="!$adfort checkpoint binomial(snapshots=3)",
+                                   caller=""))
+    tangent = th.check_tangent(source, schedule, tmp_path / "fwd")
+    assert tangent.dot_err < 1e-12 and tangent.fd_err < 1e-6, tangent.describe()
+    hvp = th.check_hvp(source, schedule, tmp_path / "hvp")
+    assert hvp.fd_err < 1e-6 and hvp.grad_err < 1e-13, hvp.describe()
+    assert hvp.hvp != 0, hvp.describe()
