@@ -398,3 +398,19 @@ def test_datatype_checked_at_run_time(mpi, tmp_path):
     assert result.returncode != 0
     assert "model.f90:14: the MPI datatype dtype is not one real value per element" \
         in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("mode", ["forward", "hvp"])
+def test_tangent_modes_reject_active_communication(mode, tmp_path):
+    """Tangents of MPI communication are not generated yet: sending x
+    without x_d would give the receiver a silently wrong tangent, so
+    --mode forward and --mode hvp stop at the first active communication."""
+    example = Path(__file__).resolve().parent.parent / "examples" / "mpi_diffusion"
+    result = _adfort("diff", str(example / "diffusion.f90"), "--routine", "misfit",
+                     "--dep", "cost", "--indep", "c0,params", "--mode", mode, "-o", "out.f90",
+                     cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert "diffusion.f90" in result.stderr and "'MPI_Irecv'" in result.stderr
+    assert "does not differentiate MPI communication yet" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out.f90").exists()

@@ -15,6 +15,7 @@ from psyclone.psyir.symbols import DataSymbol
 from adfort import naming
 from adfort.derived import is_derived
 from adfort.errors import AdfortError, source_name, where
+from adfort.mpi_analysis import is_real_buffer, mpi_call_rule
 from adfort.frontend import read_file
 from adfort.program import user_calls
 from adfort.tangent.routine import TangentSpec, tangent_work
@@ -47,6 +48,21 @@ class TangentBuild(_ProgramBuild):
 
     def _fence_reversal(self):
         """Nothing is run twice in tangent mode."""
+
+    def _check_mpi_call(self, call, filename, communicating):
+        """MPI communication of data derivatives flow through has adjoints
+        (reverse mode) but no tangents yet: sending x without x_d would
+        leave the receiver's tangent silently wrong."""
+        rule = mpi_call_rule(call)
+        if not communicating or (rule is not None and rule.passive):
+            return
+        real = [a for a in call.arguments if is_real_buffer(a)]
+        if real:
+            raise AdfortError(
+                f"'{call.routine.name}' communicates the real '{real[0].debug_string()}' "
+                "while derivatives flow through MPI communication: tangent mode (--mode "
+                "forward, --mode hvp) does not differentiate MPI communication yet; the "
+                "adjoint (--mode reverse) does", where(call, filename))
 
     def entry_statements(self):
         """Statements the top routine's ``_fwd`` starts with."""

@@ -493,7 +493,7 @@ class _ProgramBuild:
             for call in user_calls(unit.work):
                 if unit.calls.get(id(call)) is None and is_mpi_name(call.routine.name) \
                         and not self.program.is_passive(call.routine.name):
-                    check_mpi_call(call, filename, communicating)
+                    self._check_mpi_call(call, filename, communicating)
                     continue
                 if unknown_call_node(call) in self.activity.active:
                     name = call.routine.name
@@ -507,6 +507,11 @@ class _ProgramBuild:
                         f"--adjoint-lib, or, if no derivative flows through it, declare "
                         f"it passive (--passive {name}, or '!$adfort passive' before the "
                         "call)", where(call, filename))
+
+    def _check_mpi_call(self, call, filename, communicating):
+        """Reject an MPI call whose communication adfort cannot
+        differentiate (:func:`adfort.mpi_analysis.check_mpi_call`)."""
+        check_mpi_call(call, filename, communicating)
 
     def _fence_reversal(self):
         """What only reversal cannot do: run a routine twice when its inputs
