@@ -1,0 +1,119 @@
+! Nonlinear shallow-water equations on a doubly periodic f-plane:
+!
+!   h_t  + (hu)_x + (hv)_y                        = 0
+!   (hu)_t + (hu^2 + g h^2/2)_x + (huv)_y          =  f hv - r hu + tau(y, t)
+!   (hv)_t + (huv)_x + (hv^2 + g h^2/2)_y          = -f hu - r hv
+!
+! one Lax-Friedrichs step in flux form per time step, driven by a zonal
+! wind stress that oscillates in time.  The model run accumulates the
+! misfit of the layer depth to observations at every step (a 4D-Var cost);
+! its gradient is taken with respect to the initial state (h, u, v).
+!
+! Benchmark of checkpointed time loops (scripts/checkpoint_benchmark.py):
+! the time loop of swe_run carries no directive; the script puts one on it
+! from the command line (--checkpoint swe_run:it=binomial(snapshots=S)).
+module shallow_water_2d
+  implicit none
+  private
+  public :: dp, swe_fluxes, swe_step, swe_run
+
+  integer, parameter :: dp = kind(1.0d0)
+  real(dp), parameter :: grav = 9.81_dp        ! m/s^2
+  real(dp), parameter :: fcor = 1.0e-4_dp      ! Coriolis parameter, 1/s
+  real(dp), parameter :: drag = 1.0e-6_dp      ! linear bottom drag, 1/s
+  real(dp), parameter :: tau0 = 1.0e-4_dp      ! wind stress / density, m^2/s^2
+  real(dp), parameter :: period = 86400.0_dp   ! wind period, s
+  real(dp), parameter :: pi = 3.14159265358979324_dp
+
+contains
+
+  ! Fluxes of (h, hu, hv) in x (f*) and y (g*) at every point.
+  subroutine swe_fluxes(nx, ny, h, u, v, fh, fu, fv, gh, gu, gv)
+    integer, intent(in) :: nx, ny
+    real(dp), intent(in) :: h(nx, ny), u(nx, ny), v(nx, ny)
+    real(dp), intent(out) :: fh(nx, ny), fu(nx, ny), fv(nx, ny)
+    real(dp), intent(out) :: gh(nx, ny), gu(nx, ny), gv(nx, ny)
+    real(dp) :: pres
+    integer :: i, j
+    do j = 1, ny
+      do i = 1, nx
+        pres = 0.5_dp*grav*h(i, j)**2
+        fh(i, j) = h(i, j)*u(i, j)
+        fu(i, j) = h(i, j)*u(i, j)**2 + pres
+        fv(i, j) = h(i, j)*u(i, j)*v(i, j)
+        gh(i, j) = h(i, j)*v(i, j)
+        gu(i, j) = fv(i, j)
+        gv(i, j) = h(i, j)*v(i, j)**2 + pres
+      end do
+    end do
+  end subroutine swe_fluxes
+
+  ! One Lax-Friedrichs step of length dt from time `time`; the source
+  ! terms (Coriolis, drag, wind) are taken at the old time level.
+  subroutine swe_step(nx, ny, dt, dx, dy, time, h, u, v)
+    integer, intent(in) :: nx, ny
+    real(dp), intent(in) :: dt, dx, dy, time
+    real(dp), intent(inout) :: h(nx, ny), u(nx, ny), v(nx, ny)
+    real(dp) :: fh(nx, ny), fu(nx, ny), fv(nx, ny)
+    real(dp) :: gh(nx, ny), gu(nx, ny), gv(nx, ny)
+    real(dp) :: hnew(nx, ny), unew(nx, ny), vnew(nx, ny)
+    real(dp) :: rx, ry, tau, hn, hun, hvn
+    integer :: i, j, im, ip, jm, jp
+
+    call swe_fluxes(nx, ny, h, u, v, fh, fu, fv, gh, gu, gv)
+    rx = 0.5_dp*dt/dx
+    ry = 0.5_dp*dt/dy
+    do j = 1, ny
+      jm = j - 1
+      jp = j + 1
+      if (jm < 1) jm = ny
+      if (jp > ny) jp = 1
+      ! zonal wind varying with latitude, its strength oscillating in time
+      tau = tau0*cos(2.0_dp*pi*(j - 0.5_dp)/ny)*(1.0_dp + 0.5_dp*sin(2.0_dp*pi*time/period))
+      do i = 1, nx
+        im = i - 1
+        ip = i + 1
+        if (im < 1) im = nx
+        if (ip > nx) ip = 1
+        hn = 0.25_dp*(h(im, j) + h(ip, j) + h(i, jm) + h(i, jp)) &
+             - rx*(fh(ip, j) - fh(im, j)) - ry*(gh(i, jp) - gh(i, jm))
+        hun = 0.25_dp*(fh(im, j) + fh(ip, j) + fh(i, jm) + fh(i, jp)) &
+              - rx*(fu(ip, j) - fu(im, j)) - ry*(gu(i, jp) - gu(i, jm)) &
+              + dt*(fcor*gh(i, j) - drag*fh(i, j) + tau)
+        hvn = 0.25_dp*(gh(im, j) + gh(ip, j) + gh(i, jm) + gh(i, jp)) &
+              - rx*(fv(ip, j) - fv(im, j)) - ry*(gv(i, jp) - gv(i, jm)) &
+              + dt*(-fcor*fh(i, j) - drag*gh(i, j))
+        hnew(i, j) = hn
+        unew(i, j) = hun/hn
+        vnew(i, j) = hvn/hn
+      end do
+    end do
+    h = hnew
+    u = unew
+    v = vnew
+  end subroutine swe_step
+
+  ! Run nt steps from the state (h, u, v), which is advanced in place;
+  ! cost: half the squared misfit of h to hobs summed over all steps.
+  subroutine swe_run(nx, ny, nt, dt, dx, dy, h, u, v, hobs, cost)
+    integer, intent(in) :: nx, ny, nt
+    real(dp), intent(in) :: dt, dx, dy, hobs(nx, ny)
+    real(dp), intent(inout) :: h(nx, ny), u(nx, ny), v(nx, ny)
+    real(dp), intent(out) :: cost
+    real(dp) :: misfit
+    integer :: it, i, j
+
+    cost = 0.0_dp
+    do it = 1, nt
+      call swe_step(nx, ny, dt, dx, dy, (it - 1)*dt, h, u, v)
+      misfit = 0.0_dp
+      do j = 1, ny
+        do i = 1, nx
+          misfit = misfit + (h(i, j) - hobs(i, j))**2
+        end do
+      end do
+      cost = cost + 0.5_dp*misfit/(nx*ny)
+    end do
+  end subroutine swe_run
+
+end module shallow_water_2d
