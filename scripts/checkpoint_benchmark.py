@@ -54,6 +54,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import os
 import re
 import statistics
@@ -394,13 +395,17 @@ def snapshot_bytes(grid: int) -> int:
 
 
 def check(rows: Sequence[Row], snapshots: int, grid: int) -> List[str]:
-    """What the figures break: gradients against plain beyond 1e-10, steps
-    run forward more than the binomial repetition number allows, a step
-    not recorded exactly once, a binomial peak growing with N or above
-    S snapshots and one step's tape."""
+    """What the figures break: a gradient not finite or off the plain
+    adjoint's by more than 1e-10, a step run forward more often than the
+    binomial repetition number allows or not recorded exactly once, a
+    binomial peak growing with N or above S snapshots and one step's
+    tape."""
     problems = []
     for row in rows:
-        if row.grad_diff is not None and not row.grad_diff <= GRAD_TOL:
+        if not all(math.isfinite(g) for g in row.gradient):
+            problems.append(f"{row.variant} N={row.steps}: gradient not finite "
+                            "(has the model run blown up?)")
+        elif row.grad_diff is not None and not row.grad_diff <= GRAD_TOL:
             problems.append(f"{row.variant} N={row.steps}: gradient differs from the plain "
                             f"adjoint's by {row.grad_diff:.1e} (relative)")
         if row.records != row.steps:
@@ -442,8 +447,10 @@ def table(rows: Sequence[Row], snapshots: int) -> str:
 
 
 def plot(rows: Sequence[Row], variant_list: Sequence[Variant], path: Path,
-         grid: int, bound: Optional[int]) -> None:
-    """Two panels: peak memory against N (log-log), cost ratio against N."""
+         grid: int, snapshots: int, bound: Optional[int]) -> None:
+    """Two panels: peak memory against N (log-log), with the bound of S
+    snapshots and one step's tape, and the cost ratio against N, each
+    binomial point marked with its repetition number t."""
     import matplotlib
     matplotlib.use("Agg")         # no display needed
     import matplotlib.pyplot as plt
@@ -461,6 +468,11 @@ def plot(rows: Sequence[Row], variant_list: Sequence[Variant], path: Path,
                    label=variant.label)
         cost.semilogx(steps, [r.ratio for r in mine], marker, color=colour,
                       label=variant.label)
+        if variant.name == "binomial":
+            for r in mine:
+                cost.annotate(f"t = {repetitions(r.steps, snapshots)}", (r.steps, r.ratio),
+                              textcoords="offset points", xytext=(0, 7), ha="center",
+                              fontsize=8, color=colour)
     if bound is not None:
         mem.axhline(bound, color="tab:blue", linestyle=":", linewidth=1,
                     label="S snapshots + one step's tape")
@@ -469,7 +481,7 @@ def plot(rows: Sequence[Row], variant_list: Sequence[Variant], path: Path,
     mem.set_title("memory")
     cost.set_xlabel("time steps N")
     cost.set_ylabel("t(adjoint) / t(model)")
-    cost.set_ylim(bottom=0)
+    cost.set_ylim(0, 1.15 * max(r.ratio for r in rows))   # room for the t labels
     cost.set_title("cost ratio")
     for ax in (mem, cost):
         ax.grid(True, which="both", alpha=0.3)
@@ -532,7 +544,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"{step if step is not None else '?'} bytes, S snapshots + one step's tape "
           f"{bound if bound is not None else '?'} bytes")
     print(table(rows, args.snapshots))
-    plot(rows, variant_list, args.plot, args.grid, bound)
+    plot(rows, variant_list, args.plot, args.grid, args.snapshots, bound)
     print(f"plot: {args.plot}")
     if args.json:
         args.json.write_text(json.dumps(

@@ -5,7 +5,9 @@
 !   (hv)_t + (huv)_x + (hv^2 + g h^2/2)_y          = -f hu - r hv
 !
 ! one Lax-Friedrichs step in flux form per time step, driven by a zonal
-! wind stress that oscillates in time.  The model run accumulates the
+! wind stress that oscillates in time; the Coriolis rotation by the
+! trapezoidal rule (neutral: forward Euler would amplify inertial
+! oscillations by sqrt(1 + (f dt)^2) a step) and the drag implicitly.  The model run accumulates the
 ! misfit of the layer depth to observations at every step (a 4D-Var cost);
 ! its gradient is taken with respect to the initial state (h, u, v).
 !
@@ -20,7 +22,7 @@ module shallow_water_2d
   integer, parameter :: dp = kind(1.0d0)
   real(dp), parameter :: grav = 9.81_dp        ! m/s^2
   real(dp), parameter :: fcor = 1.0e-4_dp      ! Coriolis parameter, 1/s
-  real(dp), parameter :: drag = 1.0e-6_dp      ! linear bottom drag, 1/s
+  real(dp), parameter :: drag = 1.0e-5_dp      ! linear drag (about 1/day), 1/s
   real(dp), parameter :: tau0 = 1.0e-4_dp      ! wind stress / density, m^2/s^2
   real(dp), parameter :: period = 86400.0_dp   ! wind period, s
   real(dp), parameter :: pi = 3.14159265358979324_dp
@@ -48,8 +50,8 @@ contains
     end do
   end subroutine swe_fluxes
 
-  ! One Lax-Friedrichs step of length dt from time `time`; the source
-  ! terms (Coriolis, drag, wind) are taken at the old time level.
+  ! One Lax-Friedrichs step of length dt from time `time`: transport and
+  ! wind, then the Coriolis rotation and the drag of the new momentum.
   subroutine swe_step(nx, ny, dt, dx, dy, time, h, u, v)
     integer, intent(in) :: nx, ny
     real(dp), intent(in) :: dt, dx, dy, time
@@ -57,12 +59,17 @@ contains
     real(dp) :: fh(nx, ny), fu(nx, ny), fv(nx, ny)
     real(dp) :: gh(nx, ny), gu(nx, ny), gv(nx, ny)
     real(dp) :: hnew(nx, ny), unew(nx, ny), vnew(nx, ny)
-    real(dp) :: rx, ry, tau, hn, hun, hvn
+    real(dp) :: rx, ry, tau, hn, hun, hvn, hus, hvs, alpha, crot, srot, damp
     integer :: i, j, im, ip, jm, jp
 
     call swe_fluxes(nx, ny, h, u, v, fh, fu, fv, gh, gu, gv)
     rx = 0.5_dp*dt/dx
     ry = 0.5_dp*dt/dy
+    ! Coriolis: (hu + i hv) times (1 - i alpha/2)/(1 + i alpha/2), of modulus 1
+    alpha = fcor*dt
+    crot = (1.0_dp - 0.25_dp*alpha**2)/(1.0_dp + 0.25_dp*alpha**2)
+    srot = alpha/(1.0_dp + 0.25_dp*alpha**2)
+    damp = 1.0_dp/(1.0_dp + drag*dt)
     do j = 1, ny
       jm = j - 1
       jp = j + 1
@@ -77,12 +84,12 @@ contains
         if (ip > nx) ip = 1
         hn = 0.25_dp*(h(im, j) + h(ip, j) + h(i, jm) + h(i, jp)) &
              - rx*(fh(ip, j) - fh(im, j)) - ry*(gh(i, jp) - gh(i, jm))
-        hun = 0.25_dp*(fh(im, j) + fh(ip, j) + fh(i, jm) + fh(i, jp)) &
-              - rx*(fu(ip, j) - fu(im, j)) - ry*(gu(i, jp) - gu(i, jm)) &
-              + dt*(fcor*gh(i, j) - drag*fh(i, j) + tau)
-        hvn = 0.25_dp*(gh(im, j) + gh(ip, j) + gh(i, jm) + gh(i, jp)) &
-              - rx*(fv(ip, j) - fv(im, j)) - ry*(gv(i, jp) - gv(i, jm)) &
-              + dt*(-fcor*fh(i, j) - drag*gh(i, j))
+        hus = 0.25_dp*(fh(im, j) + fh(ip, j) + fh(i, jm) + fh(i, jp)) &
+              - rx*(fu(ip, j) - fu(im, j)) - ry*(gu(i, jp) - gu(i, jm)) + dt*tau
+        hvs = 0.25_dp*(gh(im, j) + gh(ip, j) + gh(i, jm) + gh(i, jp)) &
+              - rx*(fv(ip, j) - fv(im, j)) - ry*(gv(i, jp) - gv(i, jm))
+        hun = damp*(crot*hus + srot*hvs)
+        hvn = damp*(crot*hvs - srot*hus)
         hnew(i, j) = hn
         unew(i, j) = hun/hn
         vnew(i, j) = hvn/hn
