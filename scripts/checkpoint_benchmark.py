@@ -304,6 +304,8 @@ def _add_to_routine(text: str, name: str, statement: str) -> str:
     indent = head.group(1) + "  "
     text = text[:head.end()] + f"{indent}use step_counter\n" + text[head.end():]
     end = re.compile(rf"^\s*end subroutine {name}\s*$", re.M | re.I).search(text, head.end())
+    if not end:
+        raise RuntimeError(f"no END SUBROUTINE {name} in the generated code")
     return text[:end.start()] + f"{indent}{statement}\n" + text[end.start():]
 
 
