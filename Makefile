@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO   := build/demo
 
-.PHONY: setup gfortran mpi demo mpi-demo test bench fuzz clean
+.PHONY: setup gfortran mpi demo mpi-demo test bench bench-checkpointing fuzz clean
 
 setup: $(VENV)/.installed gfortran mpi
 
@@ -59,6 +59,11 @@ test: setup
 TAPENADE ?= $(wildcard ../shared/peers/tapenade-3.16)
 bench: setup
 	$(BIN)/python scripts/benchmark.py $(if $(TAPENADE),--tapenade $(TAPENADE)) $(BENCHFLAGS)
+
+# Peak memory and cost ratio of checkpointed time loops against the number of
+# steps (2-D shallow water; plain, binomial, every(k)); writes docs/checkpointing.png.
+bench-checkpointing: setup
+	$(BIN)/python scripts/checkpoint_benchmark.py $(CKPTFLAGS)
 
 # Random-program fuzzing campaign (adfort/testing): make fuzz N=5000 SEED=1 LEVEL=all
 N     ?= 1000
