@@ -327,13 +327,13 @@ def _reverse_reduction(b):
                          b.arg("root"), b.arg("comm"), b.error()))
         out += b.if_rank(args["root"], b.zero(yadj, count, dtype, args["rbuf"]))
     if OPERATIONS[op] is not None:
-        out += _owner_only(b, t, sbuf, count, dtype, OPERATIONS[op])
+        out += owner_only(b, t, sbuf, count, dtype, OPERATIONS[op])
     out += b.accumulate(t, xadj, count, dtype)
     out += b.deallocate(t)
     return out
 
 
-def _owner_only(b, t, sbuf, count, dtype, locator):
+def owner_only(b, t, sbuf, count, dtype, locator):
     """Zero the elements of `t` of which this rank does not own the
     extremum: (value, rank) pairs reduced by MPI_MAXLOC/MPI_MINLOC (ties go
     to the lowest rank, as MPI defines)."""
