@@ -163,11 +163,14 @@ def check_mpi_call(call, filename, communicating, mode="adjoint"):
     if "op" in args:
         allowed = which.differentiation.operations[mode]
         if op not in allowed:
+            located = mode == "tangent" and pairs
             raise AdfortError(
-                f"'{name}' reduces real data with '{args['op'].debug_string()}': adfort "
-                f"{'reverses' if mode == 'adjoint' else 'differentiates'} "
-                f"{', '.join(o.upper() for o in allowed)} reductions here (pass the "
-                "constant itself)", location)
+                f"'{name}' reduces real data with '{args['op'].debug_string().upper()}': "
+                f"adfort {'reverses' if mode == 'adjoint' else 'differentiates'} "
+                f"{', '.join(o.upper() for o in allowed)} reductions here"
+                + (" (MPI_MAXLOC/MPI_MINLOC in MPI_Allreduce, where every rank sees the "
+                   "result it compares its pairs with)" if located
+                   else " (pass the constant itself)"), location)
         if op != "mpi_sum" and in_place:
             raise AdfortError(
                 f"'{name}' with {op.upper()} in place (MPI_IN_PLACE): the derivative needs "

@@ -303,19 +303,17 @@ def _extremum(b, locator):
     out = (b.allocate(mine, count)
            + _copy_of(b, b.derivative(args["sbuf"]), mine, count, dtype)
            + owner_only(b, mine, args["sbuf"], count, dtype, locator))
+    out[0].preceding_comment = (f"tangent of the {mpi_name(args['op']).upper()}: each "
+                                "element's from the rank owning the extremum")
     return out + _sum_to_result(b, mine, count, dtype, cleanup) + cleanup
 
 
 def _pair_reduction(b):
-    """MPI_MAXLOC/MPI_MINLOC on (value, index) pairs (MPI_Allreduce): the
-    tangent of each resulting pair is that of the lowest rank whose pair
-    is the result's."""
+    """MPI_MAXLOC/MPI_MINLOC on (value, index) pairs (in MPI_Allreduce
+    alone: every rank compares its pairs with the result): the tangent of
+    each resulting pair is that of the lowest rank whose pair is the
+    result's."""
     args = b.args
-    if b.which.kind != "allreduce":
-        raise AdfortError(
-            f"'{b.call.routine.name}' with {mpi_name(args['op']).upper()}: tangent mode "
-            "differentiates MPI_MAXLOC/MPI_MINLOC reductions in MPI_Allreduce (every rank "
-            "sees the result it compares its pairs with); use MPI_Allreduce", b.location)
     count = args["count"]
     member = b.const(PAIR_TYPES[mpi_name(args["type"])])
     two = int_literal(2)
@@ -360,6 +358,8 @@ def _pair_reduction(b):
               b.mpi("MPI_Allreduce", b.const("MPI_IN_PLACE"), Reference(owner), count.copy(),
                     b.const("MPI_INTEGER"), b.const("MPI_MIN"), b.arg("comm"), b.error()),
               clear])
+    out[0].preceding_comment = (f"tangent of the {mpi_name(args['op']).upper()}: each "
+                                "pair's from the lowest rank holding the resulting pair")
     return out + _sum_to_result(b, tangent, members, member, cleanup) + cleanup
 
 
