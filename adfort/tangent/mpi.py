@@ -64,9 +64,7 @@ def mpi_tangents(work, calls, ctx):
     requests = _tangent_requests(work, calls, ctx)
     for call in calls:
         b = MpiBuilder(call, ctx, kept, ctx.tangent_symbol)
-        statement = call
-        block = statement.parent
-        position = block.children.index(statement)
+        block, position = call.parent, call.position
         for offset, stmt in enumerate(_call_tangent(b, requests)):
             block.addchild(stmt, position + 1 + offset)
     return _request_lifetimes(work, requests, ctx)
@@ -94,10 +92,11 @@ def _tangent_requests(work, calls, ctx):
         if own is not symbol or not isinstance(symbol.interface, AutomaticInterface):
             raise AdfortError(
                 f"the request '{request.debug_string()}' of this '{call.routine.name}' on "
-                "real data is not a local variable of the routine: its tangent message "
-                "has a request of its own, which tangent mode declares next to it and "
-                "waits for where the routine waits for the request; start and complete "
-                "the communication in one routine", location)
+                "real data is not a local variable of the routine (it is an argument, a "
+                "module's or SAVE): its tangent message has a request of its own, which "
+                "tangent mode declares next to it and waits for where the routine waits "
+                "for the request; start and complete the communication in one call of "
+                "one routine", location)
         if name not in found:
             found[name] = DataSymbol(
                 naming.unique(ctx.table, naming.tangent_request(symbol.name), ctx.taken),
@@ -319,7 +318,7 @@ def _pair_reduction(b):
     two = int_literal(2)
     members = BinaryOperation.create(BinaryOperation.Operator.MUL, two.copy(), count.copy())
     tangent, mine, result = (b.scratch(args["sbuf"], rank=2) for _ in range(3))
-    owner = new_integer_array(b)
+    owner = _owner_array(b)
     rank = b.integer("rank", naming.MPI_RANK)
     size = b.integer("size", naming.MPI_SIZE)
     index = b.integer("index", naming.MPI_INDEX)
@@ -363,7 +362,7 @@ def _pair_reduction(b):
     return out + _sum_to_result(b, tangent, members, member, cleanup) + cleanup
 
 
-def new_integer_array(b):
+def _owner_array(b):
     """A local allocatable integer array (the owner of each element)."""
     symbol = DataSymbol(naming.unique(b.ctx.table, naming.MPI_OWNER, b.ctx.taken),
                         ArrayType(INTEGER_TYPE, [ArrayType.Extent.DEFERRED]),
