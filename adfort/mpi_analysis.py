@@ -16,7 +16,8 @@ from psyclone.psyir.symbols import ScalarType
 from adfort.derived import is_variable, value_type
 from adfort.errors import AdfortError, where
 from adfort.mpi_rules import (
-    BUFFERS, ONE_SIDED, OPERATIONS, OTHER_TYPES, REAL_TYPES, arguments, is_mpi_name, rule)
+    BUFFERS, ONE_SIDED, OTHER_TYPES, PAIR_OPERATIONS, PAIR_TYPES, REAL_TYPES, arguments,
+    is_mpi_name, rule)
 
 #: Kinds of the non-blocking calls and of the waits completing them.
 NONBLOCKING_CALLS = ("isend", "irecv")
@@ -41,11 +42,20 @@ def is_real_buffer(actual):
     return getattr(element, "intrinsic", None) == ScalarType.Intrinsic.REAL
 
 
-def check_mpi_call(call, filename, communicating):
-    """Reject an MPI call adfort cannot reverse.
+#: Receives whose tangent can take the source and tag of the value's
+#: message from its status (blocking: the status is known when the tangent
+#: message is received).
+_STATUS_MATCHED = ("recv", "sendrecv", "sendrecv_replace")
+
+
+def check_mpi_call(call, filename, communicating, mode="adjoint"):
+    """Reject an MPI call adfort cannot differentiate.
 
     :param communicating: whether derivatives flow through communication
         (then every real buffer is active).
+    :param mode: ``"adjoint"`` (reverse mode) or ``"tangent"`` (tangent
+        mode, and so Hessian-vector products): the rules of
+        :data:`adfort.mpi_rules.KINDS` for that mode.
     :raises AdfortError: at the call.
     """
     if not communicating:
@@ -53,15 +63,16 @@ def check_mpi_call(call, filename, communicating):
     name = call.routine.name
     which = mpi_call_rule(call)
     location = where(call, filename)
+    verb = "reverse" if mode == "adjoint" else "differentiate"
     if which is None:
         real = [a for a in call.arguments if is_real_buffer(a)]
         if real:
             one_sided = name.lower() in ONE_SIDED
             raise AdfortError(
                 f"'{name}' is given the real '{real[0].debug_string()}' while derivatives "
-                "flow through MPI communication, and adfort cannot reverse it"
+                f"flow through MPI communication, and adfort cannot {verb} it"
                 + (" (one-sided communication reads or writes another rank's memory with "
-                   "no matching call there to carry the adjoint back)" if one_sided
+                   "no matching call there to carry the derivative)" if one_sided
                    else " (an MPI routine outside adfort's table, adfort/mpi_rules.py)")
                 + ": use two-sided point-to-point calls or the collectives adfort knows "
                 "(MPI_Send/Recv/Sendrecv/Isend/Irecv/Wait/Waitall, MPI_Allreduce, "
@@ -83,6 +94,13 @@ def check_mpi_call(call, filename, communicating):
             return
         if any(is_variable(b) for b in buffers) or not buffers:
             return  # passive data (integers, flags): kept as it is
+    if getattr(which.differentiation, mode) is None:
+        raise AdfortError(
+            f"'{name}' is given real data while derivatives flow through MPI "
+            f"communication: adfort has no {'adjoint' if mode == 'adjoint' else 'tangent'} "
+            f"of it (adfort/mpi_rules.py)"
+            + ("; tangent mode (--mode forward) differentiates it" if mode == "adjoint"
+               else "; reverse mode differentiates it"), location)
     in_place = [b for b in buffers if mpi_name(b) == "mpi_in_place"]
     for b in buffers:
         if b in in_place:
@@ -91,46 +109,75 @@ def check_mpi_call(call, filename, communicating):
             raise AdfortError(
                 f"'{name}' is given the expression '{b.debug_string()}' as a buffer while "
                 "derivatives flow through MPI communication: adfort needs a variable to "
-                "hold its adjoint; assign it to a variable first", location)
+                "hold its derivative; assign it to a variable first", location)
         if not is_real_buffer(b):
             raise AdfortError(
                 f"'{name}' mixes the real and non-real buffers "
-                f"'{real[0].debug_string()}' and '{b.debug_string()}': adfort reverses "
-                "the real data of a call alone; send them in separate calls", location)
+                f"'{real[0].debug_string()}' and '{b.debug_string()}': adfort "
+                f"differentiates the real data of a call alone; send them in separate "
+                "calls", location)
     for role in ("source", "tag", "rtag", "stag"):
-        if mpi_name(args.get(role)) in ("mpi_any_source", "mpi_any_tag"):
-            raise AdfortError(
-                f"'{name}' receives real data with {args[role].debug_string().upper()}: which "
-                "rank or message it matched is known only at run time, and its adjoint "
-                "must be sent back to exactly that one; give the source rank and tag "
-                "explicitly", location)
-    extremum = "op" in args and mpi_name(args["op"]) in ("mpi_max", "mpi_min")
-    for role in ("type", "stype", "rtype"):
-        if role not in args or mpi_name(args[role]) in REAL_TYPES:
+        if mpi_name(args.get(role)) not in ("mpi_any_source", "mpi_any_tag"):
             continue
-        named = mpi_name(args[role]) in OTHER_TYPES
+        if mode == "tangent" and which.kind in _STATUS_MATCHED:
+            continue    # the tangent comes from the sender the status names
+        wildcard = args[role].debug_string().upper()
+        if mode == "tangent":
+            raise AdfortError(
+                f"'{name}' receives real data with {wildcard}: the tangent message must "
+                "come from the rank and with the tag the value came with, known from the "
+                "status only once the request completes; adfort follows wildcards in "
+                "blocking receives (MPI_Recv, MPI_Sendrecv, MPI_Sendrecv_replace): give "
+                "the source rank and tag explicitly or receive with MPI_Recv", location)
+        raise AdfortError(
+            f"'{name}' receives real data with {wildcard}: which "
+            "rank or message it matched is known only at run time, and its adjoint "
+            "must be sent back to exactly that one; give the source rank and tag "
+            "explicitly", location)
+    op = mpi_name(args.get("op"))
+    pairs = op in PAIR_OPERATIONS
+    extremum = op in ("mpi_max", "mpi_min")
+    for role in ("type", "stype", "rtype"):
+        if role not in args:
+            continue
+        dtype = mpi_name(args[role])
+        if pairs:
+            if dtype not in PAIR_TYPES:
+                raise AdfortError(
+                    f"'{name}' reduces real pairs with {op.upper()} and the datatype "
+                    f"'{args[role].debug_string()}': adfort differentiates "
+                    f"{', '.join(t.upper() for t in PAIR_TYPES)} pairs; pass one of "
+                    "those", location)
+            continue
+        if dtype in REAL_TYPES:
+            continue
+        named = dtype in OTHER_TYPES
         if named or extremum:
             raise AdfortError(
                 f"'{name}' sends real data with the datatype "
-                f"'{args[role].debug_string()}': adfort reverses communication of the "
+                f"'{args[role].debug_string()}': adfort differentiates communication of the "
                 f"predefined real types ({', '.join(t.upper() for t in REAL_TYPES)})"
                 + (" named as such in MPI_MAX/MPI_MIN reductions (the owner of the "
                    "extremum is found with the matching pair type)" if extremum and not named
                    else "") + "; pass one of those", location)
     if "op" in args:
-        op = mpi_name(args["op"])
-        if op not in OPERATIONS:
+        allowed = which.differentiation.operations[mode]
+        if op not in allowed:
+            located = mode == "tangent" and pairs
             raise AdfortError(
-                f"'{name}' reduces real data with '{args['op'].debug_string()}': adfort "
-                "reverses MPI_SUM, MPI_MAX and MPI_MIN reductions (pass the constant "
-                "itself)", location)
+                f"'{name}' reduces real data with '{args['op'].debug_string().upper()}': "
+                f"adfort {'reverses' if mode == 'adjoint' else 'differentiates'} "
+                f"{', '.join(o.upper() for o in allowed)} reductions here"
+                + (" (MPI_MAXLOC/MPI_MINLOC in MPI_Allreduce, where every rank sees the "
+                   "result it compares its pairs with)" if located
+                   else " (pass the constant itself)"), location)
         if op != "mpi_sum" and in_place:
             raise AdfortError(
-                f"'{name}' with {op.upper()} in place (MPI_IN_PLACE): the adjoint needs "
+                f"'{name}' with {op.upper()} in place (MPI_IN_PLACE): the derivative needs "
                 "each rank's own values, which the call overwrites; reduce from a separate "
                 "send buffer", location)
     if in_place and which.kind not in ("allreduce", "reduce"):
-        raise AdfortError(f"'{name}' with MPI_IN_PLACE: adfort reverses in-place "
+        raise AdfortError(f"'{name}' with MPI_IN_PLACE: adfort differentiates in-place "
                           "MPI_Allreduce and MPI_Reduce only; use separate buffers",
                           location)
 

@@ -1,36 +1,16 @@
 """The MPI routines adfort knows, in one table: what each argument is and
-how the call is reversed.
+how the call is differentiated, in reverse mode and in tangent mode.
 
 MPI routines have no source adfort can read.  A routine of the table is
 either *passive* (``MPI_Comm_rank``, ``MPI_Barrier``, ``MPI_Wtime``…:
-kept in the recording motion as it is) or a *communication* whose adjoint
-adfort generates in plain Fortran calling the same library
-(:mod:`adfort.transformations.mpi`):
-
-=====================  ==================================================
-forward                adjoint
-=====================  ==================================================
-send (to dest)         receive the adjoint from dest, add it to the
-                       send buffer's adjoint
-recv (from source)     send the buffer's adjoint to source, zero it
-sendrecv               both, the send of the adjoint first
-isend/irecv + wait     the wait starts the reversed communication (irecv
-                       of the adjoint / isend of the adjoint), the
-                       isend/irecv waits for it and adds / zeroes
-allreduce SUM          allreduce (SUM) of the result's adjoint, added to
-                       the send buffer's
-reduce SUM             broadcast of the root's result adjoint
-allreduce/reduce       as SUM, to the rank owning the extremum alone
-MAX, MIN               (found by MPI_MAXLOC/MPI_MINLOC)
-bcast                  reduce (SUM) of the adjoints to the root, zeroed
-                       elsewhere
-gather / scatter       scatter / gather of the adjoints
-allgather              reduce-scatter (MPI_Reduce_scatter_block) of the
-                       adjoints
-=====================  ==================================================
+kept as it is) or a *communication* of a kind (:data:`KINDS`) whose
+adjoint (:mod:`adfort.transformations.mpi`) and tangent
+(:mod:`adfort.tangent.mpi`) adfort generates in plain Fortran calling the
+same library.  :data:`KINDS` says, for each kind, what the generated code
+does; a kind without one of them is rejected in that mode.
 
 Any other MPI routine given real data while derivatives flow through
-communication is an error: adfort cannot reverse it.
+communication is an error: adfort cannot differentiate it.
 
 Each argument has a role: ``sbuf``/``rbuf`` (send/receive buffer),
 ``buf`` (both, as MPI_Bcast's), ``scount``/``rcount``/``count``,
@@ -58,7 +38,7 @@ class MpiRule:
         ``"recv"``, ``"sendrecv"``, ``"sendrecv_replace"``, ``"isend"``,
         ``"irecv"``, ``"wait"``, ``"waitall"``, ``"allreduce"``,
         ``"reduce"``, ``"bcast"``, ``"gather"``, ``"scatter"``,
-        ``"allgather"``).
+        ``"allgather"``…: :data:`KINDS`).
     :param roles: the role of each argument, in order.
     """
 
@@ -70,9 +50,92 @@ class MpiRule:
     def passive(self):
         return self.kind == "passive"
 
+    @property
+    def differentiation(self):
+        """The :class:`Kind` of a communication (None for a passive routine)."""
+        return KINDS.get(self.kind)
+
     def positions(self, *roles):
         """Positions of the arguments with one of `roles`."""
         return [p for p, role in enumerate(self.roles) if role in roles]
+
+
+class Kind:
+    """How one kind of communication is differentiated.
+
+    :param adjoint: what its adjoint does (None: reverse mode rejects it).
+    :param tangent: what its tangent does (None: tangent mode rejects it).
+    :param operations: the reduction operations (lower-case constants)
+        each mode differentiates, {"adjoint": (…), "tangent": (…)}, for
+        the kinds taking one.
+    """
+
+    def __init__(self, adjoint, tangent, operations=None):
+        self.adjoint = adjoint
+        self.tangent = tangent
+        self.operations = dict(operations or {})
+
+
+_SAME = ("the same call on the tangents, after the call (a buffer carrying no tangent "
+         "sends zeros)")
+_EXTREMA = ("mpi_sum", "mpi_max", "mpi_min")
+
+#: Kind of communication -> :class:`Kind`: the differentiation rules of
+#: both modes, side by side.  "Owner" of an element of an MPI_MAX/MPI_MIN
+#: reduction: the lowest rank holding the extremum, found by
+#: MPI_MAXLOC/MPI_MINLOC on (value, rank) pairs.
+KINDS = {
+    "send": Kind("receive the adjoint from dest, add it to the send buffer's adjoint",
+                 _SAME),
+    "recv": Kind("send the buffer's adjoint to source, zero it",
+                 "the same receive into the tangent; from MPI_ANY_SOURCE or with "
+                 "MPI_ANY_TAG, from the rank and with the tag of the value received "
+                 "(read in its status)"),
+    "sendrecv": Kind("both, the send of the adjoint first",
+                     "the same call on the tangents, the source and tag as for recv"),
+    "sendrecv_replace": Kind("both, the send of the adjoint first",
+                             "the same call on the tangent, the source and tag as for "
+                             "recv"),
+    "isend": Kind("the wait starts the receive of the adjoint (MPI_Irecv), the isend waits "
+                  "for it and adds it to the send buffer's adjoint",
+                  "the same call on the tangent with a request of its own, "
+                  "<request>_d (MPI_REQUEST_NULL until then)"),
+    "irecv": Kind("the wait starts the send of the buffer's adjoint (MPI_Isend), the irecv "
+                  "waits for it and zeroes the adjoint",
+                  "the same call on the tangent with a request of its own, "
+                  "<request>_d (MPI_REQUEST_NULL until then)"),
+    "wait": Kind("starts the reversed communication of the calls it completes",
+                 "waits for the tangent request <request>_d too"),
+    "waitall": Kind("starts the reversed communication of the calls it completes",
+                    "waits for the tangent requests <requests>_d too"),
+    "allreduce": Kind("SUM: allreduce (SUM) of the result's adjoint, added to the send "
+                      "buffer's; MAX, MIN: the same, to the owner of each element alone",
+                      "SUM: the same call on the tangents; MAX, MIN: allreduce (SUM) of "
+                      "the tangents, each rank's zeroed where it does not own the element; "
+                      "MAXLOC, MINLOC (pair types): likewise, the owner being the lowest "
+                      "rank whose pair is the result's",
+                      {"adjoint": _EXTREMA,
+                       "tangent": _EXTREMA + ("mpi_maxloc", "mpi_minloc")}),
+    "reduce": Kind("SUM: broadcast of the root's result adjoint, added to the send "
+                   "buffer's; MAX, MIN: the same, to the owner of each element alone",
+                   "SUM: the same call on the tangents; MAX, MIN: reduce (SUM) of the "
+                   "tangents to the root, each rank's zeroed where it does not own the "
+                   "element",
+                   {"adjoint": _EXTREMA, "tangent": _EXTREMA}),
+    "bcast": Kind("reduce (SUM) of the adjoints to the root, zeroed elsewhere", _SAME),
+    "gather": Kind("scatter of the adjoints, added to the send buffer's", _SAME),
+    "scatter": Kind("gather of the adjoints, added to the send buffer's", _SAME),
+    "allgather": Kind("reduce-scatter (MPI_Reduce_scatter_block, SUM) of the adjoints",
+                      _SAME),
+    "reduce_scatter_block": Kind(
+        "SUM: allgather of the result's adjoints, added to the send buffer's",
+        "SUM: the same call on the tangents",
+        {"adjoint": ("mpi_sum",), "tangent": ("mpi_sum",)}),
+    "reduce_local": Kind(
+        "SUM: the in-out buffer's adjoint added to the in buffer's (MPI_Reduce_local)",
+        "SUM: the same call on the tangents",
+        {"adjoint": ("mpi_sum",), "tangent": ("mpi_sum",)}),
+}
 
 
 def _passive(*roles):
@@ -100,7 +163,7 @@ RULES = {
                                    "request", "ierror")),
     "mpi_wait": MpiRule("wait", ("request", "status", "ierror")),
     "mpi_waitall": MpiRule("waitall", ("n", "requests", "statuses", "ierror")),
-    # Collectives.
+    # Collectives, and the local reduction adjoints add with.
     "mpi_allreduce": MpiRule("allreduce", ("sbuf", "rbuf", "count", "type", "op", "comm",
                                            "ierror")),
     "mpi_reduce": MpiRule("reduce", ("sbuf", "rbuf", "count", "type", "op", "root", "comm",
@@ -112,6 +175,10 @@ RULES = {
                                        "rtype", "root", "comm", "ierror")),
     "mpi_allgather": MpiRule("allgather", ("sbuf", "scount", "stype", "rbuf", "rcount",
                                            "rtype", "comm", "ierror")),
+    "mpi_reduce_scatter_block": MpiRule("reduce_scatter_block", (
+        "sbuf", "rbuf", "rcount", "type", "op", "comm", "ierror")),
+    "mpi_reduce_local": MpiRule("reduce_local", ("sbuf", "buf", "count", "type", "op",
+                                                 "ierror")),
     # Passive: set-up, queries, synchronisation, timing.
     "mpi_init": _passive("out"),
     "mpi_init_thread": _passive("in", "out", "out"),
@@ -134,6 +201,7 @@ RULES = {
     "mpi_cart_coords": _passive("in", "in", "in", "out", "out"),
     "mpi_cart_rank": _passive("in", "in", "out", "out"),
     "mpi_get_count": _passive("in", "in", "out", "out"),
+    "mpi_type_size": _passive("in", "out", "out"),
 }
 
 #: MPI datatype constants of real values, and the pair type MPI_MAXLOC and
@@ -152,9 +220,14 @@ OTHER_TYPES = ("mpi_integer", "mpi_integer1", "mpi_integer2", "mpi_integer4",
                "mpi_complex", "mpi_double_complex", "mpi_2real", "mpi_2double_precision",
                "mpi_2integer", "mpi_real16")
 
-#: Reduction operations with an adjoint, and the owner-finding operation of
-#: the extrema.
+#: Reduction operations on real values, and the owner-finding operation of
+#: the extrema (which operations each kind differentiates: :data:`KINDS`).
 OPERATIONS = {"mpi_sum": None, "mpi_max": "MPI_MAXLOC", "mpi_min": "MPI_MINLOC"}
+
+#: Operations on (value, index) pairs, MPI_MAXLOC and MPI_MINLOC, and the
+#: pair types they take with the type of each member.
+PAIR_OPERATIONS = ("mpi_maxloc", "mpi_minloc")
+PAIR_TYPES = {"mpi_2double_precision": "MPI_DOUBLE_PRECISION", "mpi_2real": "MPI_REAL"}
 
 #: Modules that are MPI (the generated code uses them as the original did).
 MODULES = ("mpi",)

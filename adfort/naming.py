@@ -282,3 +282,11 @@ MPI_BUFFER = "ad_buffer"
 MPI_REQUEST = "ad_request"
 MPI_ITERATION = "ad_iteration"
 MPI_TYPE_SIZE = "ad_type_size"
+MPI_STATUS = "ad_status"
+MPI_OWNER = "ad_owner"
+
+
+def tangent_request(name):
+    """Name of the request of the tangent messages of the non-blocking calls
+    whose request variable is `name` (declared like it)."""
+    return tangent(name)

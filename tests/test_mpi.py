@@ -14,7 +14,14 @@
 - collectives.f90: MPI_Scatter, MPI_Allreduce (MAX, SUM in place),
   MPI_Reduce (MIN, SUM), MPI_Allgather, MPI_Gather, MPI_Bcast and a ring of
   MPI_Send/MPI_Recv.
-- Patterns adfort cannot reverse are errors at file:line.
+- Tangent mode (--mode forward) of the heat models, the collectives and
+  the F77 fixture: J·ẋ against central differences of the whole parallel
+  run and against the adjoint (dot-product test summed over ranks); a
+  receive from MPI_ANY_SOURCE; Hessian-vector products (--mode hvp, the
+  tangent of the adjoint's communication) against differences of
+  gradients.
+- Patterns adfort cannot differentiate are errors at file:line, in each
+  mode.
 
 Nothing is skipped: without mpif90/mpirun the tests fail, naming ``make mpi``.
 """
@@ -56,9 +63,9 @@ def _adfort(*args, cwd):
                           capture_output=True, text=True, env=dict(os.environ))
 
 
-def _differentiate(source, routine, dep, indep, schedule, out, cwd):
+def _differentiate(source, routine, dep, indep, schedule, out, cwd, mode="reverse"):
     result = _adfort("diff", source, "--routine", routine, "--dep", dep, "--indep", indep,
-                     "--schedule", schedule, "-o", out, cwd=cwd)
+                     "--schedule", schedule, "--mode", mode, "-o", out, cwd=cwd)
     assert result.returncode == 0, result.stderr
     return out
 
@@ -400,17 +407,318 @@ def test_datatype_checked_at_run_time(mpi, tmp_path):
         in result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("mode", ["forward", "hvp"])
-def test_tangent_modes_reject_active_communication(mode, tmp_path):
-    """Tangents of MPI communication are not generated yet: sending x
-    without x_d would give the receiver a silently wrong tangent, so
-    --mode forward and --mode hvp stop at the first active communication."""
-    example = Path(__file__).resolve().parent.parent / "examples" / "mpi_diffusion"
-    result = _adfort("diff", str(example / "diffusion.f90"), "--routine", "misfit",
-                     "--dep", "cost", "--indep", "c0,params", "--mode", mode, "-o", "out.f90",
-                     cwd=tmp_path)
+TANGENT_TOLERANCE = 1e-6
+DOT_TOLERANCE = 1e-12
+
+
+def _check_tangent(found, ranks):
+    """TANGENT: FD, J·ẋ, largest relative difference over ranks; DOT:
+    ⟨ȳ, J ẋ⟩, ⟨Jᵀ ȳ, ẋ⟩, their relative difference."""
+    fd, tangent, error = found["TANGENT"]
+    assert error < TANGENT_TOLERANCE, (ranks, fd, tangent)
+    assert abs(tangent) > 1e-3
+    forward, backward, mismatch = found["DOT"]
+    assert mismatch < DOT_TOLERANCE, (ranks, forward, backward)
+
+
+@pytest.mark.parametrize("exchange,ranks", [("sendrecv", (1, 4)), ("isend", (2, 4)),
+                                            ("neighbours", (2,))])
+def test_tangent_heat_model(mpi, exchange, ranks, tmp_path):
+    """Halo exchanges by MPI_Sendrecv, by MPI_Irecv/MPI_Isend/MPI_Waitall
+    (tangent requests), posted in loops; MPI_Bcast, MPI_Allreduce (SUM),
+    integer and logical communication left as it is."""
+    source = FIXTURES / f"heat_mpi_{exchange}.f90"
+    _differentiate(source, "model", "cost", "u0,params", "split", "heat_fwd.f90", tmp_path,
+                   mode="forward")
+    _differentiate(source, "model", "cost", "u0,params", "split", "heat_ad.f90", tmp_path)
+    generated = (tmp_path / "heat_fwd.f90").read_text()
+    if exchange != "sendrecv":
+        assert "requests_d = MPI_REQUEST_NULL" in generated
+        assert "MPI_Waitall(4, requests_d, MPI_STATUSES_IGNORE" in generated
+    _compile(mpi["mpif90"], [source, "heat_fwd.f90", "heat_ad.f90",
+                             FIXTURES / "driver_heat_tangent.f90"], "heat", tmp_path)
+    for count in ranks:
+        _check_tangent(_mpirun(mpi, "heat", count, tmp_path), count)
+
+
+def test_tangent_collectives(mpi, tmp_path):
+    """MPI_Scatter, MPI_Allreduce (MAX, SUM in place), MPI_Reduce (MIN,
+    SUM), MPI_Allgather, MPI_Gather, MPI_Bcast, MPI_Send/MPI_Recv,
+    MPI_Sendrecv_replace, MPI_Isend/MPI_Irecv with MPI_Wait."""
+    source = FIXTURES / "collectives.f90"
+    _differentiate(source, "ensemble_cost", "cost", "x,w", "split", "coll_fwd.f90", tmp_path,
+                   mode="forward")
+    _differentiate(source, "ensemble_cost", "cost", "x,w", "split", "coll_ad.f90", tmp_path)
+    generated = (tmp_path / "coll_fwd.f90").read_text()
+    assert "! tangent of the MPI_MAX" in generated and "MPI_MINLOC" in generated
+    _compile(mpi["mpif90"], [source, "coll_fwd.f90", "coll_ad.f90",
+                             FIXTURES / "driver_collectives_tangent.f90"], "coll", tmp_path)
+    for ranks in (1, 2, 4):
+        _check_tangent(_mpirun(mpi, "coll", ranks, tmp_path), ranks)
+
+
+SMOOTH_TANGENT_DRIVER = """
+program driver_smooth_tangent
+  use mpi
+  implicit none
+  integer, parameter :: n = 5, niter = 4
+  integer :: ierr, rank, i
+  double precision :: f(n), df(n), f_adj(n), w(n), dw(n), e, e_d, ep, em, e_adj, h
+  double precision :: fd, local, forward, backward
+  external smooth, smooth_fwd, smooth_rev
+
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  do i = 1, n
+    f(i) = 0.4d0 + 0.3d0 * sin(1.3d0 * (rank * n + i))
+    df(i) = cos(0.7d0 * (rank * n + i))
+  end do
+  h = 1.0d-6
+  w = f + h * df
+  call smooth(n, niter, w, ep, MPI_COMM_WORLD)
+  w = f - h * df
+  call smooth(n, niter, w, em, MPI_COMM_WORLD)
+  fd = (ep - em) / (2 * h)
+  w = f
+  dw = df
+  call smooth_fwd(n, niter, w, dw, e, e_d, MPI_COMM_WORLD)
+  e_adj = 1.0d0 + rank
+  local = e_adj * e_d
+  call MPI_Allreduce(local, forward, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  f_adj = 0.0d0
+  w = f
+  call smooth_rev(n, niter, w, f_adj, e, e_adj, MPI_COMM_WORLD)
+  local = sum(f_adj * df)
+  call MPI_Allreduce(local, backward, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank == 0) then
+    write (*, '(a, 3es26.17)') 'TANGENT ', fd, e_d, abs(fd - e_d) / abs(fd)
+    write (*, '(a, 3es26.17)') 'DOT ', forward, backward, abs(forward - backward) / abs(backward)
+  end if
+  call MPI_Finalize(ierr)
+end program driver_smooth_tangent
+"""
+
+
+def test_tangent_fortran77_mpif_h(mpi, tmp_path):
+    """INCLUDE 'mpif.h' and MPI_SENDRECV in tangent mode, as in reverse mode."""
+    source = FIXTURES / "smooth_f77.f"
+    _differentiate(source, "smooth", "e", "f", "split", "smooth_fwd.f90", tmp_path,
+                   mode="forward")
+    _differentiate(source, "smooth", "e", "f", "split", "smooth_ad.f90", tmp_path)
+    (tmp_path / "driver.f90").write_text(SMOOTH_TANGENT_DRIVER.lstrip("\n"))
+    _compile(mpi["mpif90"], [source, "smooth_fwd.f90", "smooth_ad.f90", "driver.f90"],
+             "smooth", tmp_path)
+    _check_tangent(_mpirun(mpi, "smooth", 2, tmp_path), 2)
+
+
+ANY_SOURCE_MODEL = """
+module gather_any
+  use mpi
+  implicit none
+contains
+  subroutine collect(x, total, comm)
+    real(8), intent(in) :: x
+    real(8), intent(out) :: total
+    integer, intent(in) :: comm
+    real(8) :: got
+    integer :: rank, nproc, k, ierr
+    call MPI_Comm_rank(comm, rank, ierr)
+    call MPI_Comm_size(comm, nproc, ierr)
+    total = x
+    if (rank == 0) then
+      do k = 1, nproc - 1
+        ! Whichever rank comes first: the tangent follows its status.
+        call MPI_Recv(got, 1, MPI_DOUBLE_PRECISION, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &
+                      MPI_STATUS_IGNORE, ierr)
+        total = total + got**2
+      end do
+    else
+      call MPI_Send(x, 1, MPI_DOUBLE_PRECISION, 0, rank, comm, ierr)
+    end if
+  end subroutine collect
+end module gather_any
+"""
+
+ANY_SOURCE_DRIVER = """
+program driver
+  use mpi
+  use gather_any, only: collect
+  use gather_any_fwd, only: collect_fwd
+  implicit none
+  integer :: ierr, rank, nproc, r, trial
+  real(8) :: x, x_d, total, total_d, tp, tm, exact, error
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nproc, ierr)
+  ! Each rank's direction differs: a tangent received from another rank
+  ! than its value would show.
+  x = 1.0d0 + 0.5d0 * rank
+  x_d = 1.0d0 + rank
+  exact = 1.0d0
+  do r = 1, nproc - 1
+    exact = exact + 2 * (1.0d0 + 0.5d0 * r) * (1.0d0 + r)
+  end do
+  ! The barriers keep a sender from running ahead to the next call, whose
+  ! message rank 0 could take as this one's.
+  error = 0
+  do trial = 1, 5
+    call collect_fwd(x, x_d, total, total_d, MPI_COMM_WORLD)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    error = max(error, abs(total_d - exact) / exact)
+  end do
+  call collect(x + 1d-6 * x_d, tp, MPI_COMM_WORLD)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call collect(x - 1d-6 * x_d, tm, MPI_COMM_WORLD)
+  if (rank == 0) write (*, '(a, 3es26.17)') 'COLLECT ', exact, error, &
+    abs((tp - tm) / 2d-6 - exact) / exact
+  call MPI_Finalize(ierr)
+end program driver
+"""
+
+
+def test_tangent_any_source(mpi, tmp_path):
+    """MPI_Recv from MPI_ANY_SOURCE with MPI_ANY_TAG (no adjoint: reverse
+    mode rejects it): the tangent is received from the rank and with the
+    tag of the value, read in a status put in place of MPI_STATUS_IGNORE."""
+    (tmp_path / "model.f90").write_text(ANY_SOURCE_MODEL.lstrip("\n"))
+    (tmp_path / "driver.f90").write_text(ANY_SOURCE_DRIVER.lstrip("\n"))
+    _differentiate("model.f90", "collect", "total", "x", "split", "model_fwd.f90", tmp_path,
+                   mode="forward")
+    generated = (tmp_path / "model_fwd.f90").read_text()
+    assert "ad_status(MPI_SOURCE), ad_status(MPI_TAG)" in generated
+    _compile(mpi["mpif90"], ["model.f90", "model_fwd.f90", "driver.f90"], "any", tmp_path)
+    exact, error, fd_error = _mpirun(mpi, "any", 4, tmp_path)["COLLECT"]
+    assert error < 1e-15, (exact, error)
+    assert fd_error < TANGENT_TOLERANCE
+
+
+@pytest.mark.parametrize("case,ranks", [("heat_isend", 2), ("collectives", 4)])
+def test_hvp_under_mpirun(mpi, case, ranks, tmp_path):
+    """r_hvp, the tangent of r_rev and so of the adjoint's communication
+    (reversed MPI_Isend/MPI_Irecv with their own requests, MPI_Reduce_local,
+    MPI_Reduce_scatter_block, the MPI_MAXLOC/MPI_MINLOC reductions finding
+    the owners of extrema), against central differences of gradients."""
+    if case == "heat_isend":
+        source, routine, indep = FIXTURES / "heat_mpi_isend.f90", "model", "u0,params"
+        driver = FIXTURES / "driver_heat_hvp.f90"
+    else:
+        source, routine, indep = FIXTURES / "collectives.f90", "ensemble_cost", "x,w"
+        driver = FIXTURES / "driver_collectives_hvp.f90"
+    _differentiate(source, routine, "cost", indep, "split", "model_ad.f90", tmp_path)
+    _differentiate(source, routine, "cost", indep, "split", "model_hvp.f90", tmp_path,
+                   mode="hvp")
+    _compile(mpi["mpif90"], [source, "model_ad.f90", "model_hvp.f90", driver], "hvp",
+             tmp_path)
+    found = _mpirun(mpi, "hvp", ranks, tmp_path)
+    scale, error = found["HVP"]
+    assert scale > 1e-3 and error < TANGENT_TOLERANCE, (scale, error)
+    scale, error = found["GRADIENT"]
+    assert scale > 1e-3 and error < 1e-13, (scale, error)
+
+
+TANGENT_REJECTED = {
+    "irecv_any_source": ("""
+module post_any
+  use mpi
+  implicit none
+contains
+  subroutine take(x, y, comm)
+    real(8), intent(in) :: x
+    real(8), intent(out) :: y
+    integer, intent(in) :: comm
+    integer :: rank, nproc, request, ierr
+    call MPI_Comm_rank(comm, rank, ierr)
+    call MPI_Comm_size(comm, nproc, ierr)
+    call MPI_Irecv(y, 1, MPI_DOUBLE_PRECISION, MPI_ANY_SOURCE, 4, comm, request, ierr)
+    call MPI_Send(x, 1, MPI_DOUBLE_PRECISION, mod(rank + 1, nproc), 4, comm, ierr)
+    call MPI_Wait(request, MPI_STATUS_IGNORE, ierr)
+  end subroutine take
+end module post_any
+""", "take", "y", "x", 12, "adfort follows wildcards in blocking receives"),
+    "request_tested": ("""
+module polled
+  use mpi
+  implicit none
+contains
+  subroutine take(x, y, comm)
+    real(8), intent(in) :: x
+    real(8), intent(out) :: y
+    integer, intent(in) :: comm
+    integer :: rank, nproc, request, ierr
+    logical :: done
+    call MPI_Comm_rank(comm, rank, ierr)
+    call MPI_Comm_size(comm, nproc, ierr)
+    call MPI_Irecv(y, 1, MPI_DOUBLE_PRECISION, mod(rank + nproc - 1, nproc), 4, comm, &
+                   request, ierr)
+    call MPI_Send(x, 1, MPI_DOUBLE_PRECISION, mod(rank + 1, nproc), 4, comm, ierr)
+    done = .false.
+    do while (.not. done)
+      call MPI_Test(request, done, MPI_STATUS_IGNORE, ierr)
+    end do
+  end subroutine take
+end module polled
+""", "take", "y", "x", 18, "'MPI_Test' is given the request 'request'"),
+    "request_argument": ("""
+module started
+  use mpi
+  implicit none
+contains
+  subroutine start(x, y, n, request, comm)
+    integer, intent(in) :: n, comm
+    real(8), intent(in) :: x(n)
+    real(8), intent(out) :: y(n)
+    integer, intent(out) :: request
+    integer :: ierr
+    y = x**2
+    call MPI_Isend(y, n, MPI_DOUBLE_PRECISION, 0, 1, comm, request, ierr)
+  end subroutine start
+end module started
+""", "start", "y", "x", 12, "not a local variable of the routine"),
+    "maxloc_reduce": ("""
+module located
+  use mpi
+  implicit none
+contains
+  subroutine peak(x, y, comm)
+    real(8), intent(in) :: x(2)
+    real(8), intent(out) :: y(2)
+    integer, intent(in) :: comm
+    integer :: ierr
+    call MPI_Reduce(x, y, 1, MPI_2DOUBLE_PRECISION, MPI_MAXLOC, 0, comm, ierr)
+  end subroutine peak
+end module located
+""", "peak", "y", "x", 10, "reduces real data with 'MPI_MAXLOC'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TANGENT_REJECTED) + ["mpi_f08", "one_sided",
+                                                            "unknown_routine"])
+def test_tangent_rejections(case, tmp_path):
+    """What tangent mode cannot differentiate is an error at file:line, as
+    in reverse mode (mpi_f08, one-sided and unknown routines: REJECTED)."""
+    if case in TANGENT_REJECTED:
+        text, routine, dep, indep, line, phrase = TANGENT_REJECTED[case]
+    else:
+        text, routine, dep, indep, line, phrase = REJECTED[case]
+    source = tmp_path / f"{case}.f90"
+    source.write_text(text.lstrip("\n"))
+    result = _adfort("diff", source.name, "--routine", routine, "--dep", dep, "--indep", indep,
+                     "--mode", "forward", "-o", "out.f90", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
-    assert "diffusion.f90" in result.stderr and "'MPI_Irecv'" in result.stderr
-    assert "does not differentiate MPI communication yet" in result.stderr
+    assert f"{case}.f90:{line}:" in result.stderr, result.stderr
+    assert phrase in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out.f90").exists()
+
+
+def test_hvp_rejects_what_the_adjoint_cannot_do(tmp_path):
+    """--mode hvp differentiates the adjoint: a receive from MPI_ANY_SOURCE,
+    which tangent mode follows, stops reverse mode and so the HVP."""
+    text = REJECTED["any_source"][0]
+    (tmp_path / "model.f90").write_text(text.lstrip("\n"))
+    result = _adfort("diff", "model.f90", "--routine", "collect", "--dep", "total", "--indep",
+                     "x", "--mode", "hvp", "-o", "out.f90", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert "model.f90:17:" in result.stderr and "MPI_ANY_SOURCE" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "out.f90").exists()

@@ -15,7 +15,8 @@ from psyclone.psyir.symbols import DataSymbol
 from adfort import naming
 from adfort.derived import is_derived
 from adfort.errors import AdfortError, source_name, where
-from adfort.mpi_analysis import is_real_buffer, mpi_call_rule
+from adfort.interprocedural import MPI_NODE
+from adfort.mpi_analysis import check_mpi_call
 from adfort.frontend import read_file
 from adfort.program import user_calls
 from adfort.tangent.routine import TangentSpec, tangent_work
@@ -50,19 +51,9 @@ class TangentBuild(_ProgramBuild):
         """Nothing is run twice in tangent mode."""
 
     def _check_mpi_call(self, call, filename, communicating):
-        """MPI communication of data derivatives flow through has adjoints
-        (reverse mode) but no tangents yet: sending x without x_d would
-        leave the receiver's tangent silently wrong."""
-        rule = mpi_call_rule(call)
-        if not communicating or (rule is not None and rule.passive):
-            return
-        real = [a for a in call.arguments if is_real_buffer(a)]
-        if real:
-            raise AdfortError(
-                f"'{call.routine.name}' communicates the real '{real[0].debug_string()}' "
-                "while derivatives flow through MPI communication: tangent mode (--mode "
-                "forward, --mode hvp) does not differentiate MPI communication yet; the "
-                "adjoint (--mode reverse) does", where(call, filename))
+        """Reject an MPI call whose communication tangent mode cannot
+        differentiate (the ``tangent`` rules of :data:`adfort.mpi_rules.KINDS`)."""
+        check_mpi_call(call, filename, communicating, mode="tangent")
 
     def entry_statements(self):
         """Statements the top routine's ``_fwd`` starts with."""
@@ -143,7 +134,9 @@ class TangentBuild(_ProgramBuild):
             spec = TangentSpec(roles, self.activity.active_locals(unit), module_tangents,
                                calls, clears, zeroed, callee=unit is not self.top,
                                module_variable=unit.module_variable,
-                               attributes=unit.attributes)
+                               attributes=unit.attributes,
+                               communicating=MPI_NODE in self.activity.active,
+                               passive_routine=self.program.is_passive)
             if unit is self.top:
                 spec.entry = self.entry_statements()
             motions = tangent_work(unit.work, spec, names,

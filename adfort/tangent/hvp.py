@@ -135,15 +135,16 @@ def _sync_tape(routine, tape):
     def allocated(symbol):
         return IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [Reference(symbol)])
 
-    stale = BinaryOperation.create(
-        BinaryOperation.Operator.OR,
+    # Nested tests: Fortran may evaluate both sides of .OR., and SIZE of an
+    # unallocated array is an error (-fcheck=all stops there).
+    stale = BinaryOperation.create(BinaryOperation.Operator.NE, size(tangent), size(primal))
+    release = IfBlock.create(allocated(tangent), [IfBlock.create(stale, [
+        IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(tangent)])])])
+    renew = IfBlock.create(
         UnaryOperation.create(UnaryOperation.Operator.NOT, allocated(tangent)),
-        BinaryOperation.create(BinaryOperation.Operator.NE, size(tangent), size(primal)))
-    renew = [IfBlock.create(allocated(tangent), [IntrinsicCall.create(
-                 IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(tangent)])]),
-             IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
-                 Reference(tangent), ("mold", Reference(primal))])]
-    block = IfBlock.create(allocated(primal), [IfBlock.create(stale, renew)])
+        [IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+            Reference(tangent), ("mold", Reference(primal))])])
+    block = IfBlock.create(allocated(primal), [release, renew])
     routine.addchild(block, 0)
 
 

@@ -21,6 +21,7 @@ from adfort.optional import optional_names
 from adfort.symbols import new_local
 from adfort.tangent.expression import (
     TangentContext, assignment_tangent, expression_tangent)
+from adfort.tangent.mpi import communication_calls, mpi_tangents
 from adfort.transformations.allocation import allocation_arguments
 from adfort.transformations.building import (
     _argument_symbols, _assumed_shape, _assumed_size, _make_routine)
@@ -47,10 +48,14 @@ class TangentSpec:
     :param callee: whether the routine is called by another differentiated one.
     :param module_variable: as for :class:`adfort.transformations.routine.UnitSpec`.
     :param attributes: {name: "POINTER"/"TARGET"} of its variables.
+    :param communicating: whether derivatives flow through MPI communication.
+    :param passive_routine: ``passive_routine(name)``: whether the user
+        declared routine `name` passive.
     """
 
     def __init__(self, roles, active, module_tangents, calls, clears, zeroed_modules=(),
-                 callee=False, module_variable=None, attributes=None):
+                 callee=False, module_variable=None, attributes=None, communicating=False,
+                 passive_routine=lambda name: False):
         self.roles = list(roles)
         self.active = set(active)
         self.module_tangents = dict(module_tangents)
@@ -60,6 +65,8 @@ class TangentSpec:
         self.callee = callee
         self.module_variable = module_variable or (lambda name, symbol=None: None)
         self.attributes = dict(attributes or {})
+        self.communicating = communicating
+        self.passive_routine = passive_routine
         #: statements the routine starts with
         self.entry = []
 
@@ -283,14 +290,14 @@ def tangent_work(work, spec, names, filename=None, options=None):
                          module_tangents, options)
     ctx.location = where(work, filename)
     try:
-        _transform_body(work, spec, ctx)
+        entry = _transform_body(work, spec, ctx)
     except AdfortError as err:
         err.location = err.location or where(work, filename)
         raise
     # Tangents of active variables that are not arguments of r_fwd and hold
     # a value on entry (SAVE, DATA, a module's, an argument's that is not
     # differentiated) start at zero: those values are constants.
-    prologue = list(spec.entry)
+    prologue = list(spec.entry) + entry
     roles = set(spec.roles)
     for name, tangent in sorted(ctx.tangents.items()):
         if name in ctx.module_tangents:
@@ -366,9 +373,13 @@ def _call_statement(call):
 
 
 def _transform_body(work, spec, ctx):
-    """Insert the tangent statements into `work`'s body, in place."""
+    """Insert the tangent statements into `work`'s body, in place.
+
+    :returns: statements ``r_fwd`` starts with.
+    """
     assignments = work.walk(Assignment)
     calls = [c for c in work.walk(Call) if not isinstance(c, IntrinsicCall)]
+    communication = communication_calls(work, spec.communicating, spec.passive_routine)
     allocations = [c for c in work.walk(IntrinsicCall)
                    if _intrinsic_name(c) in ("ALLOCATE", "DEALLOCATE", "NULLIFY", "MOVE_ALLOC")]
     call_rhs = {id(_call_statement(c)) for c in calls}
@@ -380,7 +391,11 @@ def _transform_body(work, spec, ctx):
             _insert_before(assign, statements)
     for node in allocations:
         ADTangentAllocationTrans().apply(node, ctx)
+    entry = mpi_tangents(work, communication, ctx) if communication else []
+    differentiated = {id(c) for c in communication}
     for call in calls:
+        if id(call) in differentiated:
+            continue    # its tangent is the communication of the tangents
         statement = _call_statement(call)
         info = spec.calls.get(id(call))
         clears = [ctx.tangent_reference(a) for a in spec.clears.get(id(statement), ())
@@ -405,3 +420,4 @@ def _transform_body(work, spec, ctx):
         _insert_after(statement, clear_statements)
         _insert_before(statement, replacement)
         statement.detach()
+    return entry

@@ -45,19 +45,25 @@ def _plain_scalar(target, count):
             and isinstance(count, Literal) and count.value == "1")
 
 
-class _Builder:
-    """Statements of one MPI call's adjoint, with the locals they need."""
+class MpiBuilder:
+    """Statements of one MPI call's derivative (adjoint or tangent), with
+    the locals they need.
 
-    def __init__(self, call, reverser):
+    :param ctx: the routine's context (``table``, ``taken``, ``filename``).
+    :param kept: {key: DataSymbol} of the integer locals shared by the
+        routine's MPI derivatives (error code, rank…).
+    :param derivative: ``derivative(symbol)``: the DataSymbol of the
+        adjoint or tangent of variable `symbol`, or None.
+    """
+
+    def __init__(self, call, ctx, kept, derivative):
         self.call = call
-        self.reverser = reverser
-        self.ctx = reverser.ctx
+        self.ctx = ctx
         self.which = mpi_call_rule(call)
         self.args = arguments(call, self.which)
         self.location = where(call, self.ctx.filename)
-        self.kept = getattr(reverser, "mpi_locals", None)
-        if self.kept is None:
-            self.kept = reverser.mpi_locals = {}
+        self.kept = kept
+        self.derivative_symbol = derivative
 
     # names -------------------------------------------------------------
     def const(self, name):
@@ -83,8 +89,9 @@ class _Builder:
                              [ArrayType.Extent.DEFERRED] * rank)
         return new_local(self.ctx.table, naming.MPI_BUFFER, datatype, self.ctx.taken)
 
-    def adjoint(self, buffer):
-        symbol = self.ctx.adjoint_symbol(buffer.symbol) if is_variable(buffer) else None
+    def derivative(self, buffer):
+        """The adjoint or tangent of `buffer` (same indices), or None."""
+        symbol = self.derivative_symbol(buffer.symbol) if is_variable(buffer) else None
         if symbol is None:
             return None
         return adjoint_reference(buffer, symbol)
@@ -153,7 +160,15 @@ class _Builder:
                 BinaryOperation.create(BinaryOperation.Operator.MUL, count.copy(), size))
 
 
-def _type_checks(b, args):
+def _builder(call, reverser):
+    """The :class:`MpiBuilder` of an adjoint (its locals kept by `reverser`)."""
+    kept = getattr(reverser, "mpi_locals", None)
+    if kept is None:
+        kept = reverser.mpi_locals = {}
+    return MpiBuilder(call, reverser.ctx, kept, reverser.ctx.adjoint_symbol)
+
+
+def type_checks(b, args):
     """Run-time checks that datatypes adfort cannot read (a variable, a
     constant of the user's) describe one real value per element: the
     adjoint's scratch buffers hold `count` values of the buffer's kind."""
@@ -184,8 +199,8 @@ def _type_checks(b, args):
 def reverse_mpi(call, reverser):
     """The returning statements of a blocking MPI call on active data (its
     non-blocking calls and waits: :func:`reverse_request`)."""
-    b = _Builder(call, reverser)
-    return _type_checks(b, b.args) + _reverse_blocking(call, b)
+    b = _builder(call, reverser)
+    return type_checks(b, b.args) + _reverse_blocking(call, b)
 
 
 def _reverse_blocking(call, b):
@@ -196,10 +211,10 @@ def _reverse_blocking(call, b):
         return (b.allocate(t, args["count"])
                 + [b.mpi("MPI_Recv", Reference(t), b.arg("count"), b.arg("type"), b.arg("dest"),
                          b.arg("tag"), b.arg("comm"), b.const("MPI_STATUS_IGNORE"), b.error())]
-                + b.accumulate(t, b.adjoint(args["sbuf"]), args["count"], args["type"])
+                + b.accumulate(t, b.derivative(args["sbuf"]), args["count"], args["type"])
                 + b.deallocate(t))
     if kind == "recv":
-        out = b.adjoint(args["rbuf"])
+        out = b.derivative(args["rbuf"])
         return ([b.mpi("MPI_Send", out.copy(), b.arg("count"), b.arg("type"), b.arg("source"),
                        b.arg("tag"), b.arg("comm"), b.error())]
                 + b.unless_null(args["source"], b.zero(out, args["count"], args["type"],
@@ -212,20 +227,20 @@ def _reverse_blocking(call, b):
         stype = args["stype"] if kind == "sendrecv" else args["type"]
         rtype = args["rtype"] if kind == "sendrecv" else args["type"]
         t = b.scratch(sbuf)
-        out = b.adjoint(rbuf)
+        out = b.derivative(rbuf)
         return (b.allocate(t, scount)
                 + [b.mpi("MPI_Sendrecv", out.copy(), rcount.copy(), rtype.copy(),
                          b.arg("source"), b.arg("rtag"), Reference(t), scount.copy(),
                          stype.copy(), b.arg("dest"), b.arg("stag"), b.arg("comm"),
                          b.const("MPI_STATUS_IGNORE"), b.error())]
                 + b.unless_null(args["source"], b.zero(out, rcount, rtype, rbuf))
-                + b.accumulate(t, b.adjoint(sbuf), scount, stype)
+                + b.accumulate(t, b.derivative(sbuf), scount, stype)
                 + b.deallocate(t))
     if kind in ("allreduce", "reduce"):
         return _reverse_reduction(b)
     if kind == "bcast":
         t = b.scratch(args["buf"])
-        adj = b.adjoint(args["buf"])
+        adj = b.derivative(args["buf"])
         return (b.allocate(t, args["count"])
                 + [b.mpi("MPI_Reduce", adj.copy(), Reference(t), b.arg("count"), b.arg("type"),
                          b.const("MPI_SUM"), b.arg("root"), b.arg("comm"), b.error())]
@@ -235,37 +250,56 @@ def _reverse_blocking(call, b):
     if kind == "gather":
         size, total = b.nproc_times(args["rcount"])
         t = b.scratch(args["sbuf"])
-        radj = b.adjoint(args["rbuf"])
+        radj = b.derivative(args["rbuf"])
         return (size + b.allocate(t, args["scount"])
                 + [b.mpi("MPI_Scatter", radj.copy(), b.arg("rcount"), b.arg("rtype"),
                          Reference(t), b.arg("scount"), b.arg("stype"), b.arg("root"),
                          b.arg("comm"), b.error())]
                 + b.if_rank(args["root"], b.zero(radj, total, args["rtype"], args["rbuf"]))
-                + b.accumulate(t, b.adjoint(args["sbuf"]), args["scount"], args["stype"])
+                + b.accumulate(t, b.derivative(args["sbuf"]), args["scount"], args["stype"])
                 + b.deallocate(t))
     if kind == "scatter":
         size, total = b.nproc_times(args["scount"])
         t = b.scratch(args["sbuf"])
-        radj = b.adjoint(args["rbuf"])
+        radj = b.derivative(args["rbuf"])
         return (size + b.allocate(t, total)
                 + [b.mpi("MPI_Gather", radj.copy(), b.arg("rcount"), b.arg("rtype"),
                          Reference(t), b.arg("scount"), b.arg("stype"), b.arg("root"),
                          b.arg("comm"), b.error())]
                 + b.zero(radj, args["rcount"], args["rtype"], args["rbuf"])
-                + b.if_rank(args["root"], b.accumulate(t, b.adjoint(args["sbuf"]), total,
+                + b.if_rank(args["root"], b.accumulate(t, b.derivative(args["sbuf"]), total,
                                                        args["stype"]))
                 + b.deallocate(t))
     if kind == "allgather":
         size, total = b.nproc_times(args["rcount"])
         t = b.scratch(args["sbuf"])
-        radj = b.adjoint(args["rbuf"])
+        radj = b.derivative(args["rbuf"])
         return (size + b.allocate(t, args["scount"])
                 + [b.mpi("MPI_Reduce_scatter_block", radj.copy(), Reference(t),
                          b.arg("rcount"), b.arg("rtype"), b.const("MPI_SUM"), b.arg("comm"),
                          b.error())]
                 + b.zero(radj, total, args["rtype"], args["rbuf"])
-                + b.accumulate(t, b.adjoint(args["sbuf"]), args["scount"], args["stype"])
+                + b.accumulate(t, b.derivative(args["sbuf"]), args["scount"], args["stype"])
                 + b.deallocate(t))
+    if kind == "reduce_scatter_block":
+        size, total = b.nproc_times(args["rcount"])
+        t = b.scratch(args["sbuf"])
+        radj = b.derivative(args["rbuf"])
+        return (size + b.allocate(t, total)
+                + [b.mpi("MPI_Allgather", radj.copy(), b.arg("rcount"), b.arg("type"),
+                         Reference(t), b.arg("rcount"), b.arg("type"), b.arg("comm"),
+                         b.error())]
+                + b.zero(radj, args["rcount"], args["type"], args["rbuf"])
+                + b.accumulate(t, b.derivative(args["sbuf"]), total, args["type"])
+                + b.deallocate(t))
+    if kind == "reduce_local":
+        # inout = inout + in: the in-out buffer's adjoint, unchanged, is also
+        # the in buffer's.
+        into, out = b.derivative(args["sbuf"]), b.derivative(args["buf"])
+        if into is None or out is None:
+            return []
+        return [b.mpi("MPI_Reduce_local", out, into, b.arg("count"), b.arg("type"),
+                      b.const("MPI_SUM"), b.error())]
     raise AdfortError(f"internal error: no adjoint for '{call.routine.name}'; please "
                       "report this with the input", b.location)
 
@@ -275,8 +309,8 @@ def _reverse_reduction(b):
     count, dtype = args["count"], args["type"]
     in_place = mpi_name(args["sbuf"]) == "mpi_in_place"
     sbuf = args["rbuf"] if in_place else args["sbuf"]
-    yadj = b.adjoint(args["rbuf"])
-    xadj = b.adjoint(sbuf)
+    yadj = b.derivative(args["rbuf"])
+    xadj = b.derivative(sbuf)
     t = b.scratch(args["rbuf"])
     op = mpi_name(args["op"])
     out = b.allocate(t, count)
@@ -293,13 +327,13 @@ def _reverse_reduction(b):
                          b.arg("root"), b.arg("comm"), b.error()))
         out += b.if_rank(args["root"], b.zero(yadj, count, dtype, args["rbuf"]))
     if OPERATIONS[op] is not None:
-        out += _owner_only(b, t, sbuf, count, dtype, OPERATIONS[op])
+        out += owner_only(b, t, sbuf, count, dtype, OPERATIONS[op])
     out += b.accumulate(t, xadj, count, dtype)
     out += b.deallocate(t)
     return out
 
 
-def _owner_only(b, t, sbuf, count, dtype, locator):
+def owner_only(b, t, sbuf, count, dtype, locator):
     """Zero the elements of `t` of which this rank does not own the
     extremum: (value, rank) pairs reduced by MPI_MAXLOC/MPI_MINLOC (ties go
     to the lowest rank, as MPI defines)."""
@@ -349,20 +383,20 @@ def reverse_request(call, reverser):
     if found is None:
         return []   # passive data: kept in the recording motion alone
     loop = found[1]
-    b = _Builder(call, reverser)
+    b = _builder(call, reverser)
     request, scratch = _site_state(call, loop, reverser)
     trip = _trip(loop, Reference(loop.variable)) if loop is not None else None
     out = [b.mpi("MPI_Wait", _slot(request, trip), b.const("MPI_STATUS_IGNORE"), b.error())]
     if which.kind == "isend":
         received = Reference(scratch) if trip is None else ArrayReference.create(
             scratch, [int_literal(1), trip.copy()])
-        out.append(b.mpi("MPI_Reduce_local", received, b.adjoint(b.args["sbuf"]),
+        out.append(b.mpi("MPI_Reduce_local", received, b.derivative(b.args["sbuf"]),
                          b.arg("count"), b.arg("type"), b.const("MPI_SUM"), b.error()))
         if loop is None:
             out += b.deallocate(scratch)
     else:
         out += b.unless_null(b.args["source"], b.zero(
-            b.adjoint(b.args["rbuf"]), b.args["count"], b.args["type"], b.args["rbuf"]))
+            b.derivative(b.args["rbuf"]), b.args["count"], b.args["type"], b.args["rbuf"]))
     return out
 
 
@@ -413,7 +447,7 @@ def _site_state(site, loop, reverser):
     whichever is generated first.  For a call posted in a loop, one request
     and one column of the scratch buffer per iteration."""
     if id(site) not in reverser.mpi_requests:
-        b = _Builder(site, reverser)
+        b = _builder(site, reverser)
         if loop is None:
             request = new_local(b.ctx.table, naming.MPI_REQUEST, INTEGER_TYPE, b.ctx.taken)
         else:
@@ -440,7 +474,7 @@ def _start_reversed(site, loop, reverser):
     """The reversed communication of the non-blocking call `site`, started
     where its wait is reversed (for a call posted in a loop: a loop over
     the same iterations starting every one)."""
-    b = _Builder(site, reverser)
+    b = _builder(site, reverser)
     request, t = _site_state(site, loop, reverser)
     args = dict(b.args)
     out = []
@@ -456,7 +490,7 @@ def _start_reversed(site, loop, reverser):
             out.append(Assignment.create(Reference(t), real_literal(0, real_kind(Reference(t)))))
     elif t is not None:
         out += b.allocate(t, args["count"])
-    out = _type_checks(b, b.args) + out
+    out = type_checks(b, b.args) + out
     if b.which.kind == "isend":
         received = Reference(t) if trip is None else ArrayReference.create(
             t, [int_literal(1), trip.copy()])
@@ -464,7 +498,7 @@ def _start_reversed(site, loop, reverser):
                       args["dest"].copy(), args["tag"].copy(), args["comm"].copy(),
                       _slot(request, trip), b.error())
     else:
-        start = b.mpi("MPI_Isend", b.adjoint(args["rbuf"]), args["count"].copy(),
+        start = b.mpi("MPI_Isend", b.derivative(args["rbuf"]), args["count"].copy(),
                       args["type"].copy(), args["source"].copy(), args["tag"].copy(),
                       args["comm"].copy(), _slot(request, trip), b.error())
     if loop is None:
