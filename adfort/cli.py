@@ -213,6 +213,29 @@ _DIFF_OPTIONS = [
 ]
 
 
+def _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
+                        no_inline_operation_adjoints):
+    """The options of the generated code (see :mod:`adfort.context`)."""
+    return {
+        "jacobian": jacobian,
+        "verbose": verbose,
+        "simplify": not no_simplify,
+        "simplify_n_times": simplify_n_times,
+        "inline_operation_adjoints": not no_inline_operation_adjoints,
+    }
+
+
+def _reading(search_path, extra_files, adjoint_libs, passive, defines, undefines, cpp,
+             free_form, fixed_form, checkpoints):
+    """The keyword arguments of :func:`adfort.api.differentiate_file` about
+    the sources, from the options diff and check share."""
+    return dict(search_path=search_path, extra_files=extra_files,
+                adjoint_libraries=adjoint_libs, passive_routines=_names(passive),
+                defines=defines, undefines=undefines, cpp=cpp,
+                form="free" if free_form else "fixed" if fixed_form else None,
+                checkpoints=[parse_cli(value) for value in checkpoints])
+
+
 def _diff_options(command):
     """Apply the options of :data:`_DIFF_OPTIONS` to `command`."""
     for option in reversed(_DIFF_OPTIONS):
@@ -255,13 +278,8 @@ def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, link
 
     EXTRA_FILES hold routines and modules that FILE's routines call.
     """
-    options = {
-        "jacobian": jacobian,
-        "verbose": verbose,
-        "simplify": not no_simplify,
-        "simplify_n_times": simplify_n_times,
-        "inline_operation_adjoints": not no_inline_operation_adjoints,
-    }
+    options = _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
+                                  no_inline_operation_adjoints)
     try:
         if free_form and fixed_form:
             raise AdfortError("--free-form and --fixed-form exclude each other: give one")
@@ -298,11 +316,8 @@ def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, link
         if timings:
             startup = time.process_time()  # CPU of the interpreter and imports
             timing.start()
-        reading = dict(search_path=search_path, extra_files=extra_files,
-                       adjoint_libraries=adjoint_libs, passive_routines=_names(passive),
-                       defines=defines, undefines=undefines, cpp=cpp,
-                       form="free" if free_form else "fixed" if fixed_form else None,
-                       checkpoints=[parse_cli(value) for value in checkpoints])
+        reading = _reading(search_path, extra_files, adjoint_libs, passive, defines,
+                           undefines, cpp, free_form, fixed_form, checkpoints)
         if len(heads) == 1:
             routine, head_deps, head_indeps = heads[0]
             text, _, _ = differentiate_file(file, head_deps, head_indeps,
@@ -385,13 +400,8 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoint
     from adfort.check.build import progress_printer
     from adfort.check.problem import parse_assignments
     from adfort.check.report import format_report, plain, plot as draw
-    options = {
-        "jacobian": jacobian,
-        "verbose": verbose,
-        "simplify": not no_simplify,
-        "simplify_n_times": simplify_n_times,
-        "inline_operation_adjoints": not no_inline_operation_adjoints,
-    }
+    options = _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
+                                  no_inline_operation_adjoints)
     try:
         if free_form and fixed_form:
             raise AdfortError("--free-form and --fixed-form exclude each other: give one")
@@ -421,12 +431,8 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoint
         request = CheckRequest(
             path=file, dependents=dependents, independents=independents, routine=routine,
             schedule=_schedule(schedule, links), options=options,
-            reading=dict(search_path=search_path, extra_files=extra_files,
-                         adjoint_libraries=adjoint_libs, passive_routines=_names(passive),
-                         defines=defines, undefines=undefines, cpp=cpp,
-                         form="free" if free_form else "fixed" if fixed_form else None,
-                         **({"checkpoints": [parse_cli(v) for v in checkpoints]}
-                            if checkpoints else {})),
+            reading=_reading(search_path, extra_files, adjoint_libs, passive, defines,
+                             undefines, cpp, free_form, fixed_form, checkpoints),
             cache=cache, sizes=parse_assignments(sizes, "--size"),
             ranges=parse_assignments(ranges, "--range"), fflags=shlex.split(fflags),
             compile_files=compile_files, adjoint=adjoint_file, tangent=tangent_file,

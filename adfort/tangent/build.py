@@ -10,10 +10,8 @@ into one program.
 """
 
 from psyclone.psyir.nodes import Routine
-from psyclone.psyir.symbols import DataSymbol
 
 from adfort import naming
-from adfort.derived import is_derived
 from adfort.errors import AdfortError, source_name, where
 from adfort.interprocedural import MPI_NODE
 from adfort.mpi_analysis import check_mpi_call
@@ -64,24 +62,7 @@ class TangentBuild(_ProgramBuild):
         variable `module::name` at zero (or takes it from the user)."""
         return True
 
-    def host_key(self, module):
-        """The key of the host (generated module) of the routines and
-        variables of module `module` (None: outside any module)."""
-        return module
-
-    def _module_adjoint(self, module, name):
-        """The tangent DataSymbol of module variable `module::name`."""
-        key = (self.host_key(module), name)
-        if key not in self.module_adjoint_symbols:
-            symbol = self.program.module(module).symbol_table.lookup(name)
-            if is_derived(symbol.datatype):
-                raise AdfortError(
-                    f"the module variable '{module}::{name}' is of a derived type and "
-                    "carries derivatives: not supported yet; pass it as an argument",
-                    where(self.program.module(module), self.filename))
-            self.module_adjoint_symbols[key] = DataSymbol(naming.tangent(symbol.name),
-                                                          symbol.datatype.copy())
-        return self.module_adjoint_symbols[key]
+    derivative_name = staticmethod(naming.tangent)
 
     def module_output_name(self, module):
         found = self.program.module(module)

@@ -20,6 +20,7 @@ from adfort.exprs import E, real_kind, real_literal
 from adfort.intrinsics import argument_names as standard_names
 from adfort.simplify import simplify_statements
 from adfort.transformations.assignment import adjoint_reference
+from adfort.transformations.operation import carries_derivative
 
 _OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
 
@@ -75,18 +76,6 @@ class TangentContext:
         return real_kind(reference.symbol)
 
 
-def carries_tangent(node, ctx):
-    """Whether `node`'s value depends on a variable carrying a tangent."""
-    if isinstance(node, Literal):
-        return False
-    if is_variable(node):
-        return ctx.is_active(node)
-    if isinstance(node, _OPERATIONS):
-        args = operands(node)
-        return any(carries_tangent(args[i], ctx) for i in differentiable_args(node))
-    return False
-
-
 def _times(partial, tangent):
     """``partial * tangent``, without the product by a constant 1 or -1."""
     if isinstance(partial, int):
@@ -114,7 +103,7 @@ def expression_tangent(expr, ctx, where_node=None):
                               "derivatives: not supported in tangent mode yet",
                               where(where_node or expr, ctx.filename))
         return E(ctx.tangent_reference(expr), ctx.kind_of(expr))
-    if not carries_tangent(expr, ctx):
+    if not carries_derivative(expr, ctx):
         return None
     if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
         raise AdfortError(f"the call '{expr.debug_string()}' inside an expression carries "
@@ -127,7 +116,7 @@ def expression_tangent(expr, ctx, where_node=None):
     name = operation_name(expr)
     args = operands(expr)
     names = argument_names(expr)
-    wanted = [i for i in differentiable_args(expr) if carries_tangent(args[i], ctx)]
+    wanted = [i for i in differentiable_args(expr) if carries_derivative(args[i], ctx)]
     tangents = {i: expression_tangent(args[i], ctx, where_node) for i in wanted}
     wanted = [i for i in wanted if tangents[i] is not None]
     if not wanted:

@@ -582,9 +582,18 @@ class _ProgramBuild:
                     changed = True
         return [u for u in self.order if u in chosen]
 
+    #: The name of a variable's derivative (its adjoint; a tangent build's
+    #: is its tangent).
+    derivative_name = staticmethod(naming.adjoint)
+
+    def host_key(self, module):
+        """The key of the host (generated module) of the routines and
+        variables of module `module` (None: outside any module)."""
+        return module
+
     def _module_adjoint(self, module, name):
-        """The adjoint DataSymbol of module variable `module::name`."""
-        key = (module, name)
+        """The derivative DataSymbol of module variable `module::name`."""
+        key = (self.host_key(module), name)
         if key not in self.module_adjoint_symbols:
             symbol = self.program.module(module).symbol_table.lookup(name)
             if is_derived(symbol.datatype):
@@ -592,7 +601,7 @@ class _ProgramBuild:
                     f"the module variable '{module}::{name}' is of a derived type and "
                     "carries derivatives: not supported yet; pass it as an argument",
                     where(self.program.module(module), self.filename))
-            self.module_adjoint_symbols[key] = DataSymbol(naming.adjoint(symbol.name),
+            self.module_adjoint_symbols[key] = DataSymbol(self.derivative_name(symbol.name),
                                                           symbol.datatype.copy())
         return self.module_adjoint_symbols[key]
 
