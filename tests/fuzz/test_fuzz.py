@@ -140,9 +140,9 @@ def _tampered(monkeypatch, edit):
     from adfort.testing.generator import generate
     real = checker.differentiate
 
-    def fake(case, path):
-        text, res = real(case, path)
-        if text is not None:
+    def fake(case, path, mode="reverse"):
+        text, res = real(case, path, mode)
+        if text is not None and mode == "reverse":
             text, n = re.subn(r"^(\s*)(\w+_adj) = \2 \+ (.*)$", edit, text,
                               count=1, flags=re.MULTILINE)
             assert n == 1, text
@@ -163,3 +163,61 @@ def test_checker_catches_wrong_adjoint(monkeypatch):
 def test_checker_catches_overwritten_adjoint(monkeypatch):
     res = _tampered(monkeypatch, r"\1\2 = \3")
     assert res.cls == "contract" and "incremented" in res.message, res
+
+
+def _tampered_tangent(monkeypatch, edit):
+    """Check the first level-1 case whose tangent passes, with the text of
+    r_fwd edited by `edit(text, case)`."""
+    from adfort.testing import checker
+    from adfort.testing.generator import generate
+    real = checker.differentiate
+
+    def fake(case, path, mode="reverse"):
+        text, res = real(case, path, mode)
+        if text is not None and mode == "forward":
+            new = edit(text, case)
+            assert new != text, text
+            text = new
+        return text, res
+    for seed in range(50):
+        case = generate(seed, 1)
+        res = checker.check(case)
+        if res.cls == "pass" and res.tangent == "checked":
+            break
+    monkeypatch.setattr(checker, "differentiate", fake)
+    return checker.check(case)
+
+
+def test_checker_catches_wrong_tangent(monkeypatch):
+    import re
+
+    def scale(text, case):
+        # every tangent assignment (not continued on the next line) 0.1 % off
+        return re.sub(r"^(\s*)(\w+_d) = (.*[^&\s])\s*$",
+                      r"\1\2 = 1.001d0 * (\3)", text, flags=re.MULTILINE)
+    res = _tampered_tangent(monkeypatch, scale)
+    assert res.cls == "tangent-mismatch" and res.tangent == "failed", res
+
+
+def test_checker_catches_wrong_tangent_primal(monkeypatch):
+    def nudge(text, case):
+        # r_fwd's primal dependent off by 1e-9 on return, its tangent right
+        end = f"end subroutine {case.top}_fwd"
+        dep = case.dep[0]
+        return text.replace(end, f"{dep} = {dep} * (1 + 1d-9)\n{end}")
+    res = _tampered_tangent(monkeypatch, nudge)
+    assert res.cls == "tangent-contract" and "primal" in res.message, res
+
+
+@pytest.mark.parametrize("statement,cls", [
+    ("error stop 'tampered'", "tangent-crash"),
+    ("this is not fortran", "tangent-compile-fail"),
+    ("call no_such_routine()", "tangent-compile-fail"),   # link error
+])
+def test_checker_catches_broken_tangent(monkeypatch, statement, cls):
+    def insert(text, case):
+        end = f"end subroutine {case.top}_fwd"
+        return text.replace(end, f"{statement}\n{end}")
+    res = _tampered_tangent(monkeypatch, insert)
+    # the adjoint is still checked (a crash: on a run without r_fwd)
+    assert res.cls == cls and res.tangent == "failed", res
