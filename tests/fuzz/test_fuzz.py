@@ -5,8 +5,11 @@ code; arrays, loops and control flow; calls, functions and module
 variables; the same with ``--jacobian``), half of them under each reversal
 schedule, each differentiated in-process, compiled with gfortran's
 run-time checks and checked against central differences and the calling
-convention (see adfort/testing/checker.py).  The batch runs once, in two
-worker processes; each case is one test.
+convention (see adfort/testing/checker.py).  Tangent mode is fuzzed too:
+every case without ``--jacobian`` also has its ``r_fwd`` checked against
+``r_rev`` (dot-product test, primal results, tangent convention); that adds
+about 10 % to the batch's time, so every such case checks it.  The batch
+runs once, in two worker processes; each case is one test.
 
 Cases that fail because of adfort bugs not yet fixed are listed in
 ``known_failures.txt`` next to this file (``level seed class: message``)
