@@ -42,7 +42,7 @@ def parse(argv):
 
 
 def single(args):
-    from adfort.testing.checker import check
+    from adfort.testing.checker import check, command_of
     from adfort.testing.generator import generate
     level = int(args.level)
     case = generate(args.case, level)
@@ -60,7 +60,7 @@ def single(args):
         small, sres = shrink_case(case, res, verbose=True,
                                   tangent=args.tangent)
         print("# shrunk:\n" + small.source())
-        print("#", small.command())
+        print("#", command_of(small, sres))
         print(f"# {sres.cls}: {sres.message}\n{sres.detail}")
     return 0 if res.cls == "pass" else 1
 

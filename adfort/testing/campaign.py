@@ -14,7 +14,7 @@ import os
 import time
 from pathlib import Path
 
-from adfort.testing.checker import BUGS, Result, check
+from adfort.testing.checker import BUGS, Result, check, command_of
 from adfort.testing.generator import generate
 
 
@@ -39,12 +39,12 @@ def run_one(args):
         from adfort.testing.shrink import shrink_case
         small, sres = shrink_case(case, res, tangent=tangent)
         out["shrunk_source"] = small.source()
-        out["shrunk_command"] = small.command()
+        out["shrunk_command"] = command_of(small, sres)
         out["shrunk_detail"] = sres.detail
         out["shrunk_message"] = sres.message
     elif res.cls != "pass":
         out["source"] = case.source()
-        out["command"] = case.command()
+        out["command"] = command_of(case, res)
     return out
 
 
@@ -148,7 +148,7 @@ def _shrink_one(args):
     small, sres = shrink_case(case, res, budget=150.0, max_checks=200,
                               tangent=tangent)
     return {"seed": seed, "level": level, "key": sres.key,
-            "source": small.source(), "command": small.command(),
+            "source": small.source(), "command": command_of(small, sres),
             "message": sres.message, "detail": sres.detail}
 
 

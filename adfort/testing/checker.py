@@ -111,6 +111,14 @@ class Result:
         return f"{self.cls}: {msg[:80]}"
 
 
+def command_of(case, res):
+    """The adfort command line reproducing `res` of `case`: in tangent mode
+    for a tangent failure."""
+    if res.cls in TANGENT_BUGS:
+        return case.command() + " --mode forward"
+    return case.command()
+
+
 def differentiate(case, path, mode="reverse"):
     """Run adfort in-process: (text, None) or (None, Result), the Result's
     class prefixed with ``tangent-`` in tangent mode (`mode` "forward")."""
