@@ -224,3 +224,24 @@ def test_checker_catches_broken_tangent(monkeypatch, statement, cls):
     res = _tampered_tangent(monkeypatch, insert)
     # the adjoint is still checked (a crash: on a run without r_fwd)
     assert res.cls == cls and res.tangent == "failed", res
+
+
+def test_classify_tangent_verdicts():
+    """The tangent's verdicts from driver output (no compiler needed)."""
+    from adfort.testing.checker import classify_tangent
+    from adfort.testing.generator import generate
+    case = generate(0, 1)
+    lhs = "@lhs 1 1 0.75\n@lhs 1 2 -0.25\n"
+
+    def verdict(tdot1, tdot2=None, primal=0.0):
+        out = lhs + f"@fwd_primal 1 {primal}\n@tdot 1 1 {tdot1} 1.0\n"
+        if tdot2 is not None:
+            out += f"@tdot 1 2 {tdot2} 1.0\n"
+        return classify_tangent(case, out).cls
+    assert verdict(0.5, 0.5) == "pass"
+    assert verdict(0.5 + 1e-13, 0.5) == "pass"     # rounding
+    assert verdict(0.5 + 1e-8, 0.5) == "tangent-mismatch"
+    assert verdict(float("nan")) == "tangent-mismatch"
+    assert verdict(0.5, 0.7) == "tangent-contract"  # depends on entry values
+    assert verdict(0.5, 0.5, primal=1e-9) == "tangent-contract"
+    assert classify_tangent(case, lhs).cls == "tangent-crash"   # no @tdot
