@@ -1,5 +1,10 @@
 """``python -m adfort.testing``: fuzzing campaigns and single cases.
 
+Every case's adjoint ``r_rev`` is checked against central differences and
+the calling convention, and its tangent ``r_fwd`` (unless ``--no-tangent``
+or the case uses ``--jacobian``) against the adjoint in the dot-product
+test and the tangent convention.
+
 Examples::
 
     python -m adfort.testing --level all --n 5000 --seed 1 --jobs 2 --out fuzz
@@ -24,6 +29,9 @@ def parse(argv):
                    help="write REPORT.md (summary) and REPORT.jsonl")
     p.add_argument("--shrink", action="store_true",
                    help="shrink failing cases to small reproducers")
+    p.add_argument("--tangent", action=argparse.BooleanOptionalAction,
+                   default=True,
+                   help="also check the tangent r_fwd (default: on)")
     p.add_argument("--case", type=int, metavar="SEED",
                    help="check (and print) the one case SEED at --level")
     p.add_argument("--print", action="store_true",
@@ -34,7 +42,7 @@ def parse(argv):
 
 
 def single(args):
-    from adfort.testing.checker import check
+    from adfort.testing.checker import check, command_of
     from adfort.testing.generator import generate
     level = int(args.level)
     case = generate(args.case, level)
@@ -42,15 +50,17 @@ def single(args):
     print("#", case.command())
     if args.print:
         return 0
-    res = check(case, workdir=args.keep)
+    res = check(case, workdir=args.keep, tangent=args.tangent)
     print(f"# {res.cls}: {res.message}")
+    print(f"# tangent: {res.tangent} {res.tangent_message}".rstrip())
     if res.detail:
         print(res.detail)
     if args.shrink and res.cls != "pass":
         from adfort.testing.shrink import shrink_case
-        small, sres = shrink_case(case, res, verbose=True)
+        small, sres = shrink_case(case, res, verbose=True,
+                                  tangent=args.tangent)
         print("# shrunk:\n" + small.source())
-        print("#", small.command())
+        print("#", command_of(small, sres))
         print(f"# {sres.cls}: {sres.message}\n{sres.detail}")
     return 0 if res.cls == "pass" else 1
 

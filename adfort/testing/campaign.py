@@ -1,4 +1,10 @@
-"""Run many cases in worker processes and summarise them."""
+"""Run many cases in worker processes and summarise them.
+
+Each case's adjoint is checked and, unless ``--no-tangent`` or the case
+uses ``--jacobian``, its tangent ``r_fwd`` too (see
+:mod:`adfort.testing.checker`); the summary counts both kinds of failure
+and what became of the tangents.
+"""
 
 import collections
 import dataclasses
@@ -8,7 +14,7 @@ import os
 import time
 from pathlib import Path
 
-from adfort.testing.checker import BUGS, Result, check
+from adfort.testing.checker import BUGS, Result, check, command_of
 from adfort.testing.generator import generate
 
 
@@ -20,25 +26,25 @@ def case_ids(n, seed, levels):
 
 def run_one(args):
     """Worker: generate, check, optionally shrink one case."""
-    seed, level, keep, shrink, flags = args
+    seed, level, keep, shrink, flags, tangent = args
     case = generate(seed, level, flags)
     wd = None
     if keep:
         wd = Path(keep) / f"L{level}_s{seed}"
-    res = check(case, workdir=wd)
+    res = check(case, workdir=wd, tangent=tangent)
     out = dataclasses.asdict(res)
     out["features"] = case.features
     out["key"] = res.key
     if shrink and res.cls != "pass":
         from adfort.testing.shrink import shrink_case
-        small, sres = shrink_case(case, res)
+        small, sres = shrink_case(case, res, tangent=tangent)
         out["shrunk_source"] = small.source()
-        out["shrunk_command"] = small.command()
+        out["shrunk_command"] = command_of(small, sres)
         out["shrunk_detail"] = sres.detail
         out["shrunk_message"] = sres.message
     elif res.cls != "pass":
         out["source"] = case.source()
-        out["command"] = case.command()
+        out["command"] = command_of(case, res)
     return out
 
 
@@ -51,9 +57,16 @@ def _init_worker():
         pass
 
 
-def run(ids, jobs=2, keep=None, shrink=False, flags=None, progress=None):
-    """Results (dicts) of the cases `ids`, in order."""
-    tasks = [(s, lv, keep, shrink, flags) for s, lv in ids]
+def run(ids, jobs=2, keep=None, shrink=False, flags=None, progress=None,
+        tangent=True):
+    """Results (dicts) of the cases `ids`, in order.
+
+    :param tangent: whether to check the tangents too: True, False, or a
+        predicate of (seed, level).
+    """
+    tasks = [(s, lv, keep, shrink, flags,
+              tangent(s, lv) if callable(tangent) else tangent)
+             for s, lv in ids]
     if jobs <= 1:
         _init_worker()
         results = []
@@ -74,12 +87,15 @@ def run(ids, jobs=2, keep=None, shrink=False, flags=None, progress=None):
 
 
 def summary(results):
-    """Markdown: counts per level and class, adfort errors by message,
-    bugs by failure key with an example."""
+    """Markdown: counts per level and class, what became of the tangents
+    per level, adfort errors by message, bugs by failure key with an
+    example."""
     lines = []
     per_level = collections.defaultdict(collections.Counter)
+    tangents = collections.defaultdict(collections.Counter)
     for r in results:
         per_level[r["level"]][r["cls"]] += 1
+        tangents[r["level"]][r.get("tangent", "skipped")] += 1
     classes = ["pass", "adfort-error"] + list(BUGS)
     lines.append("| level | cases | " + " | ".join(classes) + " |")
     lines.append("|---|---|" + "---|" * len(classes))
@@ -87,11 +103,29 @@ def summary(results):
         c = per_level[lv]
         lines.append(f"| {lv} | {sum(c.values())} | " +
                      " | ".join(str(c.get(k, 0)) for k in classes) + " |")
+    # tangent-adfort-error: rejected in tangent mode where reverse mode
+    # rejects too, or for a documented tangent-mode limit (not a failure)
+    notes = {"checked": "tangent checked", "skipped": "tangent skipped",
+             "adfort-error": "tangent-adfort-error",
+             "failed": "tangent failed"}
+    lines += ["", "| level | " + " | ".join(notes.values()) + " |",
+              "|---|" + "---|" * len(notes)]
+    for lv in sorted(tangents):
+        c = tangents[lv]
+        lines.append(f"| {lv} | " + " | ".join(str(c.get(k, 0))
+                                               for k in notes) + " |")
     errs = collections.Counter(r["key"] for r in results
                                if r["cls"] == "adfort-error")
     if errs:
         lines += ["", "adfort errors (by message):", ""]
         for k, n in errs.most_common():
+            lines.append(f"- {n} x {k}")
+    terrs = collections.Counter(
+        r["tangent_message"][:80] for r in results
+        if r.get("tangent") == "adfort-error")
+    if terrs:
+        lines += ["", "tangent-adfort-error notes (by message):", ""]
+        for k, n in terrs.most_common():
             lines.append(f"- {n} x {k}")
     bugs = collections.defaultdict(list)
     for r in results:
@@ -106,23 +140,24 @@ def summary(results):
 
 
 def _shrink_one(args):
-    seed, level = args
+    seed, level, tangent = args
     from adfort.testing.checker import check
     from adfort.testing.shrink import shrink_case
     case = generate(seed, level)
-    res = check(case)
-    small, sres = shrink_case(case, res, budget=150.0, max_checks=200)
+    res = check(case, tangent=tangent)
+    small, sres = shrink_case(case, res, budget=150.0, max_checks=200,
+                              tangent=tangent)
     return {"seed": seed, "level": level, "key": sres.key,
-            "source": small.source(), "command": small.command(),
+            "source": small.source(), "command": command_of(small, sres),
             "message": sres.message, "detail": sres.detail}
 
 
-def reproducers(results, jobs=2):
+def reproducers(results, jobs=2, tangent=True):
     """Markdown with one shrunk reproducer per distinct failure key."""
     firsts = {}
     for r in results:
         if r["cls"] != "pass" and r["key"] not in firsts:
-            firsts[r["key"]] = (r["seed"], r["level"])
+            firsts[r["key"]] = (r["seed"], r["level"], tangent)
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(max(1, jobs), initializer=_init_worker) as pool:
         shrunk = pool.map(_shrink_one, list(firsts.values()), chunksize=1)
@@ -158,7 +193,8 @@ def main(args):
             print(f"[{done[0]}/{len(ids)} {time.time() - t0:.0f}s] "
                   + ", ".join(f"{k} {v}" for k, v in sorted(bad.items())),
                   flush=True)
-    results = run(ids, args.jobs, args.keep, False, None, progress)
+    results = run(ids, args.jobs, args.keep, False, None, progress,
+                  args.tangent)
     text = summary(results)
     print(text, flush=True)
     out = Path(args.out) if args.out else None
@@ -168,7 +204,7 @@ def main(args):
             for r in results:
                 fh.write(json.dumps(r) + "\n")
     if args.shrink:
-        text += "\n" + reproducers(results, args.jobs)
+        text += "\n" + reproducers(results, args.jobs, args.tangent)
         if out:
             out.with_suffix(".md").write_text(text)
         else:

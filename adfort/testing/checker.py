@@ -1,9 +1,18 @@
 """Check one generated case end to end and classify the outcome.
 
 Steps: write the source; differentiate it in-process with
-:func:`adfort.api.differentiate_file`; compile the original, the adjoint
-and the driver (:mod:`adfort.testing.driver`) with gfortran's run-time
-checks and floating-point traps; run; compare.
+:func:`adfort.api.differentiate_file`, in reverse mode and (with
+``tangent=True``, unless the case uses ``--jacobian``) in tangent mode;
+compile the original, the adjoint, the tangent and the driver
+(:mod:`adfort.testing.driver`) with gfortran's run-time checks and
+floating-point traps; run; compare.
+
+The tangent ``r_fwd`` is checked against the adjoint: the dot-product test
+<ȳ, J ẋ> (r_fwd) = <Jᵀȳ, ẋ> (r_rev) with the adjoint check's direction and
+seeds, its primal results against ``r``'s, and the tangent convention
+(intent(out) dependents' tangents written, other module variables'
+tangents zeroed on entry).  The adjoint is checked first: a case whose
+adjoint fails is classified by that failure.
 
 Classes (``Result.cls``):
 
@@ -21,9 +30,29 @@ Classes (``Result.cls``):
   reverse sweeps (a bug);
 - ``invalid-case``: the generated program itself does not compile or
   fails at the base point (a bug of the generator);
-- ``timeout``.
+- ``timeout``;
+- ``tangent-internal-error``: an exception other than :class:`AdfortError`
+  while generating ``r_fwd``;
+- ``tangent-reject``: tangent mode raised an :class:`AdfortError` for a
+  case reverse mode accepts, and not for one of tangent mode's documented
+  limits (:data:`TANGENT_LIMITS`);
+- ``tangent-compile-fail``: ``r_fwd`` (or the driver's call of it) does not
+  compile;
+- ``tangent-crash``: ``r_fwd`` crashed at run time;
+- ``tangent-mismatch``: the dot-product test of ``r_fwd`` against
+  ``r_rev`` failed;
+- ``tangent-contract``: ``r_fwd``'s primal results differ from ``r``'s, or
+  its tangents depend on what intent(out) dependents' tangents or other
+  module variables' tangents held on entry.
+
+All but ``pass`` and ``adfort-error`` are bugs (:data:`BUGS`).
+``Result.tangent`` notes what became of the tangent: ``checked``,
+``skipped`` (``--jacobian``, or not asked for), ``adfort-error`` (rejected
+where reverse mode also rejected, or for a documented limit: the
+``tangent-adfort-error`` note of the reports, not a failure) or ``failed``.
 """
 
+import collections
 import dataclasses
 import os
 import re
@@ -39,8 +68,19 @@ FFLAGS = ["-O0", "-g", "-fcheck=all", "-ffpe-trap=invalid,zero,overflow"]
 TOL = 1e-6            # dot-product test
 NOISE_TOL = 1e-7      # a difference at FD noise level counts as this error
 CONTRACT_TOL = 1e-10  # increments, primal results, Jacobian rows
+TANGENT_TOL = 1e-10   # dot-product test r_fwd vs r_rev (double precision)
+FWD_PRIMAL_TOL = 1e-12  # r_fwd's primal results vs r's
+REPEAT_TOL = 1e-12    # r_fwd's results vs those of a second call
+TANGENT_BUGS = ("tangent-internal-error", "tangent-reject",
+                "tangent-compile-fail", "tangent-crash", "tangent-mismatch",
+                "tangent-contract")
 BUGS = ("internal-error", "compile-fail", "runtime-crash", "wrong-gradient",
-        "contract", "invalid-case", "timeout")
+        "contract", "invalid-case", "timeout") + TANGENT_BUGS
+# Messages of tangent mode's own, documented rejections (README, "Tangent
+# mode: r_fwd"): derived types, --jacobian, a routine with a hand-written
+# adjoint but no tangent.
+TANGENT_LIMITS = ("derived-type", "derived type", "--jacobian",
+                  "but no tangent")
 
 
 @dataclasses.dataclass
@@ -55,12 +95,14 @@ class Result:
     schedule: str = ""
     jacobian: bool = False
     workdir: str = ""
+    tangent: str = "skipped"
+    tangent_message: str = ""
 
     @property
     def key(self):
         """What makes two failures 'the same' for the shrinker: the class
         and the message with numbers, names and locations blurred."""
-        if self.cls in ("wrong-gradient", "pass"):
+        if self.cls in ("wrong-gradient", "tangent-mismatch", "pass"):
             return self.cls
         msg = re.sub(r"\S+\.f(90)?:\d+", "FILE", self.message)
         msg = re.sub(r"'[^']*'", "'X'", msg)
@@ -69,12 +111,23 @@ class Result:
         return f"{self.cls}: {msg[:80]}"
 
 
-def differentiate(case, path):
-    """Run adfort in-process: (text, None) or (None, Result)."""
+def command_of(case, res):
+    """The adfort command line reproducing `res` of `case`: in tangent mode
+    for a tangent failure."""
+    if res.cls in TANGENT_BUGS:
+        return case.command() + " --mode forward"
+    return case.command()
+
+
+def differentiate(case, path, mode="reverse"):
+    """Run adfort in-process: (text, None) or (None, Result), the Result's
+    class prefixed with ``tangent-`` in tangent mode (`mode` "forward")."""
     from adfort.errors import AdfortError
     from adfort.api import differentiate_file
     from adfort.schedules import SCHEDULES
     import signal
+
+    prefix = "tangent-" if mode == "forward" else ""
 
     def hang(signum, frame):
         raise TimeoutError("adfort ran for more than 120 s")
@@ -83,22 +136,23 @@ def differentiate(case, path):
     try:
         text, _, _ = differentiate_file(
             str(path), case.dep, case.indep, SCHEDULES[case.schedule](),
-            routine=case.top, options={"jacobian": case.jacobian})
+            routine=case.top, options={"jacobian": case.jacobian}, mode=mode)
         return text, None
     except AdfortError as err:
         return None, Result("adfort-error", err.message,
                             str(err))
     except TimeoutError as err:
-        return None, Result("timeout", str(err))
+        return None, Result("timeout", prefix + str(err))
     except RecursionError as err:
-        return None, Result("internal-error", f"RecursionError: {err}"[:200],
+        return None, Result(prefix + "internal-error",
+                            f"RecursionError: {err}"[:200],
                             traceback.format_exc()[-3000:])
     except Exception as err:   # any other exception is an adfort bug
         tb = traceback.extract_tb(err.__traceback__)
         where = next((f"{Path(f.filename).name}:{f.lineno}" for f in
                       reversed(tb) if "/adfort/" in f.filename and
                       "/testing/" not in f.filename), "?")
-        return None, Result("internal-error",
+        return None, Result(prefix + "internal-error",
                             f"{type(err).__name__} at {where}: {err}"[:300],
                             traceback.format_exc()[-4000:])
     finally:
@@ -123,13 +177,14 @@ def _first_error(stderr):
     return (lines[-1] if lines else "").strip()
 
 
-def check(case, workdir=None, keep=False, timeout=60):
-    """Check `case`; returns a :class:`Result`."""
+def check(case, workdir=None, keep=False, timeout=60, tangent=True):
+    """Check `case` (and its tangent unless `tangent` is false); returns a
+    :class:`Result`."""
     own = workdir is None
     workdir = Path(workdir or tempfile.mkdtemp(prefix="adfort_fuzz_"))
     workdir.mkdir(parents=True, exist_ok=True)
     try:
-        res = _check(case, workdir, timeout)
+        res = _check(case, workdir, timeout, tangent and not case.jacobian)
     finally:
         if own and not keep:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -139,17 +194,56 @@ def check(case, workdir=None, keep=False, timeout=60):
     return res
 
 
-def _check(case, wd, timeout):
+def _tangent_rejected(reverse, tres):
+    """The Result of a case whose tangent generation failed (`tres`), given
+    the reverse-mode outcome `reverse` (None: reverse mode succeeded)."""
+    if tres.cls != "adfort-error":
+        return tres     # a Python exception or a timeout: always a bug
+    if reverse is not None or any(s in tres.message for s in TANGENT_LIMITS):
+        return None     # the tangent-adfort-error note
+    return Result("tangent-reject", tres.message, tres.detail)
+
+
+def _check(case, wd, timeout, tangent):
     src = wd / case.filename
     src.write_text(case.source())
     fc = shutil.which(os.environ.get("FC", "gfortran")) or "gfortran"
     text, res = differentiate(case, src)
+    # Tangent outcome: "checked" when r_fwd runs in the driver, else why not;
+    # `tfail` a tangent failure found before the run.
+    tnote, tmsg, tfail = "skipped", "", None
+    ftext = None
+    if tangent:
+        ftext, tres = differentiate(case, src, mode="forward")
+        if tres is not None:
+            tfail = _tangent_rejected(res, tres)
+            tnote = "adfort-error" if tfail is None else "failed"
+            tmsg = tres.message
+    res = _check_reverse(case, wd, fc, timeout, text, res, ftext, tfail)
+    if res.cls in TANGENT_BUGS:
+        tnote, tmsg = "failed", res.message
+    elif tfail is not None:
+        tnote = "failed"    # hidden by the adjoint's failure
+    elif res.cls == "pass" and ftext is not None:
+        tnote = "checked"
+    res.tangent, res.tangent_message = tnote, tmsg
+    return res
+
+
+def _check_reverse(case, wd, fc, timeout, text, res, ftext, tfail):
+    """Compile and run (the reverse part of) the check.  With `ftext` (the
+    tangent's source) the driver also checks ``r_fwd``; a tangent failure
+    is returned only when the adjoint passes."""
+    src = wd / case.filename
     if res is not None:
         # the original must compile for the case to count
         code, _, err = _run([fc, "-fsyntax-only", src.name], wd, timeout)
         if code != 0:
             return Result("invalid-case", "original does not compile: "
                           + _first_error(err), err[-3000:])
+        # a clean rejection by reverse mode, a crash in tangent mode
+        if res.cls == "adfort-error" and tfail is not None:
+            return tfail
         return res
     (wd / "case_ad.f90").write_text(text)
     # one compiler run for both (the adjoint uses the original's modules)
@@ -160,20 +254,57 @@ def _check(case, wd, timeout):
             return Result("invalid-case", "original does not compile: "
                           + _first_error(err), err[-3000:])
         return Result("compile-fail", _first_error(err), err[-3000:])
-    (wd / "driver.f90").write_text(write_driver(case))
-    obj = Path(case.filename).with_suffix(".o").name
-    code, _, err = _run([fc, *FFLAGS, "-o", "check", "driver.f90", obj,
-                         "case_ad.o"], wd, timeout)
-    if code != 0:
-        return Result("compile-fail", "driver (calling convention): "
-                      + _first_error(err), err[-3000:])
+    if ftext is not None:
+        (wd / "case_fwd.f90").write_text(ftext)
+        code, _, err = _run([fc, "-c", *FFLAGS, "case_fwd.f90"], wd, timeout)
+        if code != 0:
+            tfail = Result("tangent-compile-fail", _first_error(err),
+                           err[-3000:])
+            ftext = None
+    objs = [Path(case.filename).with_suffix(".o").name, "case_ad.o"]
+    if ftext is not None:
+        (wd / "driver.f90").write_text(write_driver(case, tangent=True))
+        code, _, err = _run([fc, *FFLAGS, "-o", "check", "driver.f90", *objs,
+                             "case_fwd.o"], wd, timeout)
+        if code != 0:
+            # r_rev's calling convention or r_fwd's? Known once the driver
+            # without r_fwd compiles.
+            tfail = Result("tangent-compile-fail", "driver (tangent calling "
+                           "convention): " + _first_error(err), err[-3000:])
+            ftext = None
+    if ftext is None:
+        (wd / "driver.f90").write_text(write_driver(case))
+        code, _, err = _run([fc, *FFLAGS, "-o", "check", "driver.f90", *objs],
+                            wd, timeout)
+        if code != 0:
+            return Result("compile-fail", "driver (calling convention): "
+                          + _first_error(err), err[-3000:])
     code, out, err = _run(["./check"], wd, timeout)
     if code is None:
         return Result("timeout", "driver timed out")
+    if code != 0 and _last_phase(out) == "@phase_tangent":
+        # r_fwd crashed: the adjoint is judged on a run without it
+        tfail = Result("tangent-crash", _first_runtime_error(err),
+                       err[-3000:] + out[-1000:])
+        code, out, err = _run(["./check", "notangent"], wd, timeout)
+        if code is None:
+            return Result("timeout", "driver timed out")
     res = classify(case, out, err, code)
     if res.cls == "wrong-gradient":
         res = _arbitrate_in_quad(case, wd, fc, timeout, res)
+    if res.cls != "pass":
+        return res
+    if tfail is not None:
+        return tfail
+    if ftext is not None:
+        return classify_tangent(case, out)
     return res
+
+
+def _last_phase(out):
+    phases = [ln.split()[0] for ln in out.splitlines()
+              if ln.startswith(("@phase_", "@primal_ok"))]
+    return phases[-1] if phases else None
 
 
 # Steps of the quadruple-precision check: small enough that no jump of a
@@ -293,6 +424,62 @@ def classify(case, out, err, code, steps=STEPS):
     if contract:
         uniq = list(dict.fromkeys(contract))
         return Result("contract", uniq[0], "\n".join(uniq))
+    return Result("pass")
+
+
+def classify_tangent(case, out):
+    """The tangent's verdict from the driver's output of a case whose
+    adjoint passed: the dot-product test of each point's ``@tdot`` (first
+    call) against the sum of its ``@lhs``, then the contract."""
+    adot = collections.defaultdict(float)
+    amag = collections.defaultdict(float)
+    fd = collections.defaultdict(float)
+    tdot, contract = {}, []
+    for line in out.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        tag = parts[0]
+        if tag == "@lhs":
+            value = _float(parts[3])
+            adot[int(parts[1])] += value
+            amag[int(parts[1])] += abs(value)
+        elif tag == "@fd" and int(parts[3]) == 3:
+            fd[int(parts[1])] += _float(parts[4])
+        elif tag == "@tdot":
+            tdot[(int(parts[1]), int(parts[2]))] = (_float(parts[3]),
+                                                   _float(parts[4]))
+        elif tag == "@fwd_primal":
+            e = _float(parts[2])
+            if not e <= FWD_PRIMAL_TOL:
+                contract.append(f"primal results of r_fwd differ from r's "
+                                f"(rel. {e:.2e})")
+    points = sorted({p for p, _ in tdot})
+    if not points:
+        return Result("tangent-crash", "the driver printed no tangent "
+                      "results", out[-2000:])
+    for p in points:
+        t, tmag = tdot[(p, 1)]
+        a = adot[p]
+        # relative to the terms' magnitudes: the sums may cancel
+        e = abs(t - a) / max(abs(t), abs(a), tmag, amag[p], 1e-300)
+        if not e <= TANGENT_TOL:
+            return Result("tangent-mismatch", "tangent and adjoint disagree "
+                          "in the dot-product test",
+                          f"point {p}: <ybar, J xdot> from r_fwd = {t!r}, "
+                          f"<J^T ybar, xdot> from r_rev = {a!r} (rel. error "
+                          f"{e:.2e}); central FD = {fd[p]!r}")
+        if (p, 2) in tdot:
+            t2 = tdot[(p, 2)][0]
+            e2 = abs(t2 - t) / max(abs(t), tmag, 1e-300)
+            if not e2 <= REPEAT_TOL:
+                contract.append(
+                    f"r_fwd's tangents depend on what intent(out) "
+                    f"dependents' or other module variables' tangents held "
+                    f"on entry ({t!r} then {t2!r})")
+    if contract:
+        uniq = list(dict.fromkeys(contract))
+        return Result("tangent-contract", uniq[0], "\n".join(uniq))
     return Result("pass")
 
 

@@ -20,6 +20,23 @@ variable's invariant, and prints tagged lines the checker parses:
     relative deviation of (adjoint - preset) from the zero-preset adjoint;
 ``@jac_err value`` / ``@jac_primal value``
     Jacobian rows against reverse sweeps / primal results of r_jacobian.
+
+With ``tangent=True`` the driver also calls ``r_fwd`` (unless run with
+the argument ``notangent``) at each point after the reverse sweeps, with
+the direction of the FD and adjoint checks (every perturbed input at
+once) and the same seeds as weights:
+
+``@phase_tangent p``
+    r_fwd is about to run (a crash after this line is the tangent's);
+``@fwd_primal p value``
+    largest relative deviation of r_fwd's primal results from r's;
+``@tdot p itry value magnitude``
+    <seeds, dependents' tangents> and the sum of its terms' magnitudes,
+    itry 1 with intent(out) dependents' tangents zero on entry, itry 2
+    with them nonzero and the module variables' tangents left over from
+    the first call (the results must not differ: r_fwd writes the former
+    and zeroes the latter itself).  The checker compares itry 1 with the
+    sum of the point's ``@lhs`` (the dot-product test).
 """
 
 COMMON = "/common/"
@@ -90,9 +107,10 @@ def items_of(case):
     return items
 
 
-def write_driver(case, steps=STEPS):
+def write_driver(case, steps=STEPS, tangent=False):
     """Fortran source of the check program of `case` (central differences
-    with the step sizes `steps`)."""
+    with the step sizes `steps`; with `tangent`, also checking ``r_fwd``
+    against ``r_rev``)."""
     items = items_of(case)
     top = case.top_routine()
     mod = case.top_module()
@@ -119,6 +137,8 @@ def write_driver(case, steps=STEPS):
     if mod:
         ln(f"  use {mod}, only: {r}")
         ln(f"  use {mod}_ad, only: {', '.join(procs)}")
+        if tangent:
+            ln(f"  use {mod}_fwd, only: {r}_fwd")
     mods = {}
     for it in items:
         if it.used:
@@ -130,15 +150,22 @@ def write_driver(case, steps=STEPS):
         if act:
             ln(f"  use {m}_ad, only: " + ", ".join(
                 f"{it.tag}_adj => {it.var.name}_adj" for it in act))
+            if tangent:
+                ln(f"  use {m}_fwd, only: " + ", ".join(
+                    f"{it.tag}_t => {it.var.name}_d" for it in act))
     ln("  implicit none")
     ln("  integer, parameter :: dp = kind(1.0d0)")
     ln("  integer, parameter :: i8 = selected_int_kind(18)")
     if not mod:
         ln(f"  external :: {', '.join([r] + procs)}")
+        if tangent:
+            ln(f"  external :: {r}_fwd")
     ln("  integer(i8) :: rng_state")
     ln(f"  real(dp) :: steps({len(steps)}), h, rhs, noise, err, lhs")
     ln("  real(dp) :: yp_sum, ym_sum, ymax")
-    ln("  integer :: ip, ih, irow, icol, nfail")
+    ln("  integer :: ip, ih, irow, icol, nfail, itry")
+    ln("  real(dp) :: tdot, tmag")
+    ln("  character(len=16) :: arg1")
     for it in items:
         sh = it.shape()
         if not it.real:
@@ -159,6 +186,8 @@ def write_driver(case, steps=STEPS):
                       f"{it.tag}_p", f"{it.tag}_yp", f"{it.tag}_ym"]
             if it.is_arg:
                 names.append(f"{it.tag}_adj")
+                if tangent:
+                    names.append(f"{it.tag}_t")
         ln(f"  real(dp) :: " + ", ".join(n + sh for n in names))
     com = [it.tag for it in items if it.module == COMMON]
     if com:
@@ -170,6 +199,7 @@ def write_driver(case, steps=STEPS):
     B = []
     b = B.append
     b(f"steps = [{', '.join(flit(h) for h in steps)}]")
+    b("call get_command_argument(1, arg1)")
     b(f"rng_state = {case.seed % 2000000000 + 17}_i8")
     for it in items:
         if not it.real:
@@ -251,6 +281,8 @@ def write_driver(case, steps=STEPS):
             b(f"err = {it.maxabs(f'{adj(it)} - {it.tag}_p - {it.tag}_g1')}"
               f" / max({it.maxabs(f'{it.tag}_p')}, tiny(1.0_dp))")
             b(f"print '(a, i4, a, es12.4)', '@incr ', ip, ' {it.name} ', err")
+    if tangent:
+        tangent_check(B, active, deps, outonly)
     if case.jacobian:
         jacobian_check(B, case, deps, indeps)
     b("end do")
@@ -292,6 +324,15 @@ def write_driver(case, steps=STEPS):
     c("subroutine call_rev()")
     c(f"  call {r}_rev({', '.join(rargs)})")
     c("end subroutine call_rev")
+    if tangent:
+        fargs = []
+        for it in items[:len(top.args)]:
+            fargs.append(cur(it))
+            if it.role:
+                fargs.append(f"{it.tag}_t")
+        c("subroutine call_fwd()")
+        c(f"  call {r}_fwd({', '.join(fargs)})")
+        c("end subroutine call_fwd")
     c("subroutine fill_u(buf)")
     c("  real(dp), intent(out) :: buf(:)")
     c("  integer :: q")
@@ -348,6 +389,32 @@ def flatten_into(B, it, dst, off):
                  f"[{it.size}])")
     else:
         B.append(f"{dst}({off + 1}) = {adj(it)}")
+
+
+def tangent_check(B, active, deps, outonly):
+    """r_fwd along the direction of every perturbed input at once, twice
+    (see the module docstring: ``@tdot``)."""
+    b = B.append
+    b("if (arg1 /= 'notangent') then")
+    b("  print '(a, i2)', '@phase_tangent ', ip")
+    b("  flush(6)")
+    b("  do itry = 1, 2")
+    b("    call reset()")
+    for it in active:
+        if outonly(it):
+            # garbage on entry the second time: r_fwd must overwrite it
+            b(f"    {it.tag}_t = merge(0.0_dp, 1.0d3 * {it.tag}_s, itry == 1)")
+        else:
+            b(f"    {it.tag}_t = {it.tag}_d")
+    b("    call call_fwd()")
+    b("    if (itry == 1) call primal_err('@fwd_primal ')")
+    b("    tdot = 0; tmag = 0")
+    for d in deps:
+        b(f"    tdot = tdot + {d.red(f'{d.tag}_s * {d.tag}_t')}")
+        b(f"    tmag = tmag + {d.red(f'abs({d.tag}_s * {d.tag}_t)')}")
+    b("    print '(a, 2i4, 2es26.17)', '@tdot ', ip, itry, tdot, tmag")
+    b("  end do")
+    b("end if")
 
 
 def jacobian_check(B, case, deps, indeps):

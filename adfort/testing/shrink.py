@@ -5,7 +5,8 @@ calls, statements (whole constructs first, then the statements inside),
 replace constructs by one of their bodies, drop dependents and
 independents, ``--jacobian``, unused variables and arguments; a change is
 kept when the case still fails with the same failure key
-(:attr:`adfort.testing.checker.Result.key`).  Initialisations that keep
+(:attr:`adfort.testing.checker.Result.key`), adjoint and tangent failures
+alike.  Initialisations that keep
 every variable defined (``Node.keep``) are never dropped.
 """
 
@@ -130,8 +131,11 @@ def candidates(case):
         yield new
 
 
-def shrink_case(case, result, budget=240.0, max_checks=400, verbose=False):
-    """(smallest case found, its result) failing with `result`'s key."""
+def shrink_case(case, result, budget=240.0, max_checks=400, verbose=False,
+                tangent=True):
+    """(smallest case found, its result) failing with `result`'s key
+    (`tangent`: whether the tangent is checked, as for
+    :func:`adfort.testing.checker.check`)."""
     key = result.key
     best, best_res = case, result
     start, checks = time.time(), 0
@@ -142,7 +146,7 @@ def shrink_case(case, result, budget=240.0, max_checks=400, verbose=False):
             if time.time() - start > budget or checks >= max_checks:
                 return best, best_res
             checks += 1
-            res = check(cand)
+            res = check(cand, tangent=tangent)
             if res.key == key:
                 best, best_res = cand, res
                 improved = True

@@ -5,8 +5,11 @@ code; arrays, loops and control flow; calls, functions and module
 variables; the same with ``--jacobian``), half of them under each reversal
 schedule, each differentiated in-process, compiled with gfortran's
 run-time checks and checked against central differences and the calling
-convention (see adfort/testing/checker.py).  The batch runs once, in two
-worker processes; each case is one test.
+convention (see adfort/testing/checker.py).  Tangent mode is fuzzed too:
+every case without ``--jacobian`` also has its ``r_fwd`` checked against
+``r_rev`` (dot-product test, primal results, tangent convention); that adds
+about 10 % to the batch's time, so every such case checks it.  The batch
+runs once, in two worker processes; each case is one test.
 
 Cases that fail because of adfort bugs not yet fixed are listed in
 ``known_failures.txt`` next to this file (``level seed class: message``)
@@ -140,9 +143,9 @@ def _tampered(monkeypatch, edit):
     from adfort.testing.generator import generate
     real = checker.differentiate
 
-    def fake(case, path):
-        text, res = real(case, path)
-        if text is not None:
+    def fake(case, path, mode="reverse"):
+        text, res = real(case, path, mode)
+        if text is not None and mode == "reverse":
             text, n = re.subn(r"^(\s*)(\w+_adj) = \2 \+ (.*)$", edit, text,
                               count=1, flags=re.MULTILINE)
             assert n == 1, text
@@ -163,3 +166,82 @@ def test_checker_catches_wrong_adjoint(monkeypatch):
 def test_checker_catches_overwritten_adjoint(monkeypatch):
     res = _tampered(monkeypatch, r"\1\2 = \3")
     assert res.cls == "contract" and "incremented" in res.message, res
+
+
+def _tampered_tangent(monkeypatch, edit):
+    """Check the first level-1 case whose tangent passes, with the text of
+    r_fwd edited by `edit(text, case)`."""
+    from adfort.testing import checker
+    from adfort.testing.generator import generate
+    real = checker.differentiate
+
+    def fake(case, path, mode="reverse"):
+        text, res = real(case, path, mode)
+        if text is not None and mode == "forward":
+            new = edit(text, case)
+            assert new != text, text
+            text = new
+        return text, res
+    for seed in range(50):
+        case = generate(seed, 1)
+        res = checker.check(case)
+        if res.cls == "pass" and res.tangent == "checked":
+            break
+    monkeypatch.setattr(checker, "differentiate", fake)
+    return checker.check(case)
+
+
+def test_checker_catches_wrong_tangent(monkeypatch):
+    import re
+
+    def scale(text, case):
+        # every tangent assignment (not continued on the next line) 0.1 % off
+        return re.sub(r"^(\s*)(\w+_d) = (.*[^&\s])\s*$",
+                      r"\1\2 = 1.001d0 * (\3)", text, flags=re.MULTILINE)
+    res = _tampered_tangent(monkeypatch, scale)
+    assert res.cls == "tangent-mismatch" and res.tangent == "failed", res
+
+
+def test_checker_catches_wrong_tangent_primal(monkeypatch):
+    def nudge(text, case):
+        # r_fwd's primal dependent off by 1e-9 on return, its tangent right
+        end = f"end subroutine {case.top}_fwd"
+        dep = case.dep[0]
+        return text.replace(end, f"{dep} = {dep} * (1 + 1d-9)\n{end}")
+    res = _tampered_tangent(monkeypatch, nudge)
+    assert res.cls == "tangent-contract" and "primal" in res.message, res
+
+
+@pytest.mark.parametrize("statement,cls", [
+    ("error stop 'tampered'", "tangent-crash"),
+    ("this is not fortran", "tangent-compile-fail"),
+    ("call no_such_routine()", "tangent-compile-fail"),   # link error
+])
+def test_checker_catches_broken_tangent(monkeypatch, statement, cls):
+    def insert(text, case):
+        end = f"end subroutine {case.top}_fwd"
+        return text.replace(end, f"{statement}\n{end}")
+    res = _tampered_tangent(monkeypatch, insert)
+    # the adjoint is still checked (a crash: on a run without r_fwd)
+    assert res.cls == cls and res.tangent == "failed", res
+
+
+def test_classify_tangent_verdicts():
+    """The tangent's verdicts from driver output (no compiler needed)."""
+    from adfort.testing.checker import classify_tangent
+    from adfort.testing.generator import generate
+    case = generate(0, 1)
+    lhs = "@lhs 1 1 0.75\n@lhs 1 2 -0.25\n"
+
+    def verdict(tdot1, tdot2=None, primal=0.0):
+        out = lhs + f"@fwd_primal 1 {primal}\n@tdot 1 1 {tdot1} 1.0\n"
+        if tdot2 is not None:
+            out += f"@tdot 1 2 {tdot2} 1.0\n"
+        return classify_tangent(case, out).cls
+    assert verdict(0.5, 0.5) == "pass"
+    assert verdict(0.5 + 1e-13, 0.5) == "pass"     # rounding
+    assert verdict(0.5 + 1e-8, 0.5) == "tangent-mismatch"
+    assert verdict(float("nan")) == "tangent-mismatch"
+    assert verdict(0.5, 0.7) == "tangent-contract"  # depends on entry values
+    assert verdict(0.5, 0.5, primal=1e-9) == "tangent-contract"
+    assert classify_tangent(case, lhs).cls == "tangent-crash"   # no @tdot
