@@ -1,7 +1,7 @@
 """Run many cases in worker processes and summarise them.
 
-Each case's adjoint is checked and, unless ``--no-tangent`` or the case
-uses ``--jacobian``, its tangent ``r_fwd`` too (see
+Each case's adjoint is checked and, unless ``--no-tangent``, its tangent
+``r_fwd`` too (see
 :mod:`adfort.testing.checker`); the summary counts both kinds of failure
 and what became of the tangents.
 """

@@ -2,7 +2,7 @@
 
 Steps: write the source; differentiate it in-process with
 :func:`adfort.api.differentiate_file`, in reverse mode and (with
-``tangent=True``, unless the case uses ``--jacobian``) in tangent mode;
+``tangent=True``) in tangent mode (a ``--jacobian`` case's tangent without it);
 compile the original, the adjoint, the tangent and the driver
 (:mod:`adfort.testing.driver`) with gfortran's run-time checks and
 floating-point traps; run; compare.
@@ -47,7 +47,7 @@ Classes (``Result.cls``):
 
 All but ``pass`` and ``adfort-error`` are bugs (:data:`BUGS`).
 ``Result.tangent`` notes what became of the tangent: ``checked``,
-``skipped`` (``--jacobian``, or not asked for), ``adfort-error`` (rejected
+``skipped`` (not asked for, or no adjoint to compare with), ``adfort-error`` (rejected
 where reverse mode also rejected, or for a documented limit: the
 ``tangent-adfort-error`` note of the reports, not a failure) or ``failed``.
 """
@@ -136,7 +136,8 @@ def differentiate(case, path, mode="reverse"):
     try:
         text, _, _ = differentiate_file(
             str(path), case.dep, case.indep, SCHEDULES[case.schedule](),
-            routine=case.top, options={"jacobian": case.jacobian}, mode=mode)
+            routine=case.top, options={"jacobian": case.jacobian and mode != "forward"},
+            mode=mode)
         return text, None
     except AdfortError as err:
         return None, Result("adfort-error", err.message,
@@ -184,7 +185,9 @@ def check(case, workdir=None, keep=False, timeout=60, tangent=True):
     workdir = Path(workdir or tempfile.mkdtemp(prefix="adfort_fuzz_"))
     workdir.mkdir(parents=True, exist_ok=True)
     try:
-        res = _check(case, workdir, timeout, tangent and not case.jacobian)
+        # (a --jacobian case's tangent is generated without it: r_fwd
+        # takes one direction, the driver checks it like any other)
+        res = _check(case, workdir, timeout, tangent)
     finally:
         if own and not keep:
             shutil.rmtree(workdir, ignore_errors=True)
