@@ -147,6 +147,8 @@ class Unit:
             text = " ".join(str(n).lower() for n in block.parse_tree_nodes)
             if re.search(r"\b%s\b" % re.escape(name), text):
                 return True
+        if self._assigned_first(name):
+            return False
         for ref in self.work.walk(Reference):
             if ref.symbol.name.lower() != name:
                 continue
@@ -173,6 +175,21 @@ class Unit:
                              or not callee.reads_on_entry(formals[position], seen))):
                     continue
             return True
+        return False
+
+    def _assigned_first(self, name):
+        """Whether the routine's first statement naming `name` assigns all
+        of it without reading it (``misfit = 0`` before ``misfit = misfit +
+        …`` in a loop): the value on entry is never read.  Statements run in
+        order at the top level; one that names it in any other way (in a
+        loop, a condition, a call, a subscript) ends the search."""
+        for stmt in self.work.children:
+            refs = [r for r in stmt.walk(Reference) if r.symbol.name.lower() == name]
+            if not refs:
+                continue
+            return (isinstance(stmt, Assignment) and not stmt.is_pointer
+                    and type(stmt.lhs) is Reference and stmt.lhs.symbol.name.lower() == name
+                    and all(r is stmt.lhs for r in refs))
         return False
 
     def key(self, symbol):
