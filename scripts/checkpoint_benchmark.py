@@ -392,11 +392,9 @@ def step_tape_bytes(rows: Sequence[Row]) -> Optional[int]:
 
 
 def snapshot_bytes(grid: int) -> int:
-    """Bytes of one snapshot as adfort takes it: h, u, v, cost and misfit in
-    double precision.  (misfit is set before it is read in every step, so
-    it need not be in the snapshot; adfort keeps it because the step
-    procedure has it as an argument.)"""
-    return (3 * grid ** 2 + 2) * 8
+    """Bytes of one snapshot as adfort takes it: h, u, v and cost in double
+    precision (misfit, set before it is read in every step, is not in it)."""
+    return (3 * grid ** 2 + 1) * 8
 
 
 def check(rows: Sequence[Row], snapshots: int, grid: int) -> List[str]:
