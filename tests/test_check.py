@@ -202,7 +202,7 @@ def test_adjoint_that_does_not_compile(tmp_path):
     assert last_line(result) == "adfort check: FAILED: compile"
 
 
-# -- tangent (hand-written with --tangent until tangent mode is merged) ----
+# -- a hand-written tangent given with --tangent ---------------------------
 
 BLEND = """\
 module blend_mod
