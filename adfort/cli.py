@@ -213,6 +213,20 @@ _DIFF_OPTIONS = [
 ]
 
 
+def _fail(err):
+    """Report `err` and exit: 1 for input adfort cannot handle (an
+    :class:`AdfortError`, naming file:line), 2 for a bug of adfort's."""
+    if isinstance(err, AdfortError):
+        click.echo(f"adfort: error: {err}", err=True)
+        sys.exit(1)
+    if os.environ.get("ADFORT_DEBUG"):
+        traceback.print_exception(err)
+    click.echo(f"adfort: internal error: {type(err).__name__}: {err}\n"
+               "This is a bug in adfort; please report it with the input file "
+               "(set ADFORT_DEBUG=1 for details).", err=True)
+    sys.exit(2)
+
+
 def _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
                         no_inline_operation_adjoints):
     """The options of the generated code (see :mod:`adfort.context`)."""
@@ -332,16 +346,8 @@ def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, link
             _write_atomically(output, text)
         if timings:
             _print_timings(startup, timing.stop())
-    except AdfortError as err:
-        click.echo(f"adfort: error: {err}", err=True)
-        sys.exit(1)
-    except Exception as err:  # never show users a traceback
-        if os.environ.get("ADFORT_DEBUG"):
-            traceback.print_exc()
-        click.echo(f"adfort: internal error: {type(err).__name__}: {err}\n"
-                   "This is a bug in adfort; please report it with the input file "
-                   "(set ADFORT_DEBUG=1 for details).", err=True)
-        sys.exit(2)
+    except Exception as err:  # noqa: BLE001 (never show users a traceback)
+        _fail(err)
 
 
 @main.command(epilog="""\b
@@ -452,13 +458,5 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoint
             draw(outcome, plot, f"Taylor test of {outcome.problem.routine}")
             click.echo(f"adfort check: Taylor remainders drawn in {plot}")
         sys.exit(0 if outcome.passed else 3)
-    except AdfortError as err:
-        click.echo(f"adfort: error: {err}", err=True)
-        sys.exit(1)
-    except Exception as err:  # never show users a traceback
-        if os.environ.get("ADFORT_DEBUG"):
-            traceback.print_exc()
-        click.echo(f"adfort: internal error: {type(err).__name__}: {err}\n"
-                   "This is a bug in adfort; please report it with the input file "
-                   "(set ADFORT_DEBUG=1 for details).", err=True)
-        sys.exit(2)
+    except Exception as err:  # noqa: BLE001 (never show users a traceback)
+        _fail(err)
