@@ -270,6 +270,8 @@ def install():
             # name would import its parents, PSyclone among them.)
             top, _, rest = package.partition(".")
             spec = importlib.util.find_spec(top)
+            if spec is None:
+                continue  # not installed: the import that needs it says so
             place = os.path.join(os.path.dirname(spec.origin or ""), *rest.split("."))
             if not os.path.isfile(os.path.join(place, "__init__.py")):
                 continue
