@@ -98,16 +98,7 @@ class TangentBuild(_ProgramBuild):
                 for module, name in sorted(self.activity.active_modules()):
                     if not self.zeroed_on_entry(module, name):
                         continue
-                    symbol = self._module_adjoint(module, name)
-                    own = unit.work.symbol_table.lookup(name, otherwise=None,
-                                                        scope_limit=unit.work)
-                    if module_tangents.setdefault(name, symbol) is not symbol or (
-                            own is not None and unit.owns(own)):
-                        raise AdfortError(
-                            f"the module variable '{module}::{name}' carries derivatives "
-                            f"in routines '{unit.name}' calls, but '{unit.name}' has its "
-                            f"own '{name}': rename one of them",
-                            where(unit.original, self.filename))
+                    self._top_module_derivative(unit, module, name, module_tangents)
                     if name not in module_roles:
                         zeroed.add(name)
             else:

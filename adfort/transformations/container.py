@@ -605,6 +605,20 @@ class _ProgramBuild:
                                                           symbol.datatype.copy())
         return self.module_adjoint_symbols[key]
 
+    def _top_module_derivative(self, unit, module, name, held):
+        """The derivative symbol of active module variable `module::name` in
+        the top routine `unit`, recorded in `held` ({name: symbol}); an error
+        if another module's variable or `unit`'s own takes the name."""
+        symbol = self._module_adjoint(module, name)
+        own = unit.work.symbol_table.lookup(name, otherwise=None, scope_limit=unit.work)
+        if held.setdefault(name, symbol) is not symbol or (own is not None
+                                                           and unit.owns(own)):
+            raise AdfortError(
+                f"the module variable '{module}::{name}' carries derivatives in routines "
+                f"'{unit.name}' calls, but '{unit.name}' has its own '{name}': rename one "
+                "of them", where(unit.original, self.filename))
+        return symbol
+
     def module_output_name(self, module):
         """The generated module's name for module `module` (any case), spelt
         after the original's declaration."""
@@ -696,16 +710,7 @@ class _ProgramBuild:
                 # Every active module variable's adjoint, used here or only
                 # in callees: the user's when a role, else zeroed first.
                 for module, name in sorted(self.activity.active_modules()):
-                    symbol = self._module_adjoint(module, name)
-                    own = unit.work.symbol_table.lookup(name, otherwise=None,
-                                                        scope_limit=unit.work)
-                    if module_adjoints.setdefault(name, symbol) is not symbol or (
-                            own is not None and unit.owns(own)):
-                        raise AdfortError(
-                            f"the module variable '{module}::{name}' carries derivatives "
-                            f"in routines '{unit.name}' calls, but '{unit.name}' has its own "
-                            f"'{name}': rename one of them", where(unit.original,
-                                                                   self.filename))
+                    self._top_module_derivative(unit, module, name, module_adjoints)
             else:
                 dependents = independents = self._active_formals(unit)
             deferred = {}
