@@ -13,14 +13,15 @@ request.
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, IntrinsicCall, Loop, Reference, Routine, Statement,
     WhileLoop)
-from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, ScalarType
+from psyclone.psyir.symbols import (
+    ArgumentInterface, ArrayType, CommonBlockInterface, ScalarType)
 
 from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
 from adfort.pointers import aliases, canonical, target_reads
 from adfort.components import held_in_allocatable_components
-from adfort.derived import zero_statements
+from adfort.derived import is_derived, zero_statements
 from adfort.errors import AdfortError, where
 from adfort.forward_only import kept_statement_writes
 from adfort.optional import optional_names
@@ -335,6 +336,10 @@ def reverse_work(work, spec, options, names, filename=None):
     # A local array handed over is handed over where it was ever set.
     handed = {name: written_section(work, name, spec.calls, call_writes)
               for name in finals}
+    # Active local work arrays: the section their adjoints need zeroed.
+    sections = {name: handed[name] if name in handed else
+                written_section(work, name, spec.calls, call_writes)
+                for name in _local_arrays(table, active)}
 
     taped_arrays = any(expr_rank(a.lhs) > 0 for a in assignments if id(a) in plan.taped)
     # Strings go on the tape character by character: their length may be
@@ -401,7 +406,8 @@ def reverse_work(work, spec, options, names, filename=None):
                 # dependent nor independent: a local of the argument's shape.
                 ret_body.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
                     Reference(adj), ("mold", Reference(table.lookup(name)))]))
-            ret_body.extend(zero_statements(adj, table, taken))
+            ret_body.extend(_zeroed(adj, sections.get(name))
+                            or zero_statements(adj, table, taken))
     ret_body.extend(body_ret)
     ret_body.extend(entry_ret)
 
@@ -542,6 +548,27 @@ def reverse_work(work, spec, options, names, filename=None):
     motions.pushes = tapes.pushes_made() > 0 or any(
         getattr(c, "pushes", True) for c in spec.calls.values() if c is not None)
     return motions
+
+
+def _local_arrays(table, active):
+    """Lower-case names of the active local arrays of `table`."""
+    return sorted(s.name.lower() for s in table.datasymbols
+                  if s.name.lower() in active and not s.is_argument
+                  and isinstance(s.datatype, ArrayType) and not is_derived(s.datatype))
+
+
+def _zeroed(adj, section):
+    """``a_adj(lo:hi) = 0`` for the adjoint `adj` of a local work array the
+    routine only ever sets on `section` (FORTRAN 77: ``X(NMAX)`` used on
+    ``1:N``; see :func:`adfort.reach.written_section`), or None.  A local
+    is read only where it was set first, and its adjoint is read only where
+    the local was set: the other elements' adjoints are never read, so
+    zeroing them would only cost time (all of NMAX on every call)."""
+    if section is None or not isinstance(adj.datatype, ArrayType):
+        return None
+    zero = zero_statements(adj)[0]
+    zero.lhs.replace_with(ArrayReference.create(adj, [i.copy() for i in section.indices]))
+    return [zero]
 
 
 def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan, outputs=()):
