@@ -15,6 +15,11 @@ without work PSyclone repeats on every call:
 - ``Node.copy`` made its shallow copy through ``copy.copy`` (the pickle
   protocol: ``__reduce_ex__``, ``copyreg``); it now makes the same object
   directly (nodes define no ``__copy__``, ``__slots__`` or state hooks).
+- ``Node._refine_copy`` put each copied child in through the checked
+  ``ChildrenList.extend`` (is it a valid child at this position, is it an
+  orphan): a copy's children are fresh copies of children the original
+  held at the same positions, so the checks cannot fail; it now links
+  them in directly (same list, parents and symbol-table updates).
 - A copy of a scope (routine, loop body…) ends by pointing every
   reference below it at the symbols of the copied tables
   (``replace_symbols_using``), and so does every scope nested in it, each
@@ -22,12 +27,15 @@ without work PSyclone repeats on every call:
   three times.  Only the outermost scope of a copy does it now; it looks
   every name up from the innermost table out, and an inner scope's own
   pass found no more (its tables then ended at itself) and decided
-  nothing the outer pass does not decide again.
+  nothing the outer pass does not decide again.  The outermost scope
+  of a copy need not do it either when it is detached and its table
+  empty (a loop's body, copied with its loop): it can find no name.
 
 :func:`apply` installs them once (``import adfort`` does).
 """
 
 from psyclone.psyir.nodes import Container, DataNode, Node, Routine, ScopingNode, Statement
+from psyclone.psyir.nodes.node import ChildrenList
 from psyclone.psyir.symbols import symbol_table as _symbol_table_module
 from psyclone.psyir.symbols.symbol_table import SymbolTable
 
@@ -36,8 +44,12 @@ _DEFAULT = _symbol_table_module.DEFAULT_SENTINEL
 _original_lookup = SymbolTable.lookup
 _original_walk = Node.walk
 _original_copy = Node.copy
+_original_refine = Node._refine_copy
+_base_update_parent = Node.update_parent_symbol_table
+_original_extend = ChildrenList.extend
 _original_scope_refine = ScopingNode._refine_copy
 _original_scope_replace = ScopingNode.replace_symbols_using
+_new_list = list.__new__
 _copying = []       # the scopes whose copies are being refined, outermost first
 
 
@@ -92,12 +104,61 @@ def _walk(self, my_type, stop_type=None, depth=None):
 
 
 def _copy(self):
-    """``Node.copy``: a shallow copy refined by ``_refine_copy``."""
-    cls = type(self)
-    new_instance = cls.__new__(cls)
-    new_instance.__dict__.update(self.__dict__)
-    new_instance._refine_copy(self)
-    return new_instance
+    """``Node.copy``: a shallow copy refined by ``_refine_copy`` (done here
+    for the classes that keep :func:`_refine_copy`, most of a tree)."""
+    cls = self.__class__
+    new = cls.__new__(cls)
+    new.__dict__.update(self.__dict__)
+    if cls._refine_copy is not _refine_copy:
+        new._refine_copy(self)
+        return new
+    new._disable_tree_update = True
+    new._parent = None
+    new._has_constructor_parent = False
+    new._annotations = self._annotations[:]
+    new._children = children = _children_list(new)
+    if self._children:
+        _adopt(new, children, [child.copy() for child in self._children])
+    new._disable_tree_update = False
+    new._cached_abs_position = None
+    return new
+
+
+def _children_list(node):
+    """An empty ``ChildrenList`` of `node` (what its ``__init__`` makes)."""
+    children = _new_list(ChildrenList)
+    children._node_reference = node
+    children._validation_function = node._validate_child
+    children._validation_text = node._children_valid_format
+    return children
+
+
+def _adopt(node, children, copies):
+    """Put `copies` (fresh copies of the children of the node `node` is a
+    copy of) in `node`'s empty list `children`, as ``extend`` would."""
+    list.extend(children, copies)
+    for child in copies:
+        if child.__class__.update_parent_symbol_table is not _base_update_parent:
+            child.update_parent_symbol_table(node)
+        child._parent = node
+        child._has_constructor_parent = False
+    for child in copies:
+        if hasattr(child, "symbol_table"):
+            # (as the original: the children's tables see the new scope)
+            child.symbol_table.localise_all_symbol_dependencies()
+
+
+def _refine_copy(self, other):
+    """``Node._refine_copy``: the same copies of the children, linked in
+    without ``ChildrenList``'s checks (see the module's notes)."""
+    self._disable_tree_update = True
+    self._parent = None
+    self._has_constructor_parent = False
+    self._annotations = other._annotations[:]
+    self._children = children = _children_list(self)
+    _adopt(self, children, [child.copy() for child in other._children])
+    self._disable_tree_update = False
+    self._cached_abs_position = None
 
 
 def _scope_refine_copy(self, other):
@@ -111,9 +172,12 @@ def _scope_refine_copy(self, other):
 
 def _scope_replace_symbols_using(self, table_or_symbol):
     """``ScopingNode.replace_symbols_using``, except the pass a scope nested
-    in a copy makes over itself at the end of its own refinement."""
-    if len(_copying) > 1 and _copying[-1] is self and \
-            table_or_symbol is self._symbol_table:
+    in a copy makes over itself at the end of its own refinement, and the
+    pass of a detached copy whose table is empty (the body of a copied
+    loop or branch): every name is looked up in that table alone, and
+    none is found."""
+    if _copying and _copying[-1] is self and table_or_symbol is self._symbol_table and (
+            len(_copying) > 1 or self._parent is None and not table_or_symbol._symbols):
         return
     _original_scope_replace(self, table_or_symbol)
 
@@ -139,6 +203,8 @@ def apply():
     if Node.copy is _original_copy and all(
             _plain_class(cls) for cls in [Node] + _subclasses(Node)):
         Node.copy = _copy
+    if Node._refine_copy is _original_refine and ChildrenList.extend is _original_extend:
+        Node._refine_copy = _refine_copy
     if not any("_refine_copy" in vars(cls) or "replace_symbols_using" in vars(cls)
                for cls in _subclasses(ScopingNode) if cls.__module__.startswith("adfort")):
         ScopingNode._refine_copy = _scope_refine_copy
