@@ -11,7 +11,8 @@ without work PSyclone repeats on every call:
 - ``Node.walk`` recursed once per node, concatenating lists; it now walks
   with a stack, in the same order (depth first, parents before children);
   a walk for routines or modules alone does not enter statements and
-  expressions (which never hold one).
+  expressions (which never hold one).  Other walks are remembered until
+  the subtree changes (:mod:`adfort.walks`).
 - ``Node.copy`` made its shallow copy through ``copy.copy`` (the pickle
   protocol: ``__reduce_ex__``, ``copyreg``); it now makes the same object
   directly (nodes define no ``__copy__``, ``__slots__`` or state hooks).
@@ -39,7 +40,10 @@ from psyclone.psyir.nodes.node import ChildrenList
 from psyclone.psyir.symbols import symbol_table as _symbol_table_module
 from psyclone.psyir.symbols.symbol_table import SymbolTable
 
+from adfort import walks
+
 _applied = False
+_remembering = False    # whether walks are remembered (adfort.walks)
 _DEFAULT = _symbol_table_module.DEFAULT_SENTINEL
 _original_lookup = SymbolTable.lookup
 _original_walk = Node.walk
@@ -88,6 +92,8 @@ def _walk(self, my_type, stop_type=None, depth=None):
                 not issubclass(t, _NO_UNITS_BELOW) for t in types)
         if units:
             stop_type = _NO_UNITS_BELOW
+        elif _remembering:
+            return walks.walk(self, my_type)
     found = []
     stack = [self]
     pop, push = stack.pop, stack.extend
@@ -109,6 +115,7 @@ def _copy(self):
     cls = self.__class__
     new = cls.__new__(cls)
     new.__dict__.update(self.__dict__)
+    new.__dict__.pop(walks.KEY, None)
     if cls._refine_copy is not _refine_copy:
         new._refine_copy(self)
         return new
@@ -192,7 +199,7 @@ def _plain_class(cls):
 
 def apply():
     """Install the replacements (once)."""
-    global _applied
+    global _applied, _remembering
     if _applied:
         return
     _applied = True
@@ -203,6 +210,7 @@ def apply():
     if Node.copy is _original_copy and all(
             _plain_class(cls) for cls in [Node] + _subclasses(Node)):
         Node.copy = _copy
+        _remembering = walks.install()
     if Node._refine_copy is _original_refine and ChildrenList.extend is _original_extend:
         Node._refine_copy = _refine_copy
     if not any("_refine_copy" in vars(cls) or "replace_symbols_using" in vars(cls)
