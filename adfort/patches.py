@@ -35,9 +35,10 @@ without work PSyclone repeats on every call:
 :func:`apply` installs them once (``import adfort`` does).
 """
 
-from psyclone.psyir.nodes import Container, DataNode, Node, Routine, ScopingNode, Statement
+from psyclone.psyir.nodes import (
+    Container, DataNode, Literal, Loop, Node, Reference, Routine, ScopingNode, Statement)
 from psyclone.psyir.nodes.node import ChildrenList
-from psyclone.psyir.symbols import symbol_table as _symbol_table_module
+from psyclone.psyir.symbols import ScalarType, symbol_table as _symbol_table_module
 from psyclone.psyir.symbols.symbol_table import SymbolTable
 
 from adfort import walks
@@ -186,7 +187,69 @@ def _scope_replace_symbols_using(self, table_or_symbol):
     if _copying and _copying[-1] is self and table_or_symbol is self._symbol_table and (
             len(_copying) > 1 or self._parent is None and not table_or_symbol._symbols):
         return
+    if _remembering and self._parent is None and table_or_symbol is self._symbol_table \
+            and _replace_in_detached_scope(self, table_or_symbol):
+        return
     _original_scope_replace(self, table_or_symbol)
+
+
+_REFERENCE, _LITERAL, _LOOP, _NOTHING = range(4)
+_kinds = {}     # node class: what its replace_symbols_using does, or None
+
+
+def _kind(cls):
+    """What ``replace_symbols_using`` of a `cls` node does to the node
+    itself (its children aside), when PSyclone's own method is it."""
+    method = cls.replace_symbols_using
+    for base, kind in ((Reference, _REFERENCE), (Literal, _LITERAL), (Loop, _LOOP),
+                       (ScopingNode, _NOTHING), (Node, _NOTHING)):
+        if issubclass(cls, base):
+            return kind if method is base.replace_symbols_using else None
+    return None
+
+
+def _replace_in_detached_scope(scope, table):
+    """``replace_symbols_using(table)`` of a detached `scope` whose table is
+    `table` and whose nested scopes declare nothing (a routine copied with
+    a new body, a copied routine), or False if it is not such a case.
+
+    Each name is then looked up in `table` alone (the nested tables are
+    empty, nothing encloses `table`): one pass over the nodes in place of
+    PSyclone's recursion through every node's method.
+    """
+    nodes = walks.walk(scope, Node)
+    kinds = []
+    for node in nodes:
+        cls = node.__class__
+        kind = _kinds.get(cls, -1)
+        if kind == -1:
+            kind = _kinds[cls] = _kind(cls)
+        if kind is None or isinstance(node, ScopingNode) and node is not scope and \
+                node._symbol_table._symbols:
+            return False
+        kinds.append(kind)
+    symbols = table._symbols
+    for node, kind in zip(nodes, kinds):
+        if kind == _REFERENCE:
+            found = symbols.get(node._symbol.name.lower())
+            if found is not None:
+                node._symbol = found
+        elif kind == _LITERAL:
+            datatype = node._datatype
+            precision = getattr(datatype, "_precision", None)
+            if datatype.__class__ is ScalarType and precision.__class__ is Reference and \
+                    not isinstance(datatype._length, DataNode):
+                # (5.0_wp: what ScalarType's method does, shortly)
+                found = symbols.get(precision._symbol.name.lower())
+                if found is not None:
+                    precision._symbol = found
+            else:
+                datatype.replace_symbols_using(table)
+        elif kind == _LOOP and node._variable:
+            found = symbols.get(node._variable.name.lower())
+            if found is not None:
+                node.variable = found
+    return True
 
 
 def _plain_class(cls):
