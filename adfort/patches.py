@@ -31,14 +31,20 @@ without work PSyclone repeats on every call:
   nothing the outer pass does not decide again.  The outermost scope
   of a copy need not do it either when it is detached and its table
   empty (a loop's body, copied with its loop): it can find no name.
+- ``ScalarType.copy`` and ``ArrayType.copy`` built their copies through the
+  constructors, checking again what the original passed, and an array's
+  bounds were copied twice; they now copy the attributes directly.
 
 :func:`apply` installs them once (``import adfort`` does).
 """
 
+from enum import Enum
+
 from psyclone.psyir.nodes import (
-    Container, DataNode, Literal, Loop, Node, Reference, Routine, ScopingNode, Statement)
+    Assignment, Container, DataNode, Literal, Loop, Node, Reference, Routine, ScopingNode,
+    Statement)
 from psyclone.psyir.nodes.node import ChildrenList
-from psyclone.psyir.symbols import ScalarType, symbol_table as _symbol_table_module
+from psyclone.psyir.symbols import ArrayType, ScalarType, symbol_table as _symbol_table_module
 from psyclone.psyir.symbols.symbol_table import SymbolTable
 
 from adfort import walks
@@ -55,6 +61,10 @@ _original_extend = ChildrenList.extend
 _original_scope_refine = ScopingNode._refine_copy
 _original_scope_replace = ScopingNode.replace_symbols_using
 _new_list = list.__new__
+_new_object = object.__new__
+_set_frozen = object.__setattr__
+_original_scalar_copy = ScalarType.copy
+_original_array_copy = ArrayType.copy
 _copying = []       # the scopes whose copies are being refined, outermost first
 
 
@@ -252,6 +262,52 @@ def _replace_in_detached_scope(scope, table):
     return True
 
 
+def _scalar_copy(self):
+    """``ScalarType.copy`` of a type without a length (not a string): the
+    same attributes, the kind expression copied, without the checks a new
+    type's arguments go through (they passed them already)."""
+    if self.__class__ is not ScalarType or self._length is not None:
+        return _original_scalar_copy(self)
+    precision = self._precision
+    new = _new_object(ScalarType)
+    new._intrinsic = self._intrinsic
+    # (a kind number or default stays: PSyclone's copy of it is itself)
+    new._precision = precision if isinstance(precision, (int, Enum)) else precision.copy()
+    new._length = None
+    return new
+
+
+def _array_copy(self):
+    """``ArrayType.copy``: each bound copied once (PSyclone copied it, and
+    the new bounds copied it again to hang it under a dangling assignment,
+    as they still do), without checking again a shape that was checked."""
+    if self.__class__ is not ArrayType:
+        return _original_array_copy(self)
+    shape = []
+    for dim in self._shape:
+        if isinstance(dim, ArrayType.ArrayBounds):
+            bounds = _new_object(ArrayType.ArrayBounds)
+            _set_frozen(bounds, "lower", _dangling(dim.lower))
+            _set_frozen(bounds, "upper", _dangling(dim.upper))
+            dim = bounds
+        shape.append(dim)
+    new = _new_object(ArrayType)
+    new._shape = shape
+    element = self._elemental_type
+    new._elemental_type = element.copy() if isinstance(element, ScalarType) else element
+    return new
+
+
+def _dangling(bound):
+    """A copy of the array bound `bound` under an assignment of its own
+    (what ``ArrayBounds`` keeps)."""
+    if not isinstance(bound, DataNode):
+        return bound    # (an extent given by an attribute)
+    parent = Assignment()
+    parent.addchild(bound.copy())
+    return parent.children[0]
+
+
 def _plain_class(cls):
     """Whether ``copy.copy`` of an instance of `cls` is a new instance with
     the same ``__dict__`` (what :func:`_copy` makes)."""
@@ -276,6 +332,10 @@ def apply():
         _remembering = walks.install()
     if Node._refine_copy is _original_refine and ChildrenList.extend is _original_extend:
         Node._refine_copy = _refine_copy
+    if ScalarType.copy is _original_scalar_copy and ArrayType.copy is _original_array_copy \
+            and vars(ArrayType.ArrayBounds).get("__post_init__") is not None:
+        ScalarType.copy = _scalar_copy
+        ArrayType.copy = _array_copy
     if not any("_refine_copy" in vars(cls) or "replace_symbols_using" in vars(cls)
                for cls in _subclasses(ScopingNode) if cls.__module__.startswith("adfort")):
         ScopingNode._refine_copy = _scope_refine_copy
