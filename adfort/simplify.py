@@ -581,6 +581,11 @@ RULES: List[Callable[[Node], Optional[Node]]] = [
 ]
 
 
+#: What one operand of a binary operation is when a rule applies to it (a
+#: constant, possibly negated, or a negation).
+_RULE_OPERANDS = (Literal, UnaryOperation)
+
+
 # ---------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------
@@ -595,6 +600,9 @@ def _rewrite(node: Node) -> Optional[Node]:
     '''Apply the first applicable rule at node; return the replacement.'''
     if not isinstance(node, (BinaryOperation, UnaryOperation)):
         return None     # every rule rewrites an operation (most nodes are not)
+    if isinstance(node, BinaryOperation) and not any(
+            isinstance(operand, _RULE_OPERANDS) for operand in node.children):
+        return None     # every rule on a binary one needs a constant or negation
     for rule in RULES:
         new = rule(node)
         if new is None:

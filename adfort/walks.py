@@ -28,6 +28,8 @@ _matches = {}            # my_type: {node class: whether its nodes are my_type}
 def walk(node, my_type):
     """The nodes below `node` (and it) that are `my_type`, in walk order (a
     new list, which the caller may change)."""
+    if not node._children:    # (a leaf: nothing worth remembering)
+        return [node] if isinstance(node, my_type) else []
     lists = node.__dict__.get(KEY)
     if lists is None:
         lists = node.__dict__[KEY] = {}
