@@ -31,6 +31,7 @@ without work PSyclone repeats on every call:
   nothing the outer pass does not decide again.  The outermost scope
   of a copy need not do it either when it is detached and its table
   empty (a loop's body, copied with its loop): it can find no name.
+- ``Node.debug_string`` made a new writer each time; one serves all.
 - ``ScalarType.copy`` and ``ArrayType.copy`` built their copies through the
   constructors, checking again what the original passed, and an array's
   bounds were copied twice; they now copy the attributes directly.
@@ -63,6 +64,8 @@ _original_scope_replace = ScopingNode.replace_symbols_using
 _new_list = list.__new__
 _new_object = object.__new__
 _set_frozen = object.__setattr__
+_original_debug_string = Node.debug_string
+_debug_writer = []  # the DebugWriter every debug_string uses, once made
 _original_scalar_copy = ScalarType.copy
 _original_array_copy = ArrayType.copy
 _copying = []       # the scopes whose copies are being refined, outermost first
@@ -308,6 +311,17 @@ def _dangling(bound):
     return parent.children[0]
 
 
+def _debug_string(self):
+    """``Node.debug_string`` through one DebugWriter (making one set up
+    its operator tables, the most of a short statement's cost)."""
+    if not _debug_writer:
+        from psyclone.psyir.backend.debug_writer import DebugWriter
+        _debug_writer.append(DebugWriter())
+    writer = _debug_writer[0]
+    writer._depth = 0   # (as a new one: a failed call may have left it)
+    return writer(self)
+
+
 def _plain_class(cls):
     """Whether ``copy.copy`` of an instance of `cls` is a new instance with
     the same ``__dict__`` (what :func:`_copy` makes)."""
@@ -332,6 +346,9 @@ def apply():
         _remembering = walks.install()
     if Node._refine_copy is _original_refine and ChildrenList.extend is _original_extend:
         Node._refine_copy = _refine_copy
+    if Node.debug_string is _original_debug_string and not any(
+            "debug_string" in vars(cls) for cls in _subclasses(Node)):
+        Node.debug_string = _debug_string
     if ScalarType.copy is _original_scalar_copy and ArrayType.copy is _original_array_copy \
             and vars(ArrayType.ArrayBounds).get("__post_init__") is not None:
         ScalarType.copy = _scalar_copy
