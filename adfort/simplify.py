@@ -242,11 +242,20 @@ def _literal_value(node: Node) -> Optional[Fraction]:
     if not isinstance(node, Literal) or not isinstance(node.datatype,
                                                        ScalarType):
         return None
-    if node.datatype.intrinsic == INTEGER:
-        return Fraction(int(node.value))
-    if node.datatype.intrinsic == REAL:
-        return Fraction(Decimal(node.value))
-    return None
+    intrinsic = node.datatype.intrinsic
+    if intrinsic not in (INTEGER, REAL):
+        return None
+    # (Reading a number through Decimal and Fraction costs more than the
+    # rest of a rule: each text is read once.)
+    key = (intrinsic is INTEGER, node.value)
+    value = _VALUES.get(key)
+    if value is None:
+        value = _VALUES[key] = Fraction(int(node.value)) if intrinsic is INTEGER \
+            else Fraction(Decimal(node.value))
+    return value
+
+
+_VALUES = {}    # (integer?, literal text): its exact value
 
 
 def _is_literal(node: Node, value: int) -> bool:
@@ -581,6 +590,11 @@ RULES: List[Callable[[Node], Optional[Node]]] = [
 ]
 
 
+#: What one operand of a binary operation is when a rule applies to it (a
+#: constant, possibly negated, or a negation).
+_RULE_OPERANDS = (Literal, UnaryOperation)
+
+
 # ---------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------
@@ -595,6 +609,9 @@ def _rewrite(node: Node) -> Optional[Node]:
     '''Apply the first applicable rule at node; return the replacement.'''
     if not isinstance(node, (BinaryOperation, UnaryOperation)):
         return None     # every rule rewrites an operation (most nodes are not)
+    if isinstance(node, BinaryOperation) and not any(
+            isinstance(operand, _RULE_OPERANDS) for operand in node.children):
+        return None     # every rule on a binary one needs a constant or negation
     for rule in RULES:
         new = rule(node)
         if new is None:

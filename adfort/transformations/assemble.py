@@ -492,14 +492,15 @@ def _copy_private_routines(out_module, module):
     schedule, a passive call): ``use`` cannot reach it, and the name is free
     in the generated module since the original's is not imported.
 
-    :returns: the lower-case names copied.
+    :returns: (the lower-case names copied, :func:`_outer_names` of all the
+        routines of `out_module` then).
     """
     copied = set()
     while True:
-        wanted = set()
+        used = set()
         for generated in out_module.children:
-            wanted.update(_outer_names(generated))
-        wanted -= {s.name.lower() for s in out_module.symbol_table.symbols} | copied
+            used.update(_outer_names(generated))
+        wanted = used - ({s.name.lower() for s in out_module.symbol_table.symbols} | copied)
         found = []
         for name in sorted(wanted):
             symbol = module.symbol_table.lookup(name, otherwise=None, scope_limit=module)
@@ -508,7 +509,7 @@ def _copy_private_routines(out_module, module):
                 found += [r for r in module.children
                           if isinstance(r, Routine) and r.name.lower() == name]
         if not found:
-            return copied
+            return copied, used
         for routine in found:
             copy = routine.copy()
             copy.symbol.visibility = Symbol.Visibility.PRIVATE
@@ -528,10 +529,7 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
     reached and is reported.
     """
     table = out_module.symbol_table
-    copied = _copy_private_routines(out_module, module)
-    wanted = set()
-    for generated in out_module.children:
-        wanted.update(_outer_names(generated))
+    copied, wanted = _copy_private_routines(out_module, module)
     for symbol in table.datasymbols:  # module-level tapes: their kinds
         wanted.update(ref.symbol.name.lower() for ref in _datatype_references(symbol))
         wanted.update(type_names(symbol.datatype))

@@ -2,7 +2,7 @@
 whole arrays)."""
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, IntrinsicCall, Literal, Reference,
+    ArrayReference, Assignment, BinaryOperation, IntrinsicCall, Literal, Reference,
     UnaryOperation)
 
 from adfort.arrays import expr_rank
@@ -17,9 +17,14 @@ from adfort.transformations.reverser import statement_text, tag_not_rerun
 
 
 def _sum(terms):
+    """The sum of the :class:`E` `terms`, made of their nodes (fresh ones,
+    nothing else holds them): ``E.__add__`` would copy the sum so far at
+    every term."""
     total = terms[0]
     for term in terms[1:]:
-        total = total + term
+        kind = total.kind if total.kind is not None else term.kind
+        total = E(BinaryOperation.create(BinaryOperation.Operator.ADD, total.node, term.node),
+                  kind)
     return total
 
 
@@ -143,10 +148,12 @@ def assignment_adjoint(assign, ctx):
     for key, increments in terms.items():
         adj = targets[key]
         total = _sum([E(_increment(adj, i.node), kind) for i in increments])
-        statements.append(Assignment.create(adj.copy(), (E(adj.copy(), kind) + total).copy()))
+        # (adj + total, taking total's fresh node)
+        statements.append(Assignment.create(adj.copy(), BinaryOperation.create(
+            BinaryOperation.Operator.ADD, adj.copy(), total.node)))
     if not aliased:
         if own_terms:
-            update = _sum([E(_increment(target, i.node), kind) for i in own_terms]).copy()
+            update = _sum([E(_increment(target, i.node), kind) for i in own_terms]).node
         else:
             update = real_literal(0, kind)
         statements.append(Assignment.create(target.copy(), update))
@@ -161,8 +168,18 @@ def assignment_adjoint(assign, ctx):
             simplify_statements(statements, ctx.options["simplify_n_times"])
     ctx.name_operation_adjoints(statements, scratch)
     # An accumulation (s = s + …) leaves its own adjoint unchanged.
-    return [s for s in statements if not (
-        isinstance(s, Assignment) and s.lhs.debug_string() == s.rhs.debug_string())]
+    return [s for s in statements if not _assigns_itself(s)]
+
+
+def _assigns_itself(statement):
+    """Whether `statement` is ``v = v`` (the same text on both sides)."""
+    if not isinstance(statement, Assignment):
+        return False
+    # (An operation or a literal is never written like a variable: no
+    # need to write it to know.)
+    if isinstance(statement.rhs, (Literal, BinaryOperation, UnaryOperation)):
+        return False
+    return statement.lhs.debug_string() == statement.rhs.debug_string()
 
 
 def derived_copy_adjoint(assign, ctx):

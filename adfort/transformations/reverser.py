@@ -27,9 +27,17 @@ def statement_text(stmt):
 
     Written straight from the node: the writer's usual call copies the whole
     tree the statement is in first (to lower DSL nodes, which adfort's trees
-    do not hold), a cost per statement of the size of its routine."""
-    text = Writer()._visit(stmt).strip().splitlines()
+    do not hold), a cost per statement of the size of its routine.  One
+    writer serves every statement (making one costs more than a line)."""
+    if not _WRITER:
+        _WRITER.append(Writer())
+    writer = _WRITER[0]
+    writer._depth = 0
+    text = writer._visit(stmt).strip().splitlines()
     return text[0] if text else ""
+
+
+_WRITER = []    # the writer of statement_text, once made
 
 
 def _from_element_on(element):
