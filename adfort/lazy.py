@@ -22,6 +22,12 @@ PSyclone is imported :func:`install` puts in ``sys.modules``
   (:func:`plain_equal`), and that a ``CallTreeUtils`` is made when first
   used.
 
+PSyclone's front end handles every WHERE with
+``from psyclone.psyir.transformations import Reference2ArrayRangeTrans``:
+the whole package, fifty transformations (0.15 s), for one.  Its
+stand-in gives the names PSyclone's readers take from it (``_SUBMODULE``)
+from their own modules, and anything else from the real package.
+
 Nothing changes for code that does use them: it only pays the import
 later.  Whether sympy was really loaded: :func:`sympy_loaded`.
 """
@@ -50,11 +56,16 @@ _DEFERRED = {
 # real classes to be caught).
 _PRESET = {"psyclone.psyGen": {"InternalError": "psyclone.errors",
                                "GenerationError": "psyclone.errors"}}
-_PACKAGES = ("sympy", "psyclone.psyir.tools")
+_PACKAGES = ("sympy", "psyclone.psyir.tools", "psyclone.psyir.transformations")
 # Packages whose submodules may be imported alone (their __path__ is given
 # without loading the package): psyclone.psyir.tools.type_info_computation,
 # which every BinaryOperation's datatype imports, needs nothing else.
-_OPEN_PACKAGES = ("psyclone.psyir.tools",)
+_OPEN_PACKAGES = ("psyclone.psyir.tools", "psyclone.psyir.transformations")
+# Names a stand-in package takes from one of its submodules, loaded when
+# first asked for (not the whole package).
+_SUBMODULE = {"psyclone.psyir.transformations": {
+    "Reference2ArrayRangeTrans": "reference2arrayrange_trans",
+    "TransformationError": "transformation_error"}}
 # Classes whose instances are made when first used (FortranWriter makes a
 # CallTreeUtils it never uses).
 _LAZY_INSTANCES = ("CallTreeUtils",)
@@ -84,6 +95,11 @@ class _StandIn(types.ModuleType):
         if name.startswith("__") and name.endswith("__") and (
                 name != "__path__" or self.__name__ not in _PACKAGES):
             raise AttributeError(name)
+        submodule = _SUBMODULE.get(self.__name__, {}).get(name)
+        if submodule is not None:
+            value = getattr(importlib.import_module(f"{self.__name__}.{submodule}"), name)
+            setattr(self, name, value)
+            return value
         return getattr(_real(self.__name__), name)
 
 
