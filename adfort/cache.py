@@ -18,9 +18,7 @@ same: the tree loaded is the tree the parse gives.
 """
 
 import contextlib
-import hashlib
 import os
-import pickle
 import sys
 import tempfile
 
@@ -44,6 +42,7 @@ class Cache:
         self.misses = 0
 
     def _key(self, text, free_form):
+        import hashlib      # (hashlib and pickle: only for runs with a cache)
         import fparser
         import psyclone
         versions = (_FORMAT, __version__, getattr(fparser, "__version__", "?"),
@@ -68,6 +67,7 @@ class Cache:
 
     @staticmethod
     def _load(path):
+        import pickle
         try:
             with open(path, "rb") as handle:
                 tree = pickle.load(handle)
@@ -79,6 +79,7 @@ class Cache:
         return tree if isinstance(tree, Base) else None
 
     def _store(self, path, tree):
+        import pickle
         try:
             data = pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL)
         except (RecursionError, pickle.PicklingError, TypeError, AttributeError):
