@@ -94,11 +94,11 @@ def _read_file(path, preprocessing, plan):
     tolerate_where_failures(reader)
     keep_parenthesised_arguments(reader)
     try:
-        # (As psyir_from_source, with the parse tree through --cache.)
+        # (As psyir_from_source, through --cache.)
         processor = reader._processor
-        parsed = cache.parse_tree(
-            source, not fixed, lambda: processor.generate_parse_tree_from_source(source))
-        tree = processor.generate_psyir(parsed)
+        tree = cache.psyir(source, not fixed,
+                           lambda: processor.generate_parse_tree_from_source(source),
+                           processor.generate_psyir)
     except Exception as err:  # fparser and PSyclone raise several kinds
         raise AdfortError(_syntax_message(err) + form_hint(path, loaded),
                           _syntax_location(path, err, origin)) from None

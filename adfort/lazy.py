@@ -57,6 +57,10 @@ _DEFERRED = {
     # Imported inside node methods for isinstance checks and errors: the
     # 0.1 s of psyGen's imports for a check that cannot hold without it.
     "psyclone.psyGen": ("Kern", "CodedKern", "InvokeSchedule", "BuiltIn"),
+    # psyGen itself, when it is needed (Reference2ArrayRangeTrans is a
+    # psyGen.Transformation), names these only in isinstance checks: not
+    # the kernel parser (fparser's first parser, pyparsing: 0.05 s).
+    "psyclone.parse.algorithm": ("BuiltInCall", "KernelCall"),
 }
 # Attributes of a stand-in that are another module's (exceptions must be
 # real classes to be caught).
