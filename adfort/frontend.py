@@ -540,6 +540,8 @@ SPECIFIC_INTRINSICS = {
     "CDSQRT": "SQRT", "CDEXP": "EXP", "CDLOG": "LOG", "CDSIN": "SIN", "CDCOS": "COS",
 }
 _SPECIFIC = re.compile(r"\b(" + "|".join(SPECIFIC_INTRINSICS) + r")(\s*\()", re.IGNORECASE)
+# Any of the names as a word: every rename below matches one.
+_ANY_SPECIFIC = re.compile(r"\b(?:" + "|".join(SPECIFIC_INTRINSICS) + r")\b", re.IGNORECASE)
 
 
 _DOUBLE_COMPLEX = re.compile(r"^(\s*(?:\d+\s+)?(?:implicit\s+)?)(double\s*complex)\b",
@@ -568,6 +570,8 @@ def standard_complex_types(source, fixed_form):
 def generic_intrinsic_names(source, fixed_form):
     """Rename specific intrinsic calls (``DSQRT(x)``) to generic ones, outside
     comments and strings, unless the source declares the name itself."""
+    if not _ANY_SPECIFIC.search(source):
+        return source   # (no line would change: the usual case, at a glance)
     declared = {m.group(1).upper() for m in re.finditer(
         r"\b(?:subroutine|function|external)\s+(\w+)", source, re.IGNORECASE)}
     names = {k: v for k, v in SPECIFIC_INTRINSICS.items() if k not in declared}

@@ -23,11 +23,14 @@ Parentheses the source had (``has_explicit_grouping``) are kept, so the
 recording copy of the original code evaluates in the original order.
 """
 
+import contextlib
+
 from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.backend.visitor import VisitorError
 from psyclone.psyir.commentable_mixin import CommentableMixin
 from psyclone.psyir.nodes import (
     BinaryOperation, Container, Literal, Node, Operation, Reference, Schedule, UnaryOperation)
+from psyclone.psyir.symbols import SymbolTable
 
 _BinOp = BinaryOperation.Operator
 _UnOp = UnaryOperation.Operator
@@ -178,6 +181,14 @@ class Writer(FortranWriter):
             result = result[:-1] + "  " + self._COMMENT_PREFIX + node.inline_comment + "\n"
         return result
 
+    def routine_node(self, node):
+        """PSyclone's, with the merges of empty symbol tables skipped: it
+        merges the table of every schedule of the routine (each loop and
+        IF body) into one, each merge comparing the whole scope's imports
+        though most of those tables are empty (nothing to merge)."""
+        with _empty_merges_skipped():
+            return super().routine_node(node)
+
     def intrinsiccall_node(self, node):
         text = super().intrinsiccall_node(node)
         # MOVE_ALLOC is a subroutine (PSyclone writes it as a function).
@@ -229,6 +240,30 @@ class Writer(FortranWriter):
             symbol_table._symbols = kept
         return text + "".join(self.gen_vardecl(sym, include_visibility=is_module_scope)
                               for sym in deferred + later)
+
+
+@contextlib.contextmanager
+def _empty_merges_skipped():
+    """``SymbolTable.merge`` returning at once when the other table has no
+    symbol (its merge would check nothing and add nothing)."""
+    merge = SymbolTable.merge
+    if getattr(merge, "adfort_skips_empty", False):
+        yield
+        return
+
+    def quick(self, other_table, symbols_to_skip=()):
+        # pylint: disable=protected-access
+        if type(symbols_to_skip) is tuple and isinstance(other_table, SymbolTable) \
+                and not other_table._symbols:
+            return None
+        return merge(self, other_table, symbols_to_skip)
+
+    quick.adfort_skips_empty = True
+    SymbolTable.merge = quick
+    try:
+        yield
+    finally:
+        SymbolTable.merge = merge
 
 
 def _after_variables(symbol_table):
