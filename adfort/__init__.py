@@ -10,6 +10,10 @@ from adfort import patches  # noqa: E402  (faster PSyclone lookups)
 
 patches.apply()
 
+from adfort import fparser_speed  # noqa: E402  (faster fparser matching)
+
+fparser_speed.apply()
+
 from adfort.errors import AdfortError  # noqa: E402
 from adfort.schedules import (  # noqa: E402
     ADReversalSchedule, JointReversalSchedule, LinkReversalSchedule,

@@ -1,5 +1,5 @@
 """``python -m adfort`` runs the command-line interface."""
 
-from adfort.cli import main
+from adfort.cli import run
 
-main()
+run()

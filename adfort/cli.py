@@ -460,3 +460,27 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoint
         sys.exit(0 if outcome.passed else 3)
     except Exception as err:  # noqa: BLE001 (never show users a traceback)
         _fail(err)
+
+
+def run():
+    """Run :func:`main` as a process (``python -m adfort``) and end it at
+    once, without freeing its objects one by one: Python's own exit frees
+    every node of the trees a run built, 0.8 s after a large call tree
+    (everything is written and closed by then; standard output and error
+    are flushed here)."""
+    try:
+        main()
+        code = 0
+    except SystemExit as stop:
+        code = stop.code
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        print(code, file=sys.stderr)     # as Python does for sys.exit("…")
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass        # a closed pipe: nothing more can be said
+    os._exit(code)

@@ -94,11 +94,11 @@ def _read_file(path, preprocessing, plan):
     tolerate_where_failures(reader)
     keep_parenthesised_arguments(reader)
     try:
-        # (As psyir_from_source, with the parse tree through --cache.)
+        # (As psyir_from_source, through --cache.)
         processor = reader._processor
-        parsed = cache.parse_tree(
-            source, not fixed, lambda: processor.generate_parse_tree_from_source(source))
-        tree = processor.generate_psyir(parsed)
+        tree = cache.psyir(source, not fixed,
+                           lambda: processor.generate_parse_tree_from_source(source),
+                           processor.generate_psyir)
     except Exception as err:  # fparser and PSyclone raise several kinds
         raise AdfortError(_syntax_message(err) + form_hint(path, loaded),
                           _syntax_location(path, err, origin)) from None
@@ -540,6 +540,8 @@ SPECIFIC_INTRINSICS = {
     "CDSQRT": "SQRT", "CDEXP": "EXP", "CDLOG": "LOG", "CDSIN": "SIN", "CDCOS": "COS",
 }
 _SPECIFIC = re.compile(r"\b(" + "|".join(SPECIFIC_INTRINSICS) + r")(\s*\()", re.IGNORECASE)
+# Any of the names as a word: every rename below matches one.
+_ANY_SPECIFIC = re.compile(r"\b(?:" + "|".join(SPECIFIC_INTRINSICS) + r")\b", re.IGNORECASE)
 
 
 _DOUBLE_COMPLEX = re.compile(r"^(\s*(?:\d+\s+)?(?:implicit\s+)?)(double\s*complex)\b",
@@ -568,6 +570,8 @@ def standard_complex_types(source, fixed_form):
 def generic_intrinsic_names(source, fixed_form):
     """Rename specific intrinsic calls (``DSQRT(x)``) to generic ones, outside
     comments and strings, unless the source declares the name itself."""
+    if not _ANY_SPECIFIC.search(source):
+        return source   # (no line would change: the usual case, at a glance)
     declared = {m.group(1).upper() for m in re.finditer(
         r"\b(?:subroutine|function|external)\s+(\w+)", source, re.IGNORECASE)}
     names = {k: v for k, v in SPECIFIC_INTRINSICS.items() if k not in declared}

@@ -22,6 +22,18 @@ PSyclone is imported :func:`install` puts in ``sys.modules``
   (:func:`plain_equal`), and that a ``CallTreeUtils`` is made when first
   used.
 
+PSyclone's front end handles every WHERE with
+``from psyclone.psyir.transformations import Reference2ArrayRangeTrans``:
+the whole package, fifty transformations (0.15 s), for one.  Its
+stand-in gives the names PSyclone's readers take from it (``_SUBMODULE``)
+from their own modules, and anything else from the real package.
+
+Two more imports of no use to adfort are put off: ``graphviz``, which
+PSyIR's node module imports for drawing trees (a stand-in package as for
+sympy), and ``importlib.metadata`` (with ``email``, ``zipfile``…), which
+fparser imports to find its own version: :func:`install` imports fparser
+with a ``version`` that reads it from fparser's ``dist-info`` directly.
+
 Nothing changes for code that does use them: it only pays the import
 later.  Whether sympy was really loaded: :func:`sympy_loaded`.
 """
@@ -45,16 +57,25 @@ _DEFERRED = {
     # Imported inside node methods for isinstance checks and errors: the
     # 0.1 s of psyGen's imports for a check that cannot hold without it.
     "psyclone.psyGen": ("Kern", "CodedKern", "InvokeSchedule", "BuiltIn"),
+    # psyGen itself, when it is needed (Reference2ArrayRangeTrans is a
+    # psyGen.Transformation), names these only in isinstance checks: not
+    # the kernel parser (fparser's first parser, pyparsing: 0.05 s).
+    "psyclone.parse.algorithm": ("BuiltInCall", "KernelCall"),
 }
 # Attributes of a stand-in that are another module's (exceptions must be
 # real classes to be caught).
 _PRESET = {"psyclone.psyGen": {"InternalError": "psyclone.errors",
                                "GenerationError": "psyclone.errors"}}
-_PACKAGES = ("sympy", "psyclone.psyir.tools")
+_PACKAGES = ("sympy", "psyclone.psyir.tools", "psyclone.psyir.transformations", "graphviz")
 # Packages whose submodules may be imported alone (their __path__ is given
 # without loading the package): psyclone.psyir.tools.type_info_computation,
 # which every BinaryOperation's datatype imports, needs nothing else.
-_OPEN_PACKAGES = ("psyclone.psyir.tools",)
+_OPEN_PACKAGES = ("psyclone.psyir.tools", "psyclone.psyir.transformations")
+# Names a stand-in package takes from one of its submodules, loaded when
+# first asked for (not the whole package).
+_SUBMODULE = {"psyclone.psyir.transformations": {
+    "Reference2ArrayRangeTrans": "reference2arrayrange_trans",
+    "TransformationError": "transformation_error"}}
 # Classes whose instances are made when first used (FortranWriter makes a
 # CallTreeUtils it never uses).
 _LAZY_INSTANCES = ("CallTreeUtils",)
@@ -84,6 +105,11 @@ class _StandIn(types.ModuleType):
         if name.startswith("__") and name.endswith("__") and (
                 name != "__path__" or self.__name__ not in _PACKAGES):
             raise AttributeError(name)
+        submodule = _SUBMODULE.get(self.__name__, {}).get(name)
+        if submodule is not None:
+            value = getattr(importlib.import_module(f"{self.__name__}.{submodule}"), name)
+            setattr(self, name, value)
+            return value
         return getattr(_real(self.__name__), name)
 
 
@@ -256,6 +282,63 @@ class _PlainMaths:
 _PLAIN = _PlainMaths()
 
 
+def _distribution_version(name):
+    """The version of installed distribution `name` as
+    ``importlib.metadata.version`` gives it: the ``Version`` of the
+    metadata of the first ``<name>-<version>.dist-info`` on ``sys.path``;
+    None when there is none (or its metadata cannot be read)."""
+    prefix = name.lower().replace("-", "_") + "-"
+    for entry in sys.path:
+        try:
+            found = sorted(f for f in os.listdir(entry or ".")
+                           if f.lower().startswith(prefix) and f.endswith(".dist-info"))
+        except OSError:
+            continue
+        for folder in found:
+            try:
+                with open(os.path.join(entry or ".", folder, "METADATA"),
+                          encoding="utf-8") as handle:
+                    for line in handle:
+                        if line.startswith("Version:"):
+                            return line.split(":", 1)[1].strip()
+                        if not line.strip():
+                            break
+            except OSError:
+                pass
+            return None
+    return None
+
+
+def _import_fparser():
+    """Import fparser without ``importlib.metadata`` (see the module)."""
+    if "fparser" in sys.modules or "importlib.metadata" in sys.modules:
+        return
+    known = _distribution_version("fparser")
+    if known is None:
+        return      # fparser's own import finds it (or says it is missing)
+    stand_in = types.ModuleType("importlib.metadata", "fparser's version (adfort.lazy)")
+
+    def version(name):
+        if name == "fparser":
+            return known
+        return _real_metadata().version(name)
+
+    stand_in.version = version
+    sys.modules["importlib.metadata"] = stand_in
+    try:
+        import fparser  # noqa: F401
+    except ImportError:
+        pass        # the import that needs fparser says it is missing
+    finally:
+        if sys.modules.get("importlib.metadata") is stand_in:
+            del sys.modules["importlib.metadata"]
+
+
+def _real_metadata():
+    sys.modules.pop("importlib.metadata", None)
+    return importlib.import_module("importlib.metadata")
+
+
 def install():
     """Defer sympy (see the module); nothing to do once PSyclone or sympy
     is imported, or when sympy is missing."""
@@ -263,7 +346,11 @@ def install():
         return
     if importlib.util.find_spec("sympy") is None:
         return
+    _import_fparser()
     for package in _PACKAGES:
+        if package == "graphviz" and ("graphviz" in sys.modules or
+                                      importlib.util.find_spec("graphviz") is None):
+            continue
         stand_in = _StandIn(package, f"{package}, loaded when used (adfort.lazy)")
         if package in _OPEN_PACKAGES:
             # (Found from the top package's place: find_spec of a dotted

@@ -6,7 +6,6 @@ import dataclasses
 import os
 import re
 import shutil
-import subprocess
 
 from adfort.errors import AdfortError
 
@@ -86,6 +85,7 @@ def run_cpp(path, preprocessing):
     :raises AdfortError: for a preprocessing error (``#error``, a missing
         include…), naming its file:line.
     """
+    import subprocess   # (only for preprocessed sources)
     command = _cpp_command(path, preprocessing)
     try:
         done = subprocess.run(command, capture_output=True, text=True, check=False,

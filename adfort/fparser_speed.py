@@ -1,0 +1,72 @@
+"""Faster fparser matching, with the same parse trees.
+
+fparser matches every expression operator through a pattern of
+``fparser.two.pattern_tools`` named on the spot (``pattern.add_op.named()``
+in ``Level_2_Expr.match`` and a dozen others): each call makes a new
+``Pattern``, whose regular expression is looked up again in ``re``'s
+cache at its first use.  For the big model that is 37,000 patterns made
+and compiled for about 700 lines, a tenth of the parse.  :func:`apply`
+makes ``Pattern.named()`` (without a name) give the same ``Pattern`` each
+time for a pattern: equal to the one fparser would make, and its compiled
+expression kept.  Patterns are not changed once made (every operation on
+one makes another), so sharing one is safe.
+
+Before every statement of a block fparser also looks for comments,
+INCLUDE lines and directives, each a separate attempt taking the next
+line from the reader and giving it back (four per statement, a sixth of
+the parse).  When the next line is a plain statement (a
+``readfortran.Line``, neither a comment nor a preprocessor directive)
+not starting with ``INCLUDE``, none of them can match it: the shortcut
+looks once and gives it back, as the attempts would.
+"""
+
+_APPLIED = False
+ORIGINALS = {}      # name: fparser's function replaced (to compare)
+
+
+def apply():
+    """Install the shortcut (once; nothing to do without fparser)."""
+    global _APPLIED
+    if _APPLIED:
+        return
+    _APPLIED = True
+    try:
+        from fparser.two.pattern_tools import Pattern
+    except ImportError:
+        return      # the import that needs fparser says it is missing
+    named = ORIGINALS["named"] = Pattern.named
+
+    def named_once(self, name=None):
+        if name is not None:
+            return named(self, name)
+        try:
+            return self.__dict__["_adfort_named"]
+        except KeyError:
+            made = self.__dict__["_adfort_named"] = named(self)
+            return made
+
+    named_once.__doc__ = named.__doc__
+    Pattern.named = named_once
+    _skip_plain_statements()
+
+
+def _skip_plain_statements():
+    from fparser.common.readfortran import FortranReaderBase, Line
+    from fparser.two import Fortran2003
+    from fparser.two.utils import DynamicImport
+    original = ORIGINALS["add_comments_includes_directives"] = \
+        Fortran2003.add_comments_includes_directives
+
+    def add_comments_includes_directives(content, reader):
+        if isinstance(reader, FortranReaderBase):
+            item = reader.get_item()
+            if item is None:
+                return      # (no line: every attempt finds none)
+            reader.put_item(item)
+            if type(item) is Line and item.line.strip()[:7].upper() != "INCLUDE":
+                return
+        original(content, reader)
+
+    add_comments_includes_directives.__doc__ = original.__doc__
+    Fortran2003.add_comments_includes_directives = add_comments_includes_directives
+    DynamicImport.add_comments_includes_directives = add_comments_includes_directives
