@@ -68,6 +68,7 @@ _original_debug_string = Node.debug_string
 _debug_writer = []  # the DebugWriter every debug_string uses, once made
 _original_scalar_copy = ScalarType.copy
 _original_array_copy = ArrayType.copy
+_KEY = walks.KEY
 _copying = []       # the scopes whose copies are being refined, outermost first
 
 
@@ -128,21 +129,69 @@ def _copy(self):
     for the classes that keep :func:`_refine_copy`, most of a tree)."""
     cls = self.__class__
     new = cls.__new__(cls)
-    new.__dict__.update(self.__dict__)
-    new.__dict__.pop(walks.KEY, None)
-    if cls._refine_copy is not _refine_copy:
+    state = new.__dict__
+    state.update(self.__dict__)
+    state.pop(_KEY, None)
+    info = _class_info.get(cls) or _info(cls)
+    if not info[0]:
         new._refine_copy(self)
         return new
+    _fill(new, self)
+    return new
+
+
+_class_info = {}    # node class: (plain refinement, plain copy, plain adoption)
+
+
+def _info(cls):
+    """What a node of class `cls` does when it is copied and adopted:
+    whether its ``_refine_copy`` is :func:`_refine_copy`, whether its
+    ``copy`` is :func:`_copy` (and that refinement), and whether being
+    adopted does nothing more than setting its parent (no symbol table
+    to update or localise)."""
+    plain_refine = cls._refine_copy is _refine_copy
+    info = _class_info[cls] = (
+        plain_refine, plain_refine and cls.copy is _copy,
+        cls.update_parent_symbol_table is _base_update_parent
+        and not hasattr(cls, "symbol_table"))
+    return info
+
+
+def _fill(new, other):
+    """What :func:`_refine_copy` does to the shallow copy `new` of `other`."""
     new._disable_tree_update = True
     new._parent = None
     new._has_constructor_parent = False
-    new._annotations = self._annotations[:]
+    new._annotations = other._annotations[:]
     new._children = children = _children_list(new)
-    if self._children:
-        _adopt(new, children, [child.copy() for child in self._children])
+    if other._children:
+        copies = []
+        append = copies.append
+        plain_adoption = True
+        for child in other._children:
+            cls = child.__class__
+            info = _class_info.get(cls) or _info(cls)
+            if info[1]:
+                # (child.copy() is _copy(child): the same, inline)
+                copy = cls.__new__(cls)
+                state = copy.__dict__
+                state.update(child.__dict__)
+                state.pop(_KEY, None)
+                _fill(copy, child)
+            else:
+                copy = child.copy()
+            append(copy)
+            if not info[2]:
+                plain_adoption = False
+        if plain_adoption:
+            list.extend(children, copies)
+            for child in copies:
+                child._parent = new
+                child._has_constructor_parent = False
+        else:
+            _adopt(new, children, copies)
     new._disable_tree_update = False
     new._cached_abs_position = None
-    return new
 
 
 def _children_list(node):
@@ -172,14 +221,7 @@ def _adopt(node, children, copies):
 def _refine_copy(self, other):
     """``Node._refine_copy``: the same copies of the children, linked in
     without ``ChildrenList``'s checks (see the module's notes)."""
-    self._disable_tree_update = True
-    self._parent = None
-    self._has_constructor_parent = False
-    self._annotations = other._annotations[:]
-    self._children = children = _children_list(self)
-    _adopt(self, children, [child.copy() for child in other._children])
-    self._disable_tree_update = False
-    self._cached_abs_position = None
+    _fill(self, other)
 
 
 def _scope_refine_copy(self, other):
