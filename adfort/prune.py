@@ -40,7 +40,8 @@ def _datatype_references(symbol):
     if isinstance(precision, Reference):
         nodes.append(precision)
     if isinstance(dtype, ArrayType):
-        for dim in dtype.shape:
+        # (an ArrayType's shape checks itself on every read: it was checked)
+        for dim in dtype._shape if dtype.__class__ is ArrayType else dtype.shape:
             for bound in (getattr(dim, "lower", None), getattr(dim, "upper", None)):
                 if bound is not None and hasattr(bound, "walk"):
                     nodes.append(bound)
@@ -71,13 +72,26 @@ def type_names(datatype):
     return names_of(datatype)
 
 
+_REFERENCE = 1
+_USED_KIND = {}     # node class: _REFERENCE if its symbol is Reference's, else 0
+
+
 def used_names(routine):
     """Lower-case names a routine's body and kept declarations refer to."""
     table = routine.symbol_table
     names = set()
+    add = names.add
     for node in routine.walk((Reference, Literal, CodeBlock, Loop)):   # one walk
-        if isinstance(node, Reference):
-            names.add(node.symbol.name.lower())
+        cls = node.__class__
+        kind = _USED_KIND.get(cls)
+        if kind is None:
+            kind = _USED_KIND[cls] = (
+                _REFERENCE if issubclass(cls, Reference) and cls.symbol is Reference.symbol
+                else 0)
+        if kind == _REFERENCE:
+            add(node._symbol.name.lower())
+        elif isinstance(node, Reference):
+            add(node.symbol.name.lower())
         elif isinstance(node, Literal):
             precision = getattr(node.datatype, "precision", None)
             if isinstance(precision, DataNode):

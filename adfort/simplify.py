@@ -625,8 +625,12 @@ def _rewrite(node: Node) -> Optional[Node]:
 def _pass(node: Node) -> Tuple[Node, bool]:
     '''One bottom-up pass; returns (node now at this position, changed).'''
     changed = False
-    for index in range(len(node.children)):
-        _, child_changed = _pass(node.children[index])
+    children = node._children
+    for index in range(len(children)):
+        child = children[index]
+        if not child._children and not isinstance(child, UnaryOperation):
+            continue    # (a leaf: no rule rewrites it, nothing below it)
+        _, child_changed = _pass(child)
         changed = changed or child_changed
     new = _rewrite(node)
     if new is not None:

@@ -212,7 +212,11 @@ def _own_types(routine):
         if isinstance(symbol.datatype, (ScalarType, ArrayType)):  # (not a type symbol)
             symbol.datatype = symbol.datatype.copy()
         nodes += [getattr(symbol, "initial_value", None)]
-        for dim in getattr(symbol.datatype, "shape", None) or []:
+        datatype = symbol.datatype
+        # (an ArrayType's shape checks itself on every read: it was checked)
+        shape = datatype._shape if datatype.__class__ is ArrayType else \
+            getattr(datatype, "shape", None)
+        for dim in shape or []:
             nodes += [getattr(dim, "lower", None), getattr(dim, "upper", None)]
     for node in nodes:
         for literal in node.walk(Literal) if hasattr(node, "walk") else ():
