@@ -72,26 +72,13 @@ def type_names(datatype):
     return names_of(datatype)
 
 
-_REFERENCE = 1
-_USED_KIND = {}     # node class: _REFERENCE if its symbol is Reference's, else 0
-
-
 def used_names(routine):
     """Lower-case names a routine's body and kept declarations refer to."""
     table = routine.symbol_table
     names = set()
-    add = names.add
     for node in routine.walk((Reference, Literal, CodeBlock, Loop)):   # one walk
-        cls = node.__class__
-        kind = _USED_KIND.get(cls)
-        if kind is None:
-            kind = _USED_KIND[cls] = (
-                _REFERENCE if issubclass(cls, Reference) and cls.symbol is Reference.symbol
-                else 0)
-        if kind == _REFERENCE:
-            add(node._symbol.name.lower())
-        elif isinstance(node, Reference):
-            add(node.symbol.name.lower())
+        if isinstance(node, Reference):
+            names.add(node.symbol.name.lower())
         elif isinstance(node, Literal):
             precision = getattr(node.datatype, "precision", None)
             if isinstance(precision, DataNode):

@@ -43,12 +43,19 @@ def walk(node, my_type):
 
 
 def _subtree(node):
-    """The nodes of `node`'s subtree, parents before children."""
-    nodes = []
-    stack = [node]
-    pop, push, append = stack.pop, stack.extend, nodes.append
+    """The nodes of `node`'s subtree, parents before children (a node below
+    that remembers its own subtree gives it whole: it is still its walk)."""
+    nodes = [node]
+    stack = list(reversed(node._children))
+    pop, push, append, extend = stack.pop, stack.extend, nodes.append, nodes.extend
     while stack:
         node = pop()
+        lists = node.__dict__.get(KEY)
+        if lists is not None:
+            known = lists.get(None)
+            if known is not None:
+                extend(known)
+                continue
         append(node)
         children = node._children
         if children:
