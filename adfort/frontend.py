@@ -12,7 +12,7 @@ from psyclone.psyir.symbols import (
     ArrayType, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
     UnresolvedInterface, UnsupportedFortranType)
 
-from adfort import cache, implicit, internal, naming, timing
+from adfort import cache, implicit, internal, naming, psyir_speed, timing
 
 from adfort.declarations import rewrite_specifications
 from adfort.optional import read_optional_arguments
@@ -96,9 +96,10 @@ def _read_file(path, preprocessing, plan):
     try:
         # (As psyir_from_source, through --cache.)
         processor = reader._processor
-        tree = cache.psyir(source, not fixed,
-                           lambda: processor.generate_parse_tree_from_source(source),
-                           processor.generate_psyir)
+        with psyir_speed.reading(source, not fixed):
+            tree = cache.psyir(source, not fixed,
+                               lambda: processor.generate_parse_tree_from_source(source),
+                               processor.generate_psyir)
     except Exception as err:  # fparser and PSyclone raise several kinds
         raise AdfortError(_syntax_message(err) + form_hint(path, loaded),
                           _syntax_location(path, err, origin)) from None
@@ -633,10 +634,17 @@ _TYPE_DECLARATION = re.compile(
     r"(?:\s*\*\s*\d+|\s*\([^)]*\))?)\s*(?:::)?\s*(?P<entities>[a-z].*)$", re.IGNORECASE)
 
 
+# What a declaration of an assumed-size array holds (``*)`` once blanks are
+# removed): a test of the whole text first.
+_ASSUMED_SIZE = re.compile(r"\*[ ]*\)")
+
+
 def split_assumed_size_declarations(source, fixed_form):
     """Give each entity of a declaration listing an assumed-size array its
     own statement (on the same line): PSyclone cannot read such a shared
     declaration when it also declares other arguments."""
+    if not _ASSUMED_SIZE.search(source):
+        return source   # (no line would change: the usual case, at a glance)
     lines = source.splitlines(keepends=True)
     for number, line in enumerate(lines):
         body = line.rstrip("\r\n")
@@ -663,11 +671,14 @@ def split_assumed_size_declarations(source, fixed_form):
 _HEADER = re.compile(r"^\s*(?:[\w\s(),=*]*\s)?(?:subroutine|function)\s+\w+\s*\(([^)]*)\)",
                      re.IGNORECASE)
 _EXTERNAL = re.compile(r"^(\s*)external\s*(?:::)?\s*([\w\s,]+?)\s*$", re.IGNORECASE)
+_ANY_EXTERNAL = re.compile(r"external", re.IGNORECASE)
 
 
 def external_names(source, fixed_form):
     """Lower-case names listed in EXTERNAL statements of `source`."""
     names = set()
+    if not _ANY_EXTERNAL.search(source):
+        return names
     for line in source.splitlines():
         if fixed_form and line[:1] in ("c", "C", "*", "!"):
             continue
@@ -681,6 +692,8 @@ def drop_external_statements(source, fixed_form):
     """Comment out EXTERNAL statements that declare routines a routine calls
     (not its dummy arguments): calling an external routine needs no
     declaration, and PSyclone cannot represent a routine containing one."""
+    if not _ANY_EXTERNAL.search(source):
+        return source   # (no line would change: the usual case, at a glance)
     lines = source.splitlines(keepends=True)
     dummies = set()
     for number, line in enumerate(lines):

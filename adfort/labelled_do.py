@@ -8,6 +8,8 @@ from adfort.units import split_comment
 
 
 _LABELLED_DO = re.compile(r"^(\s*)do\s+(\d+)\s*,?\s*(?=[a-z])", re.IGNORECASE)
+# What every labelled DO statement holds (a test of the whole text first).
+_ANY_LABELLED_DO = re.compile(r"do\s+\d", re.IGNORECASE)
 _CONTINUE = re.compile(r"^\s*continue\s*$", re.IGNORECASE)
 
 
@@ -31,6 +33,8 @@ def unlabel_do_loops(source, fixed_form):
     code blocks).  Each line keeps its number: a terminal statement becomes
     ``END DO`` (or ``statement; END DO``), several loops sharing a label get
     one ``END DO`` each."""
+    if not _ANY_LABELLED_DO.search(source):
+        return source   # (no line would change: the usual case, at a glance)
     lines = source.splitlines(keepends=True)
     referenced = set(re.findall(r"\bgo\s*to\s*(\d+)", source, re.IGNORECASE))
     open_labels = []

@@ -157,7 +157,7 @@ class Specialiser:
                                for p, l in self.loaded.items()}
         if any(s is None for s in scans.values()):
             return False
-        statements = {p: units.statements(l.source, l.fixed) for p, l in self.loaded.items()}
+        statements = {p: scans[p].statements for p in self.loaded}
         routines = {}
         for path, scan in scans.items():
             for unit in scan.units:

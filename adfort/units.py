@@ -72,10 +72,12 @@ class Scan:
         programs and block data, in source order.
     :ivar lines: the source's lines (with their endings).
     :ivar interfaces: how many interface blocks it holds.
+    :ivar statements: :func:`statements` of the source.
     """
 
-    def __init__(self, units, lines, interfaces):
+    def __init__(self, units, lines, interfaces, statements=None):
         self.units, self.lines, self.interfaces = units, lines, interfaces
+        self.statements = statements
 
     def modules(self):
         """{name: Unit} of the modules."""
@@ -135,10 +137,15 @@ def statements(source, fixed_form):
     result = []
     for first, last, text in joined:
         for part in _split_semicolons(text):
-            part = re.sub(r"^\s*\d+\s+", "", part).strip().lower()
+            if part.lstrip()[:1].isdigit():
+                part = _LABEL.sub("", part)
+            part = part.strip().lower()
             if part:
                 result.append((first, last, part))
     return result
+
+
+_LABEL = re.compile(r"^\s*\d+\s+")
 
 
 def split_comment(line):
@@ -214,7 +221,9 @@ def _split_semicolons(text):
 
 
 def _identifiers(statement):
-    return set(_IDENTIFIER.findall(_STRING.sub(" ", statement)))
+    if "'" in statement or '"' in statement:
+        statement = _STRING.sub(" ", statement)
+    return set(_IDENTIFIER.findall(statement))
 
 
 def _is_unit_end(statement):
@@ -237,6 +246,14 @@ def _routine_header(statement):
     return match.group("kind"), match.group("name"), arguments, result
 
 
+def _innermost(stack):
+    """The innermost :class:`Unit` open on `stack`, or None."""
+    for unit in reversed(stack):
+        if isinstance(unit, Unit):
+            return unit
+    return None
+
+
 def scan(source, fixed_form):
     """The program units of `source`, or None when it holds anything the
     scanner does not recognise with certainty.
@@ -250,32 +267,37 @@ def scan(source, fixed_form):
     units = []
     stack = []          # open units: Unit, or a nested procedure's marker
     interfaces = blocks = 0
-    for first, last, statement in statements(source, fixed_form):
-        if not interfaces and _UNSUPPORTED.match(statement):
+    found = statements(source, fixed_form)
+    current = None      # the innermost Unit of the stack
+    for first, last, statement in found:
+        # (Each pattern starts with a word: the first letter rules most out.)
+        initial = statement[0]
+        if not interfaces and initial in "ms" and _UNSUPPORTED.match(statement):
             return None
-        current = next((u for u in reversed(stack) if isinstance(u, Unit)), None)
         if interfaces:
-            if _END_INTERFACE.match(statement):
+            if initial == "e" and _END_INTERFACE.match(statement):
                 interfaces -= 1
-            elif _INTERFACE.match(statement):
+            elif initial in "ai" and _INTERFACE.match(statement):
                 interfaces += 1
             if current is not None:
                 current.names |= _identifiers(statement)
             continue
-        if _INTERFACE.match(statement):
+        if initial in "ai" and _INTERFACE.match(statement):
             interfaces += 1
             blocks += 1
             if current is not None:
                 current.names |= _identifiers(statement)
             continue
-        if _is_unit_end(statement):
+        if initial == "e" and _is_unit_end(statement):
             if not stack:
                 return None
             closed = stack.pop()
             if isinstance(closed, Unit):
                 closed.last = last
+                current = _innermost(stack)
             continue
-        header = _routine_header(statement)
+        header = _routine_header(statement) \
+            if "subroutine" in statement or "function" in statement else None
         if header is not None:
             kind, name, arguments, result = header
             if current is None or current.kind == "module":
@@ -284,41 +306,47 @@ def scan(source, fixed_form):
                 unit.names |= _identifiers(statement)
                 units.append(unit)
                 stack.append(unit)
+                current = unit
             else:   # an internal procedure: part of its host
                 current.inner.append((name, arguments, result))
                 current.names |= _identifiers(statement)
                 stack.append("inner")
             continue
-        match = _MODULE.match(statement)
+        match = _MODULE.match(statement) if initial == "m" else None
         if match and current is None:
             unit = Unit("module", match.group("name"), first)
             units.append(unit)
             stack.append(unit)
+            current = unit
             continue
-        match = _PROGRAM.match(statement)
-        if (match or _BLOCK_DATA.match(statement)) and current is None:
+        match = _PROGRAM.match(statement) if initial == "p" else None
+        if (match or (initial == "b" and _BLOCK_DATA.match(statement))) and current is None:
             kind = "program" if match else "blockdata"
             unit = Unit(kind, match.group("name") if match else "", first)
             units.append(unit)
             stack.append(unit)
+            current = unit
             continue
         if current is None:
             # A statement outside any unit begins an unnamed main program.
             current = Unit("program", "", first)
             units.append(current)
             stack.append(current)
-        if _ACCESS.match(statement) and current.kind == "module":
+        if initial == "p" and _ACCESS.match(statement) and current.kind == "module":
             continue
-        if stack[-1] is current and statement.replace(" ", "").startswith("implicitnone"):
+        if initial == "i" and stack[-1] is current \
+                and statement.replace(" ", "").startswith("implicitnone"):
             current.implicit_none = True
-        match = _USE.match(statement)
-        if match:
-            if not _INTRINSIC_USE.match(statement):
-                current.uses.add(match.group("name"))
-        match = _ENTRY.match(statement)
-        if match:
-            current.entries.append(match.group("name"))
+        if initial == "u":
+            match = _USE.match(statement)
+            if match:
+                if not _INTRINSIC_USE.match(statement):
+                    current.uses.add(match.group("name"))
+        if initial == "e":
+            match = _ENTRY.match(statement)
+            if match:
+                current.entries.append(match.group("name"))
         current.names |= _identifiers(statement)
     if stack or interfaces:
         return None
-    return Scan(units, lines, blocks)
+    return Scan(units, lines, blocks, found)

@@ -129,6 +129,16 @@ class Writer(FortranWriter):
             Writer._dispatch[key] = found
         return found
 
+    def __call__(self, node):
+        """PSyclone's, without its lowering walk over a tree (not copied)
+        where no node has anything to lower: every node's
+        ``lower_to_language_level`` is then ``Node``'s, which only visits
+        the children and returns the node."""
+        if self._disable_copy and not self._DISABLE_LOWERING and isinstance(node, Node) \
+                and _nothing_to_lower(node):
+            return self._visit(node)
+        return super().__call__(node)
+
     def _visit(self, node):
         """PSyclone's ``PSyIRVisitor._visit`` with the handler of each node
         class looked up once: PSyclone builds the names of the node's
@@ -240,6 +250,27 @@ class Writer(FortranWriter):
             symbol_table._symbols = kept
         return text + "".join(self.gen_vardecl(sym, include_visibility=is_module_scope)
                               for sym in deferred + later)
+
+
+_GENERIC_LOWERING = {}     # node class: whether its lowering is Node's
+
+
+def _nothing_to_lower(node):
+    """Whether no node of the tree under `node` lowers itself otherwise than
+    by visiting its children (``Node.lower_to_language_level``)."""
+    generic = Node.lower_to_language_level
+    known = _GENERIC_LOWERING
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        cls = type(current)
+        plain = known.get(cls)
+        if plain is None:
+            plain = known[cls] = cls.lower_to_language_level is generic
+        if not plain:
+            return False
+        stack.extend(current.children)
+    return True
 
 
 @contextlib.contextmanager
