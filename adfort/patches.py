@@ -403,9 +403,4 @@ def apply():
 
 def _subclasses(cls):
     """All subclasses of `cls` defined so far."""
-    found, work = [], list(cls.__subclasses__())
-    while work:
-        sub = work.pop()
-        found.append(sub)
-        work.extend(sub.__subclasses__())
-    return found
+    return walks.all_subclasses(cls)

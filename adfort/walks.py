@@ -100,15 +100,16 @@ def install():
     may be remembered.  Whether they may."""
     from psyclone.psyir.nodes.node import ChildrenList
     if Node.update_signal is not _original_update_signal or any(
-            "update_signal" in vars(cls) for cls in _all_subclasses(Node)) or any(
-            name in vars(cls) for cls in _all_subclasses(ChildrenList)
+            "update_signal" in vars(cls) for cls in all_subclasses(Node)) or any(
+            name in vars(cls) for cls in all_subclasses(ChildrenList)
             for name in ("append", "extend", "insert", "__setitem__")):
         return False
     Node.update_signal = _update_signal
     return True
 
 
-def _all_subclasses(cls):
+def all_subclasses(cls):
+    """All subclasses of `cls` defined so far."""
     found, work = [], list(cls.__subclasses__())
     while work:
         sub = work.pop()
