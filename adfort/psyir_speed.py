@@ -51,7 +51,6 @@ def reading(source, free_form):
     """Skip the walk (see the module's doc) while building PSyIR from
     `source` in the block, when it is free form without a name continued
     across lines, INCLUDE lines or preprocessor lines."""
-    install_refinement()
     usable = free_form and not _SPLIT_NAME.search(source) and not _OPAQUE.search(source)
     if usable:
         _install()
@@ -118,76 +117,3 @@ def _install():
 
     _validate_remove_routinesymbol.__doc__ = original.__doc__
     SymbolTable._validate_remove_routinesymbol = _validate_remove_routinesymbol
-
-
-# PSyclone's _refine_symbols_with_usage_location walks the execution part three times
-# (assignments, names, part references) for every routine, loop and IF
-# body, and again for each part reference on its own.  One traversal
-# gathering the three lists (each in fparser's walk order) does the same.
-
-def _gather(node_list, Base, assignment, name, part_ref, found):
-    """fparser's ``walk(node_list, T)`` for the three types at once:
-    `found` = ([assignments], [names], [part references])."""
-    if not isinstance(node_list, (list, tuple)):
-        node_list = [node_list]
-    for child in node_list:
-        if isinstance(child, assignment):
-            found[0].append(child)
-        if isinstance(child, name):
-            found[1].append(child)
-        if isinstance(child, part_ref):
-            found[2].append(child)
-        if isinstance(child, Base):
-            _gather(child.children, Base, assignment, name, part_ref, found)
-        elif isinstance(child, tuple):
-            for component in child:
-                _gather(component, Base, assignment, name, part_ref, found)
-
-
-def install_refinement():
-    """Replace PSyClone's ``_refine_symbols_with_usage_location`` with the
-    one-traversal version (its body otherwise PSyclone 3's)."""
-    if "refine" in _REPLACED:
-        return
-    from fparser.two import Fortran2003
-    from fparser.two.utils import Base
-    from psyclone.psyir.frontend import fparser2
-    from psyclone.psyir.symbols import DataSymbol, UnresolvedType
-    original = fparser2._refine_symbols_with_usage_location
-    _REPLACED["refine"] = original
-    Assignment_Stmt, Name, Part_Ref = (Fortran2003.Assignment_Stmt, Fortran2003.Name,
-                                       Fortran2003.Part_Ref)
-    expression_parents = (Fortran2003.BinaryOpBase, Fortran2003.UnaryOpBase,
-                          Fortran2003.Actual_Arg_Spec_List)
-
-    def _refine_symbols_with_usage_location(location, execution_part):
-        found = ([], [], [])
-        _gather(execution_part, Base, Assignment_Stmt, Name, Part_Ref, found)
-        assignments, names, part_refs = found
-        for assignment in assignments:
-            if isinstance(assignment.items[0], Fortran2003.Part_Ref):
-                name = assignment.items[0].items[0].string.lower()
-                fparser2._find_or_create_unresolved_symbol(
-                    location, name, symbol_type=DataSymbol, datatype=UnresolvedType())
-        direct_refnames_in_exprs = {
-            x.string.lower() for x in names if isinstance(x.parent, expression_parents)}
-        for part_ref in part_refs:
-            name = part_ref.items[0].string.lower()
-            if isinstance(part_ref.parent, Fortran2003.Data_Ref):
-                continue
-            for child in part_ref.items:
-                if isinstance(child, Fortran2003.Section_Subscript_List):
-                    if any(isinstance(subchild, Fortran2003.Subscript_Triplet)
-                           for subchild in child.items):
-                        fparser2._find_or_create_unresolved_symbol(
-                            location, name, symbol_type=DataSymbol,
-                            datatype=UnresolvedType())
-            if name in direct_refnames_in_exprs:
-                fparser2._find_or_create_unresolved_symbol(
-                    location, name, symbol_type=DataSymbol, datatype=UnresolvedType())
-
-    _refine_symbols_with_usage_location.__doc__ = original.__doc__
-    fparser2._refine_symbols_with_usage_location = _refine_symbols_with_usage_location
-
-
-_REPLACED = {}
