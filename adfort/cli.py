@@ -211,6 +211,10 @@ _DIFF_OPTIONS = [
                   show_default=True, help="Passes of simplification."),
     click.option("--no-inline-operation-adjoints", is_flag=True,
                   help="Keep every op_adj temporary instead of substituting single-use ones."),
+    click.option("--no-pool-work-arrays", is_flag=True,
+                  help="Leave the automatic arrays of generated routines as they are (gfortran "
+                       "allocates each on the heap at every call) instead of passing them "
+                       "sections of one buffer."),
 ]
 
 
@@ -229,7 +233,7 @@ def _fail(err):
 
 
 def _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
-                        no_inline_operation_adjoints):
+                        no_inline_operation_adjoints, no_pool_work_arrays=False):
     """The options of the generated code (see :mod:`adfort.context`)."""
     return {
         "jacobian": jacobian,
@@ -237,6 +241,7 @@ def _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
         "simplify": not no_simplify,
         "simplify_n_times": simplify_n_times,
         "inline_operation_adjoints": not no_inline_operation_adjoints,
+        "pool_work_arrays": not no_pool_work_arrays,
     }
 
 
@@ -287,14 +292,15 @@ followed by its adjoint <name>_adj.""")
 def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, links, checkpoints,
          adjoint_libs,
          passive, search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian,
-         verbose, timings, no_simplify, simplify_n_times, no_inline_operation_adjoints):
+         verbose, timings, no_simplify, simplify_n_times, no_inline_operation_adjoints,
+         no_pool_work_arrays):
     """Differentiate FILE and write the adjoint (default), tangent (--mode
     forward) or Hessian-vector product (--mode hvp) Fortran.
 
     EXTRA_FILES hold routines and modules that FILE's routines call.
     """
     options = _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
-                                  no_inline_operation_adjoints)
+                                  no_inline_operation_adjoints, no_pool_work_arrays)
     try:
         if free_form and fixed_form:
             raise AdfortError("--free-form and --fixed-form exclude each other: give one")
@@ -393,7 +399,8 @@ last line), 1 for bad input, 2 for a bug of adfort.""")
 def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoints,
           adjoint_libs, passive,
           search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian, verbose,
-          timings, no_simplify, simplify_n_times, no_inline_operation_adjoints, sizes, ranges,
+          timings, no_simplify, simplify_n_times, no_inline_operation_adjoints,
+          no_pool_work_arrays, sizes, ranges,
           plot, keep, adjoint_file, tangent_file, fflags, compile_files, seed, timeout):
     """Check the adjoint of a routine of FILE by running it.
 
@@ -408,7 +415,7 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoint
     from adfort.check.problem import parse_assignments
     from adfort.check.report import format_report, plain, plot as draw
     options = _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
-                                  no_inline_operation_adjoints)
+                                  no_inline_operation_adjoints, no_pool_work_arrays)
     try:
         if free_form and fixed_form:
             raise AdfortError("--free-form and --fixed-form exclude each other: give one")

@@ -15,6 +15,9 @@ DEFAULT_OPTIONS = {
     "simplify": True,
     "simplify_n_times": 5,
     "inline_operation_adjoints": True,
+    # Automatic arrays of generated routines as sections of one buffer
+    # (adfort/transformations/work_arrays.py).
+    "pool_work_arrays": True,
 }
 
 

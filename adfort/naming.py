@@ -67,6 +67,18 @@ FORWARD_MODULE_SUFFIX = "_fwd"
 HVP_SUFFIX = "_hvp"
 HVP_MODULE_SUFFIX = "_hvp"
 TANGENT_ZERO = "zero_d"
+# A generated routine's automatic arrays in one buffer
+# (adfort/transformations/work_arrays.py): the routine proper, the buffer
+# on the stack, the one allocated when that is too small, and the extents.
+WORK_BODY_SUFFIX = "_body"
+WORK_STACK = "work_stack"
+WORK_HEAP = "work_heap"
+WORK_EXTENT = "work_extent"
+
+
+def work_body(name):
+    """Name of generated routine `name` taking its work arrays as arguments."""
+    return name + WORK_BODY_SUFFIX
 
 
 def tangent(name):

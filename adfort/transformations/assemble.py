@@ -24,6 +24,7 @@ from adfort.prune import _datatype_references, drop_unresolved, used_names
 from adfort.symbols import constant_copy
 from adfort.tape import TapeSet
 from adfort.transformations.building import bind_module_names
+from adfort.transformations.work_arrays import pool_work_arrays
 from adfort.writer import Writer
 
 
@@ -97,10 +98,10 @@ def assemble(hosts, build):
     stem = _stem(build.filename, build.root.name)
     children = []
     generated_in = {}
+    placed = _placed_routines(hosts, build)
     for host in hosts.values():
-        for motions in host.motions:
-            for routine in motions.routines:
-                generated_in[routine.name.lower()] = host
+        for routine in placed[id(host)]:
+            generated_in[routine.name.lower()] = host
     module_adjoint_hosts = {}
     for (module, name), symbol in build.module_adjoint_symbols.items():
         module_adjoint_hosts.setdefault(module, []).append(symbol)
@@ -112,7 +113,7 @@ def assemble(hosts, build):
         if module not in hosts:
             hosts[module] = Host(module, build)
     for host in hosts.values():
-        routines = [r for m in host.motions for r in m.routines]
+        routines = placed.get(id(host), [])
         dynamic = any(m.dynamic for m in host.motions)
         tapes = host._tapes.tapes if host._tapes is not None else \
             [t for m in host.motions if m.dynamic for t in m.tapes]
@@ -151,6 +152,26 @@ def assemble(hosts, build):
     _explicit_interfaces(children, build.program)
     layouts = [module.copy() for module in build.program.commons.layout_modules()]
     return FileContainer.create(stem, SymbolTable(), _used_first(layouts + children))
+
+
+def _placed_routines(hosts, build):
+    """{id(host): the generated routines it holds, in order}: each routine's
+    motions, those with automatic arrays split into a body and a wrapper
+    that hands it one buffer (:mod:`adfort.transformations.work_arrays`)."""
+    pool = build.options.get("pool_work_arrays", True)
+    taken = set()
+    if pool:
+        for host in hosts.values():
+            for unit in host.units:
+                taken |= {n.lower() for n in build._taken(unit)}
+            taken |= {r.name.lower() for m in host.motions for r in m.routines}
+    placed = {}
+    for host in hosts.values():
+        routines = [r for m in host.motions for r in m.routines]
+        if pool:
+            routines = [part for r in routines for part in pool_work_arrays(r, taken)]
+        placed[id(host)] = routines
+    return placed
 
 
 def _hoisted_copies(routines, program):
