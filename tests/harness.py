@@ -946,11 +946,24 @@ _DECL_INTENT = re.compile(
 _ASSIGNED = re.compile(r"^\s*(\w+)\s*(?:\(.*?\))?\s*=(?!=)")
 
 
+def routine_source(text: str, name: str) -> str:
+    """The text of generated routine `name` in `text` ('' if absent): when
+    the routine passes its automatic arrays to ``<name>_body``
+    (adfort/transformations/work_arrays.py), `name`'s own (the buffer and
+    the call), then that routine's text."""
+    parts = []
+    for routine in (name, f"{name}_body"):
+        match = re.search(rf"^\s*subroutine\s+{routine}\s*\(.*?^\s*end\s+subroutine"
+                          rf"\s+{routine}\b", text, re.I | re.M | re.S)
+        if match:
+            parts.append(match.group(0))
+    return "\n".join(parts)
+
+
 def routine_text(generated: Path, name: str) -> str:
-    """The text of routine `name` in a generated file ('' if absent)."""
-    match = re.search(rf"^\s*subroutine\s+{name}\s*\(.*?^\s*end\s+subroutine"
-                      rf"\s+{name}\b", Path(generated).read_text(), re.I | re.M | re.S)
-    return match.group(0) if match else ""
+    """The text of routine `name` in a generated file ('' if absent), with
+    its body's (:func:`routine_source`)."""
+    return routine_source(Path(generated).read_text(), name)
 
 
 def rev_writes_intent_in(sig: "Signature", generated: Path) -> List[str]:

@@ -168,10 +168,9 @@ CASES = {
 
 
 def _rev_body(text, routine):
-    match = re.search(rf"subroutine {routine}_rev\(.*?end subroutine {routine}_rev", text,
-                      re.S | re.I)
-    assert match, f"no {routine}_rev in the output"
-    return match.group(0)
+    found = harness.routine_source(text, f"{routine}_rev")
+    assert found, f"no {routine}_rev in the output"
+    return found
 
 
 @needs_gfortran

@@ -77,9 +77,9 @@ end module column_model
 
 
 def _routine(text, name):
-    low = text.lower()
-    start = low.index(f"subroutine {name}(")
-    return low[start:low.index(f"end subroutine {name}", start)]
+    low = harness.routine_source(text, name).lower()
+    assert low, f"no {name} in the output"
+    return low
 
 
 @pytest.mark.parametrize("schedule", [SplitReversalSchedule(), JointReversalSchedule()],

@@ -121,9 +121,9 @@ CASES = {
 
 
 def _routine(text, name):
-    match = re.search(rf"subroutine {name}\(.*?end subroutine {name}\b", text, re.S | re.I)
-    assert match, f"no {name} in the output"
-    return match.group(0)
+    found = harness.routine_source(text, name)
+    assert found, f"no {name} in the output"
+    return found
 
 
 @needs_gfortran

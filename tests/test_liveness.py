@@ -9,14 +9,15 @@ from pathlib import Path
 
 from adfort.api import differentiate_file
 from adfort.schedules import JointReversalSchedule
+import harness
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 def _routine(text, name):
-    low = text.lower()
-    start = low.index(f"subroutine {name}(")
-    return low[start:low.index(f"end subroutine {name}", start)]
+    low = harness.routine_source(text, name).lower()
+    assert low, f"no {name} in the output"
+    return low
 
 
 RESULTS_READ = """\

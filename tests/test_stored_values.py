@@ -7,6 +7,7 @@ import textwrap
 
 from adfort.api import differentiate_file
 from adfort.schedules import SplitReversalSchedule
+import harness
 
 FORMULA = """\
 subroutine bolton(p, t, e, thetae)
@@ -26,9 +27,9 @@ end subroutine bolton
 
 
 def _part(text, name):
-    low = text.lower()
-    start = low.index(f"subroutine {name}(")
-    return low[start:low.index(f"end subroutine {name}", start)]
+    low = harness.routine_source(text, name).lower()
+    assert low, f"no {name} in the output"
+    return low
 
 
 def test_costly_values_are_kept_outside_loops_only(tmp_path):

@@ -12,14 +12,15 @@ import pytest
 
 from adfort.api import differentiate_file
 from adfort.schedules import SplitReversalSchedule
+import harness
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 def _part(text, name):
-    low = text.lower()
-    start = low.index(f"subroutine {name}(")
-    return low[start:low.index(f"end subroutine {name}", start)]
+    low = harness.routine_source(text, name).lower()
+    assert low, f"no {name} in the output"
+    return low
 
 
 @pytest.fixture(scope="module")
