@@ -33,6 +33,10 @@ PSyIR's node module imports for drawing trees (a stand-in package as for
 sympy), and ``importlib.metadata`` (with ``email``, ``zipfile``…), which
 fparser imports to find its own version: :func:`install` imports fparser
 with a ``version`` that reads it from fparser's ``dist-info`` directly.
+Nor is PSyclone's module manager (``psyclone.parse``), which its
+configuration, loaded at the first parse, only tells which modules to
+ignore: ``ModuleManager.get()`` of the stand-in notes them, and gives them
+to the real manager as soon as anything else is asked of it.
 
 Nothing changes for code that does use them: it only pays the import
 later.  Whether sympy was really loaded: :func:`sympy_loaded`.
@@ -61,16 +65,22 @@ _DEFERRED = {
     # psyGen.Transformation), names these only in isinstance checks: not
     # the kernel parser (fparser's first parser, pyparsing: 0.05 s).
     "psyclone.parse.algorithm": ("BuiltInCall", "KernelCall"),
+    # PSyclone's configuration tells the module manager which modules to
+    # ignore when it loads: 8 ms of imports (hashlib, pickle, difflib…) for
+    # a manager only the search for a module's source uses.
+    "psyclone.parse": ("ModuleManager",),
 }
 # Attributes of a stand-in that are another module's (exceptions must be
 # real classes to be caught).
 _PRESET = {"psyclone.psyGen": {"InternalError": "psyclone.errors",
                                "GenerationError": "psyclone.errors"}}
-_PACKAGES = ("sympy", "psyclone.psyir.tools", "psyclone.psyir.transformations", "graphviz")
+_PACKAGES = ("sympy", "psyclone.psyir.tools", "psyclone.psyir.transformations", "graphviz",
+             "psyclone.parse")
 # Packages whose submodules may be imported alone (their __path__ is given
 # without loading the package): psyclone.psyir.tools.type_info_computation,
 # which every BinaryOperation's datatype imports, needs nothing else.
-_OPEN_PACKAGES = ("psyclone.psyir.tools", "psyclone.psyir.transformations")
+_OPEN_PACKAGES = ("psyclone.psyir.tools", "psyclone.psyir.transformations",
+                  "psyclone.parse")
 # Names a stand-in package takes from one of its submodules, loaded when
 # first asked for (not the whole package).
 _SUBMODULE = {"psyclone.psyir.transformations": {
@@ -158,6 +168,46 @@ class _LazyInstance:
 
     def __setattr__(self, name, value):
         setattr(self._adfort_instance(), name, value)
+
+
+class _PendingManager:
+    """``ModuleManager.get()`` before the module manager is loaded: it
+    notes the modules to ignore (all the configuration tells it) and hands
+    them to the real manager when something else is asked of it."""
+
+    def __init__(self):
+        object.__setattr__(self, "_adfort_ignored", [])
+
+    def add_ignore_module(self, name):
+        if "psyclone.parse.module_manager" in sys.modules:
+            _real_manager().add_ignore_module(name)
+        else:
+            self._adfort_ignored.append(name)
+
+    def __getattr__(self, name):
+        return getattr(_real_manager(), name)
+
+    def __setattr__(self, name, value):
+        setattr(_real_manager(), name, value)
+
+
+_PENDING_MANAGER = _PendingManager()
+
+
+def _real_manager():
+    """The real ``ModuleManager.get()``, told the modules noted before."""
+    manager = _real("psyclone.parse").ModuleManager.get()
+    ignored = _PENDING_MANAGER._adfort_ignored
+    while ignored:
+        manager.add_ignore_module(ignored.pop(0))
+    return manager
+
+
+def _manager():
+    """``ModuleManager.get`` of the stand-in."""
+    if "psyclone.parse.module_manager" in sys.modules:
+        return _real_manager()
+    return _PENDING_MANAGER
 
 
 def _stand_in_class(module, name):
@@ -372,6 +422,7 @@ def install():
         for name, owner in _PRESET.get(module, {}).items():
             setattr(stand_in, name, getattr(importlib.import_module(owner), name))
         sys.modules[module] = stand_in
+    sys.modules["psyclone.parse"].ModuleManager.get = staticmethod(_manager)
     maths = sys.modules["psyclone.core.symbolic_maths"].SymbolicMaths
     maths.get = staticmethod(lambda: _PLAIN)
     maths.equal = staticmethod(_PLAIN.equal)

@@ -37,11 +37,13 @@ def test_diff_of_a_kernel_never_imports_sympy(tmp_path):
         except SystemExit as stop:
             assert not stop.code, stop.code
         print("sympy.core" in sys.modules, "sympy" in sys.modules,
-              "pyparsing" in sys.modules, type(sys.modules["psyclone.psyGen"]).__name__)
+              "pyparsing" in sys.modules, type(sys.modules["psyclone.psyGen"]).__name__,
+              "psyclone.parse.module_manager" in sys.modules)
         """)
     assert done.returncode == 0, done.stderr
-    # The stand-ins are there; sympy and psyGen (pyparsing…) never were.
-    assert done.stdout.split() == ["False", "True", "False", "_StandIn"], \
+    # The stand-ins are there; sympy, psyGen (pyparsing…) and the module
+    # manager never were.
+    assert done.stdout.split() == ["False", "True", "False", "_StandIn", "False"], \
         done.stdout + done.stderr
     assert re.search(r"^\s*end subroutine run_rev$", out.read_text(), re.M)
 
@@ -122,6 +124,29 @@ def test_stand_ins_behave_as_the_real_modules():
         """)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["method", "module", "_StandIn", "Kern"], done.stdout
+
+
+def test_the_module_manager_gets_the_modules_to_ignore_when_used():
+    done = run_python("""
+        import sys
+        import adfort
+        from psyclone.configuration import Config
+        from psyclone.parse import ModuleManager
+        Config.get()                                # noted, not loaded
+        assert "psyclone.parse.module_manager" not in sys.modules
+        pending = ModuleManager.get()
+        assert isinstance(pending.ignores(), set)   # (loads the real one)
+        from psyclone.parse import ModuleManager as Real
+        real = Real.get()
+        assert type(sys.modules["psyclone.parse"]).__name__ == "module"
+        assert ModuleManager.get() is real and isinstance(real, ModuleManager)
+        pending.add_ignore_module("later")
+        configured = Config.get()._config["DEFAULT"].getlist("IGNORE_MODULES", [])
+        assert configured and real.ignores() == set(configured) | {"later"}, real.ignores()
+        print("ok")
+        """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["ok"], done.stdout
 
 
 # ---- PSyclone's lookups -----------------------------------------------------
