@@ -122,6 +122,35 @@ def _generated_call(info, motion, arguments, location):
     return Call.create(RoutineSymbol(info.names[motion]), passed)
 
 
+def recording_call_again(assign, info, location):
+    """``call f_rec(…, v)`` for ``v = f(…)``, a call to a short function the
+    returning motion computes again (:func:`adfort.iterations.cheap_function`),
+    or None to compute it as written.  The generated module holds ``f_rec``,
+    the same formula, which gfortran can inline there; ``f`` is in the
+    user's module, out of its reach (``advection_limiter``'s flux adjoint:
+    7 % of the adjoint's time).  Only for an ``f_rec`` that pushes nothing
+    and a variable of the function's type and kind.
+
+    :param assign: the Assignment ``v = f(…)`` (its right side a Call).
+    :param info: the callee's :class:`CalleeMotions`.
+    """
+    if info is None or info.opaque or info.pushes or "rec" not in info.dummies:
+        return None
+    result = info.unit.result
+    target = assign.lhs
+    if result is None or expr_rank(target) != 0 or not is_variable(target):
+        return None
+    mine = _scalar_type(target.symbol.datatype)
+    theirs = _scalar_type(result.datatype)
+    if mine.intrinsic != theirs.intrinsic or \
+            str(mine.precision).lower() != str(theirs.precision).lower():
+        return None
+    call = assign.rhs
+    formals = _formals(info, call, target)
+    plain = [((f, False), a.copy()) for a, f in zip(_actuals(call, target), formals)]
+    return _generated_call(info, "rec", plain, location)
+
+
 def _adjoint_actual(actual, formal, reverser, prologue, epilogue):
     """The adjoint to pass for `actual`: its own, or a zeroed scratch
     variable (of the actual's shape) when the actual is passive here."""

@@ -45,6 +45,7 @@ from adfort.stored_values import store_costly_values
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.allocation import is_allocation, status_variables
 from adfort.transformations.base import ADReverseTrans
+from adfort.transformations.call import recording_call_again
 from adfort.transformations.reverser import Reverser, drop_not_rerun, enclosing_loop_indices
 from adfort.transformations.building import _argument_symbols, _make_routine
 from adfort.transformations.building import _assumed_shape
@@ -362,7 +363,9 @@ def reverse_work(work, spec, options, names, filename=None):
     reverser.sequences = spec.call_sequences
     reverser.mpi_pairs = getattr(spec, "mpi_pairs", {})
     reverser.dead = dead
-    reverser.recomputed = recomputed
+    cheap = {spec.calls[key].unit.name.lower(): spec.calls[key] for key in cheap_calls}
+    reverser.recomputed = {key: (names, [_again(s, cheap, filename) for s in stmts])
+                           for key, (names, stmts) in recomputed.items()}
     reverser.pushed = pushed
     location = where(work, filename)
     try:
@@ -548,6 +551,20 @@ def reverse_work(work, spec, options, names, filename=None):
     motions.pushes = tapes.pushes_made() > 0 or any(
         getattr(c, "pushes", True) for c in spec.calls.values() if c is not None)
     return motions
+
+
+def _again(stmt, cheap, filename):
+    """`stmt`, computed again by the returning motion: ``v = f(…)`` of a
+    short function `cheap` names as ``call f_rec(…, v)`` when it can be
+    (:func:`adfort.transformations.call.recording_call_again`).
+
+    :param cheap: {lower-case function name: its CalleeMotions}."""
+    if isinstance(stmt, Assignment) and type(stmt.rhs) is Call:
+        info = cheap.get(stmt.rhs.routine.name.lower())
+        call = recording_call_again(stmt, info, where(stmt, filename)) if info else None
+        if call is not None:
+            return call
+    return stmt
 
 
 def _local_arrays(table, active):
