@@ -33,6 +33,7 @@ from adfort.reach import written_section
 from adfort.fresh_elements import fresh_element_writes
 from adfort.handover import arrays_computed_again, computed_again
 from adfort.iteration_values import pushed_per_iteration, strip_pushed
+from adfort.known_zero import simplify_known_zero
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
 from adfort.entry_copies import entry_copies
@@ -395,6 +396,7 @@ def reverse_work(work, spec, options, names, filename=None):
     adjoint_args = dep + [i for i in indep if i not in dep]
     active_args = [a for a in arg_names if a in adjoint_args]
     ret_body = list(final_ret)
+    zeroings = []
     for name, adj in sorted(ctx.adjoints.items()):
         # Allocatable adjoints are zeroed where they are allocated; module
         # variables' adjoints belong to the caller, or, for the routine
@@ -407,10 +409,15 @@ def reverse_work(work, spec, options, names, filename=None):
             if _assumed_shape(adj):
                 # The adjoint of an assumed-shape argument that is neither
                 # dependent nor independent: a local of the argument's shape.
-                ret_body.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+                zeroings.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
                     Reference(adj), ("mold", Reference(table.lookup(name)))]))
-            ret_body.extend(_zeroed(adj, sections.get(name))
+            zeroings.extend(_zeroed(adj, sections.get(name))
                             or zero_statements(adj, table, taken))
+    # Increments of adjoints still zero are assignments (adfort.known_zero).
+    zeroings, body_ret = simplify_known_zero(
+        zeroings, body_ret, {ctx.adjoints[n].name.lower() for n in ctx.adjoints
+                             if n not in ctx.module_adjoints})
+    ret_body.extend(zeroings)
     ret_body.extend(body_ret)
     ret_body.extend(entry_ret)
 

@@ -1,0 +1,378 @@
+"""Adjoints known to be zero in the returning motion.
+
+The returning motion zeroes the adjoints of the routine's own variables on
+entry, then mostly increments them (``k1_adj(i) = k1_adj(i) + op_adj``).
+Where an adjoint is known to be zero, the increment is an assignment
+(``k1_adj(i) = op_adj``: a load saved; gfortran cannot drop ``0 + x``, which
+is not ``x`` for x = -0), and a zeroing that a loop overwrites element by
+element before anything reads it is not needed at all (on Lorenz-96's RK4
+step, four array passes of the five it made per step).
+
+A forward pass over the statements keeps, for each local adjoint, whether
+it is zero everywhere (``"all"``) or on the section its zeroing named
+(``":n"``), else nothing.  Facts come only from zeroings (``a_adj = 0``,
+``a_adj(:n) = 0``) and from loops that zero each element they visit last;
+any other write, and any call or code block naming the adjoint, forgets
+them.  Inside a loop:
+
+- the whole-variable facts holding at the loop's head are those holding on
+  entry and after the body (iterated to a fixed point);
+- element ``a_adj(i)`` (``i`` the loop's index) of an adjoint zero on entry
+  over the loop's range is still zero at the first statement of an
+  iteration that writes ``a_adj``, when the loop names ``a_adj`` only as
+  ``a_adj(i)`` and that statement is not in an inner loop: earlier
+  iterations wrote other elements.
+
+Every rewrite leaves the values computed unchanged (up to the sign of a
+zero).
+"""
+
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
+    Literal, Loop, Range, Reference, UnaryOperation, WhileLoop)
+from psyclone.psyir.symbols import ScalarType
+
+ALL = "all"
+
+
+def simplify_known_zero(zeroings, statements, local):
+    """Rewrite increments of adjoints known to be zero, and drop zeroings a
+    loop overwrites before any read.
+
+    :param zeroings: the zeroing statements of the local adjoints (and
+        what else starts the returning motion), in order.
+    :param statements: the statements that follow them.
+    :param local: lower-case names of the adjoints of the routine's own
+        variables (no call can change them without naming them).
+    :returns: (zeroings kept, statements), both lists; statements are
+        changed in place.
+    """
+    if any(a.is_pointer for s in statements for a in s.walk(Assignment)):
+        return zeroings, statements    # (a pointer may alias an adjoint)
+    tracked = {}
+    for stmt in zeroings:
+        region = _zeroing(stmt)
+        if region is not None and stmt.lhs.symbol.name.lower() in local:
+            tracked[stmt.lhs.symbol.name.lower()] = (region, stmt)
+    if not tracked:
+        return zeroings, statements
+    names = set(tracked)
+    state = {name: region for name, (region, _) in tracked.items()}
+    _Pass(names, rewrite=True).block(statements, state)
+    dead = _dead_zeroings(tracked, statements)
+    return [z for z in zeroings if id(z) not in dead], statements
+
+
+def _zeroing(stmt):
+    """The region ``a_adj = 0`` / ``a_adj(:n) = 0`` zeroes (ALL, or the
+    section's text), else None."""
+    if not isinstance(stmt, Assignment) or not _is_zero(stmt.rhs):
+        return None
+    lhs = stmt.lhs
+    if type(lhs) is Reference:
+        return ALL
+    if type(lhs) is ArrayReference and len(lhs.indices) == 1 \
+            and isinstance(lhs.indices[0], Range):
+        return _section_text(lhs.indices[0], lhs.symbol)
+    return None
+
+
+def _section_text(section, symbol):
+    """``lower:upper`` of a step-1 Range of `symbol` (an implicit bound
+    written as declared), or None."""
+    if not (isinstance(section.step, Literal) and section.step.value == "1"):
+        return None
+    shape = getattr(symbol.datatype, "shape", None)
+    texts = []
+    for bound, inquiry, which in ((section.start, "LBOUND", "lower"),
+                                  (section.stop, "UBOUND", "upper")):
+        if isinstance(bound, IntrinsicCall) and bound.intrinsic.name == inquiry:
+            if not shape or not hasattr(shape[0], which):
+                return None
+            bound = getattr(shape[0], which)
+        texts.append(_text(bound))
+    return ":".join(texts)
+
+
+def _is_zero(node):
+    if not isinstance(node, Literal):
+        return False
+    if node.datatype.intrinsic not in (ScalarType.Intrinsic.REAL,
+                                       ScalarType.Intrinsic.INTEGER):
+        return False
+    try:
+        return float(node.value.lower().replace("d", "e")) == 0.0
+    except ValueError:
+        return False
+
+
+def _text(node):
+    return node.debug_string().lower().replace(" ", "")
+
+
+def _meet(first, second):
+    """Facts holding in both states."""
+    met = {}
+    for name, region in first.items():
+        other = second.get(name)
+        if other is None:
+            continue
+        if region == other or other == ALL:
+            met[name] = region
+        elif region == ALL:
+            met[name] = other
+    return met
+
+
+def _increment(stmt):
+    """(target text, increment node, negated) of ``v = v + t``, ``v = t +
+    v`` or ``v = v - t`` (t not naming v's variable), else None."""
+    rhs = stmt.rhs
+    if not isinstance(rhs, BinaryOperation) or rhs.operator not in (
+            BinaryOperation.Operator.ADD, BinaryOperation.Operator.SUB):
+        return None
+    target = _text(stmt.lhs)
+    left, right = rhs.children
+    name = stmt.lhs.symbol.name.lower()
+    for same, other, negated in ((left, right, rhs.operator == BinaryOperation.Operator.SUB),
+                                 (right, left, None)):
+        if negated is None and rhs.operator != BinaryOperation.Operator.ADD:
+            continue
+        if isinstance(same, Reference) and same.symbol.name.lower() == name \
+                and _text(same) == target \
+                and not any(r.symbol.name.lower() == name for r in other.walk(Reference)):
+            return other, bool(negated)
+    return None
+
+
+def _assign_increment(stmt, found):
+    """Make ``v = v + t`` (``v - t``) the assignment ``v = t`` (``-t``)."""
+    other, negated = found
+    value = other.detach()
+    if negated:
+        value = UnaryOperation.create(UnaryOperation.Operator.MINUS, value)
+    stmt.rhs.replace_with(value)
+
+
+def _names(node, names):
+    """The tracked names `node` refers to."""
+    return {r.symbol.name.lower() for r in node.walk(Reference)} & names
+
+
+class _Pass:
+    """The forward pass: :meth:`block` updates a state {name: region}
+    through statements, rewriting increments when `rewrite` is set."""
+
+    def __init__(self, names, rewrite):
+        self.names = names
+        self.rewrite = rewrite
+        self.first_writes = set()   # ids of element increments known zero
+
+    def block(self, statements, state):
+        for stmt in statements:
+            self.statement(stmt, state)
+        return state
+
+    def statement(self, stmt, state):
+        if isinstance(stmt, Assignment):
+            self.assignment(stmt, state)
+        elif isinstance(stmt, Loop):
+            self.loop(stmt, state)
+        elif isinstance(stmt, WhileLoop):
+            self.while_loop(stmt, state)
+        elif isinstance(stmt, IfBlock):
+            branches = [stmt.if_body.children]
+            if stmt.else_body is not None:
+                branches.append(stmt.else_body.children)
+            after = [self.block(list(b), dict(state)) for b in branches]
+            if stmt.else_body is None:
+                after.append(dict(state))
+            merged = after[0]
+            for other in after[1:]:
+                merged = _meet(merged, other)
+            state.clear()
+            state.update(merged)
+        else:
+            # A call, a code block, anything else: what it names is forgotten.
+            for name in _names(stmt, self.names):
+                state.pop(name, None)
+
+    def assignment(self, stmt, state):
+        lhs = stmt.lhs
+        name = lhs.symbol.name.lower()
+        if name not in self.names:
+            return
+        if any(isinstance(n, Call) and not isinstance(n, IntrinsicCall)
+               for n in stmt.rhs.walk(Call)):
+            state.pop(name, None)
+            return
+        region = _zeroing(stmt)
+        if region is not None:
+            state[name] = region if region == ALL or state.get(name) != ALL else ALL
+            return
+        if type(lhs) is ArrayReference and _is_zero(stmt.rhs):
+            return      # one element zeroed: the facts still hold
+        found = _increment(stmt)
+        if self.rewrite and found is not None and (
+                (type(lhs) is Reference and state.get(name) == ALL)
+                or (type(lhs) is ArrayReference and state.get(name) == ALL
+                    and not any(isinstance(i, Range) for i in lhs.indices))
+                or id(stmt) in self.first_writes):
+            _assign_increment(stmt, found)
+        state.pop(name, None)
+
+    def loop(self, loop, state):
+        entry = dict(state)
+        head = self.head(loop.loop_body.children, entry)
+        if self.rewrite:
+            self.first_writes |= _first_element_writes(loop, entry, self.names)
+        after = self.block(list(loop.loop_body.children), dict(head))
+        exit_ = _meet(head, after)
+        for name in self.names:
+            if _zeroes_each_element(loop, name):
+                exit_[name] = ALL
+        state.clear()
+        state.update(exit_)
+
+    def while_loop(self, loop, state):
+        head = self.head(loop.loop_body.children, dict(state))
+        after = self.block(list(loop.loop_body.children), dict(head))
+        state.clear()
+        state.update(_meet(head, after))
+
+    def head(self, body, entry):
+        """The facts holding at every iteration's start: a fixed point of
+        entry ∩ (facts after the body)."""
+        analysis = _Pass(self.names, rewrite=False)
+        head = dict(entry)
+        for _ in range(len(self.names) + 1):
+            after = analysis.block(list(body), dict(head))
+            new = _meet(entry, after)
+            if new == head:
+                break
+            head = new
+        return head
+
+
+def _loop_range(loop):
+    """The set of indices `loop` visits, as ``low:high`` text (step ±1),
+    or None."""
+    step = loop.step_expr
+    if isinstance(step, Literal) and step.value == "1":
+        return f"{_text(loop.start_expr)}:{_text(loop.stop_expr)}"
+    if isinstance(step, UnaryOperation) and isinstance(step.children[0], Literal) \
+            and step.children[0].value == "1":
+        return f"{_text(loop.stop_expr)}:{_text(loop.start_expr)}"
+    if isinstance(step, Literal) and step.value == "-1":
+        return f"{_text(loop.stop_expr)}:{_text(loop.start_expr)}"
+    return None
+
+
+def _only_own_elements(loop, name):
+    """Whether `loop` names adjoint `name` only as ``name(i)``, ``i`` its
+    index (never assigned in it), outside calls and code blocks."""
+    index = loop.variable.name.lower()
+    body = loop.loop_body
+    if body.walk(CodeBlock):
+        return False
+    for assign in body.walk(Assignment):
+        if assign.lhs.symbol.name.lower() == index:
+            return False
+    for ref in body.walk(Reference):
+        if ref.symbol.name.lower() != name:
+            continue
+        if type(ref) is not ArrayReference or len(ref.indices) != 1:
+            return False
+        only = ref.indices[0]
+        if type(only) is not Reference or only.symbol.name.lower() != index:
+            return False
+        parent = ref.parent
+        while parent is not None and parent is not body:
+            if isinstance(parent, Call) and not isinstance(parent, IntrinsicCall):
+                return False
+            parent = parent.parent
+    return True
+
+
+def _covers(loop, region, symbol=None):
+    """Whether `loop`'s indices are the elements of `region`."""
+    visited = _loop_range(loop)
+    if visited is None:
+        return False
+    if region == ALL:
+        shape = getattr(getattr(symbol, "datatype", None), "shape", None)
+        if not shape or len(shape) != 1 or not hasattr(shape[0], "lower"):
+            return False
+        region = f"{_text(shape[0].lower)}:{_text(shape[0].upper)}"
+    return visited == region
+
+
+def _within(loop, region):
+    """Whether every index `loop` visits is in `region`."""
+    return region == ALL or _covers(loop, region)
+
+
+def _first_element_writes(loop, entry, names):
+    """Ids of the increments of ``a_adj(i)`` that are the first write of an
+    iteration to an adjoint zero over the loop's range on entry."""
+    found = set()
+    body = loop.loop_body
+    for name in names:
+        region = entry.get(name)
+        if region is None or not _within(loop, region) or not _only_own_elements(loop, name):
+            continue
+        writes = [a for a in body.walk(Assignment) if a.lhs.symbol.name.lower() == name]
+        if not writes:
+            continue
+        first = writes[0]
+        # Not in a loop inside this one (its second trip would see it set).
+        parent = first.parent
+        while parent is not body:
+            if isinstance(parent, (Loop, WhileLoop)):
+                break
+            parent = parent.parent
+        else:
+            found.add(id(first))
+    return found
+
+
+def _zeroes_each_element(loop, name):
+    """Whether `loop` names `name` only as ``name(i)``, its last write in
+    an iteration is ``name(i) = 0`` at the body's top level, and its
+    indices cover `name`'s declared extent: `name` is zero after it."""
+    body = loop.loop_body
+    writes = [a for a in body.walk(Assignment) if a.lhs.symbol.name.lower() == name]
+    if not writes or writes[-1].parent is not body or not _is_zero(writes[-1].rhs):
+        return False
+    if not _only_own_elements(loop, name):
+        return False
+    return _covers(loop, ALL, writes[-1].lhs.symbol)
+
+
+def _dead_zeroings(tracked, statements):
+    """Ids of zeroings whose values no statement reads: the first statement
+    naming the adjoint is a loop covering the zeroed region whose first
+    statement naming it assigns ``a_adj(i)`` from values not naming it, at
+    the body's top level, the loop naming nothing else of it."""
+    dead = set()
+    for name, (region, zeroing) in tracked.items():
+        first = next((s for s in statements if name in _names(s, {name})), None)
+        if not isinstance(first, Loop) or not _covers(first, region, zeroing.lhs.symbol):
+            continue
+        if not _only_own_elements(first, name):
+            continue
+        bounds = {r.symbol.name.lower() for expr in (first.start_expr, first.stop_expr)
+                  for r in expr.walk(Reference)}
+        before = statements[:statements.index(first)]
+        if any(a.lhs.symbol.name.lower() in bounds for s in before for a in s.walk(Assignment)):
+            continue
+        body = first.loop_body
+        naming = next((s for s in body.walk((Assignment, Call, IfBlock, Loop, WhileLoop))
+                       if name in _names(s, {name})), None)
+        if not isinstance(naming, Assignment) or naming.parent is not body \
+                or naming.lhs.symbol.name.lower() != name \
+                or name in _names(naming.rhs, {name}):
+            continue
+        dead.add(id(zeroing))
+    return dead
+

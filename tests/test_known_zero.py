@@ -1,0 +1,168 @@
+"""Adjoints known to be zero (adfort/known_zero.py): increments become
+assignments and zeroings a loop overwrites go, only where that is right.
+Each case is FD-checked under both schedules; the text checks say which
+rewrite happened (or must not)."""
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import harness
+
+CASES = {
+    # The shape of Lorenz-96's RK4 update: k_adj(i) first set by the loop.
+    "first_set_by_a_loop.f90": """\
+        ! adfort: routine=stage dep=y indep=x
+        ! adfort: init n=7 x=-1:1
+        subroutine stage(n, x, y)
+          integer, intent(in) :: n
+          double precision, intent(in) :: x(n)
+          double precision, intent(out) :: y(n)
+          double precision :: k(n), s
+          integer :: i
+          do i = 1, n
+            k(i) = sin(x(i))
+          end do
+          do i = 1, n
+            s = 0.5d0*k(i)
+            y(i) = x(i) + s*k(i)
+          end do
+        end subroutine stage
+        """,
+    # w_adj(i-1) and w_adj(i) from one iteration: the zeroing stays.
+    "neighbours.f90": """\
+        ! adfort: routine=pairs dep=y indep=x
+        ! adfort: init n=8 x=-1:1
+        subroutine pairs(n, x, y)
+          integer, intent(in) :: n
+          double precision, intent(in) :: x(n)
+          double precision, intent(out) :: y
+          double precision :: w(n)
+          integer :: i
+          do i = 1, n
+            w(i) = x(i)**2 + x(i)
+          end do
+          y = 0.0d0
+          do i = 2, n
+            y = y + w(i)*w(i-1)
+          end do
+        end subroutine pairs
+        """,
+    # u_adj(i) is incremented in an inner loop: its second trip sees the
+    # first one's increment.
+    "inner_loop.f90": """\
+        ! adfort: routine=powers dep=y indep=x,a
+        ! adfort: init n=5 m=3 x=0.5:1.5 a=-1:1
+        subroutine powers(n, m, x, a, y)
+          integer, intent(in) :: n, m
+          double precision, intent(in) :: x(n), a(m)
+          double precision, intent(out) :: y
+          double precision :: u(n), t(n)
+          integer :: i, k
+          do i = 1, n
+            u(i) = 2.0d0*x(i)
+            t(i) = 0.0d0
+          end do
+          do i = 1, n
+            do k = 1, m
+              t(i) = t(i) + a(k)*u(i)**k
+            end do
+          end do
+          y = sum(t)
+        end subroutine powers
+        """,
+    # c_adj accumulates over the iterations; q_adj is zero again at the
+    # end of each one.
+    "accumulated_scalar.f90": """\
+        ! adfort: routine=scale dep=y indep=x,p
+        ! adfort: init n=6 x=-1:1 p=0.5:2.0
+        subroutine scale(n, x, p, y)
+          integer, intent(in) :: n
+          double precision, intent(in) :: x(n), p
+          double precision, intent(out) :: y(n)
+          double precision :: c, q
+          integer :: i
+          c = 2.0d0*p
+          do i = 1, n
+            q = c*x(i)
+            y(i) = q*q + c
+          end do
+        end subroutine scale
+        """,
+    # The work array goes through a call in the loop: nothing is known.
+    "through_a_call.f90": """\
+        ! adfort: routine=calls dep=y indep=x
+        ! adfort: init n=5 x=-1:1
+        module through_a_call
+          implicit none
+        contains
+          subroutine sq(a, b)
+            double precision, intent(in) :: a
+            double precision, intent(out) :: b
+            b = a*a
+          end subroutine sq
+          subroutine calls(n, x, y)
+            integer, intent(in) :: n
+            double precision, intent(in) :: x(n)
+            double precision, intent(out) :: y
+            double precision :: w(n)
+            integer :: i
+            do i = 1, n
+              call sq(x(i), w(i))
+            end do
+            y = sum(w*x)
+          end subroutine calls
+        end module through_a_call
+        """,
+}
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradients(tmp_path, name, schedule):
+    harness.check_source(tmp_path, name, CASES[name], schedule)
+
+
+def _returning(tmp_path, name):
+    source = tmp_path / name
+    source.write_text(textwrap.dedent(CASES[name]))
+    meta = harness.parse_metadata(source)
+    out = tmp_path / "out.f90"
+    subprocess.run([sys.executable, "-m", "adfort", "diff", str(source),
+                    "--routine", meta.routine, "--dep", ",".join(meta.dep),
+                    "--indep", ",".join(meta.indep), "-o", str(out)],
+                   check=True, capture_output=True)
+    return harness.routine_source(out.read_text(), meta.routine + "_ret").lower()
+
+
+def test_first_set_by_a_loop(tmp_path):
+    ret = _returning(tmp_path, "first_set_by_a_loop.f90")
+    assert "k_adj = 0" not in ret and "k_adj(:n) = 0" not in ret, ret
+    # The first write of an iteration assigns, the second still increments.
+    first, second = re.findall(r"k_adj\(i\) = ([^\n]*)", ret)[:2]
+    assert "k_adj" not in first and second.startswith("k_adj(i) +"), ret
+
+
+def test_neighbours_keep_their_zeroing(tmp_path):
+    ret = _returning(tmp_path, "neighbours.f90")
+    assert "w_adj = 0.0d0" in ret, ret
+    assert "w_adj(i - 1) = w_adj(i - 1) +" in ret, ret
+
+
+def test_inner_loop_increments_stay(tmp_path):
+    ret = _returning(tmp_path, "inner_loop.f90")
+    assert "u_adj(i) = u_adj(i) +" in ret, ret
+
+
+def test_scalar_zero_at_each_iteration_start(tmp_path):
+    ret = _returning(tmp_path, "accumulated_scalar.f90")
+    assert re.search(r"c_adj = c_adj \+", ret), ret
+    assert not re.search(r"q_adj = q_adj \+", ret), ret
+
+
+def test_call_keeps_the_zeroing(tmp_path):
+    ret = _returning(tmp_path, "through_a_call.f90")
+    assert "w_adj = 0.0d0" in ret, ret
