@@ -225,14 +225,23 @@ maxval, minval, product, size = map(_intrinsic, ("MAXVAL", "MINVAL", "PRODUCT", 
 cshift, eoshift, asum = map(_intrinsic, ("CSHIFT", "EOSHIFT", "SUM"))
 
 
-def all_of(conditions):
-    """Return the ``.and.`` of `conditions` (a non-empty list of ``E``)."""
-    result = conditions[0]
-    for cond in conditions[1:]:
-        result = result & cond
-    return result
-
-
 def indicator(condition, like):
-    """Return 1.0 where `condition` holds, else 0.0, in the kind of `like`."""
-    return merge(like.one(), like.zero(), condition)
+    """1 where `condition` holds, else 0, in the kind of `like`;
+    `condition` may be a list of conditions that must all hold.  Written
+    ``REAL(MERGE(1, 0, c1) * MERGE(1, 0, c2), kind)``: see
+    :mod:`adfort.indicators`."""
+    conditions = condition if isinstance(condition, list) else [condition]
+    chosen = None
+    for cond in conditions:
+        one = merge(1, 0, cond).node
+        chosen = one if chosen is None else BinaryOperation.create(BinOp.MUL, chosen, one)
+    kind = like.kind
+    if kind == ScalarType.Precision.DOUBLE:
+        node = intrinsic_call("DBLE", [chosen])
+    elif isinstance(kind, int):
+        node = intrinsic_call("REAL", [chosen, ("kind", int_literal(kind))])
+    elif isinstance(kind, DataNode):
+        node = intrinsic_call("REAL", [chosen, ("kind", kind.copy())])
+    else:
+        node = intrinsic_call("REAL", [chosen])
+    return E(node, kind)

@@ -33,7 +33,7 @@ from psyclone.psyir.symbols import ScalarType
 from adfort import intrinsics
 from adfort.arrays import expr_rank
 from adfort.exprs import (
-    E, all_of, aint, asum, call, cos, cosh, count, cshift, eoshift, exp,
+    E, aint, asum, call, cos, cosh, count, cshift, eoshift, exp,
     indicator, int_literal, kind_key, log, matmul, maxval, merge, minval, product, real_literal,
     sign, sin, sinh, size, spread, sqrt, tan, tanh, transpose)
 
@@ -270,7 +270,7 @@ def _pick(args, strictly_better, at_least_as_good):
     for i, a in enumerate(args):
         conds = [strictly_better(a, b) for b in args[:i]]
         conds += [at_least_as_good(a, b) for b in args[i + 1:]]
-        partials.append(indicator(all_of(conds), a))
+        partials.append(indicator(conds, a))
     return partials
 
 

@@ -51,6 +51,8 @@ from psyclone.psyir.nodes import (
     Node, Operation, Reference, UnaryOperation)
 from psyclone.psyir.symbols import DataSymbol, ScalarType
 
+from adfort.indicators import merge_conversions
+
 __all__ = ["simplify", "simplify_statements", "RULES"]
 
 BOp = BinaryOperation.Operator
@@ -587,12 +589,13 @@ RULES: List[Callable[[Node], Optional[Node]]] = [
     zero_minus,
     add_negation,
     hoist_negation,
+    merge_conversions,
 ]
 
 
 #: What one operand of a binary operation is when a rule applies to it (a
-#: constant, possibly negated, or a negation).
-_RULE_OPERANDS = (Literal, UnaryOperation)
+#: constant, possibly negated, or a negation; an indicator's conversion).
+_RULE_OPERANDS = (Literal, UnaryOperation, IntrinsicCall)
 
 
 # ---------------------------------------------------------------------------
@@ -611,7 +614,7 @@ def _rewrite(node: Node) -> Optional[Node]:
         return None     # every rule rewrites an operation (most nodes are not)
     if isinstance(node, BinaryOperation) and not any(
             isinstance(operand, _RULE_OPERANDS) for operand in node.children):
-        return None     # every rule on a binary one needs a constant or negation
+        return None     # every rule on a binary one needs a constant, negation or call
     for rule in RULES:
         new = rule(node)
         if new is None:
