@@ -520,3 +520,41 @@ def test_rules_are_small_documented_functions():
     assert RULES
     for rule in RULES:
         assert callable(rule) and rule.__doc__
+
+
+# ------------------------------------------- indicators (adfort/indicators.py)
+
+@pytest.mark.parametrize("source, expected", [
+    # The chain rule's indicators, gathered into one conversion.
+    ("x * REAL(MERGE(1, 0, a > b), kind=wp) * REAL(MERGE(1, 0, c <= b), kind=wp)",
+     "x * REAL(MERGE(1, 0, a > b) * MERGE(1, 0, c <= b), kind=wp)"),
+    ("REAL(MERGE(1, 0, a > b), kind=wp) * REAL(MERGE(1, 0, c > b) * MERGE(1, 0, c > a), "
+     "kind=wp)",
+     "REAL(MERGE(1, 0, a > b) * (MERGE(1, 0, c > b) * MERGE(1, 0, c > a)), kind=wp)"),
+    ("d * DBLE(MERGE(1, 0, d > 0.0d0)) * DBLE(MERGE(1, 0, d < 1.0d0))",
+     "d * DBLE(MERGE(1, 0, d > 0.0d0) * MERGE(1, 0, d < 1.0d0))"),
+    # Not indicators, or not the same kind: left alone (i * j may overflow).
+    ("x * REAL(i, kind=wp) * REAL(j, kind=wp)", "x * REAL(i, kind=wp) * REAL(j, kind=wp)"),
+    ("REAL(MERGE(2, 0, a > b), kind=wp) * REAL(MERGE(1, 0, c > b), kind=wp)",
+     "REAL(MERGE(2, 0, a > b), kind=wp) * REAL(MERGE(1, 0, c > b), kind=wp)"),
+    ("REAL(MERGE(1, 0, a > b), kind=wp) * REAL(MERGE(1, 0, c > b))",
+     "REAL(MERGE(1, 0, a > b), kind=wp) * REAL(MERGE(1, 0, c > b))"),
+])
+def test_indicator_conversions_are_gathered(source, expected, table):
+    assert simp(source, table) == expected
+
+
+def test_limiter_partials_choose_between_integers():
+    # max(0, min(2r, 1), min(r, 2)): each partial is one conversion of a
+    # product of integer choices; no .AND. (gfortran branches on it) and no
+    # choice between reals.
+    from pathlib import Path
+    from adfort.api import differentiate_file
+    from adfort.schedules import SplitReversalSchedule
+    bench = Path(__file__).resolve().parents[1] / "benchmarks" / "advection_limiter.f90"
+    text = differentiate_file(str(bench), ["cost"], ["c", "u"], SplitReversalSchedule(),
+                              routine="run")[0].lower()
+    start = text.index("subroutine limiter_ret(")
+    ret = text[start:text.index("end subroutine limiter_ret", start)]
+    assert ".and." not in ret and "merge(1.0" not in ret, ret
+    assert ret.count("real(merge(1, 0, ") == 2, ret
