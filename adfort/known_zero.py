@@ -223,11 +223,11 @@ class _Pass:
 
     def loop(self, loop, state):
         entry = dict(state)
-        head = self.head(loop.loop_body.children, entry)
-        if self.rewrite:
+        head = self.head(loop.loop_body, entry)
+        if self.rewrite and not loop.loop_body.walk(CodeBlock):
             self.first_writes |= _first_element_writes(loop, entry, self.names)
         after = self.block(list(loop.loop_body.children), dict(head))
-        exit_ = _meet(head, after)
+        exit_ = _meet(head, after) if not loop.loop_body.walk(CodeBlock) else head
         for name in self.names:
             if _zeroes_each_element(loop, name):
                 exit_[name] = ALL
@@ -235,14 +235,20 @@ class _Pass:
         state.update(exit_)
 
     def while_loop(self, loop, state):
-        head = self.head(loop.loop_body.children, dict(state))
+        head = self.head(loop.loop_body, dict(state))
         after = self.block(list(loop.loop_body.children), dict(head))
         state.clear()
-        state.update(_meet(head, after))
+        state.update(_meet(head, after) if not loop.loop_body.walk(CodeBlock) else head)
 
     def head(self, body, entry):
         """The facts holding at every iteration's start: a fixed point of
-        entry ∩ (facts after the body)."""
+        entry ∩ (facts after the body).  A body holding a code block (an
+        EXIT or CYCLE leaving it midway): only the facts about what it
+        never names."""
+        if body.walk(CodeBlock):
+            named = _names(body, self.names)
+            return {n: r for n, r in entry.items() if n not in named}
+        body = body.children
         analysis = _Pass(self.names, rewrite=False)
         head = dict(entry)
         for _ in range(len(self.names) + 1):
