@@ -107,7 +107,19 @@ def _is_zero(node):
 
 
 def _text(node):
-    return node.debug_string().lower().replace(" ", "")
+    """A key of `node`'s structure (names, values, operators): equal keys,
+    the same expression.  Not the writer's text: the statements of the
+    returning motion are not in a tree yet, and the writer compares ranges
+    through their scope."""
+    if isinstance(node, Literal):
+        return node.value.lower()
+    name = node.symbol.name.lower() if isinstance(node, Reference) else ""
+    if not node.children:
+        return name or type(node).__name__
+    head = getattr(node, "operator", None) or getattr(node, "intrinsic", None)
+    head = getattr(head, "name", "") if head is not None else ""
+    return f"{type(node).__name__}:{name}{head}(" + ",".join(
+        _text(child) for child in node.children) + ")"
 
 
 def _meet(first, second):

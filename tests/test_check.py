@@ -159,8 +159,8 @@ def last_line(result):
 
 
 def test_wrong_partial_fails_dot_and_taylor(tmp_path):
-    text = corrupt(seawater_adjoint(tmp_path), "rho0_adj = rho0_adj + rho_adj *",
-                   "rho0_adj = rho0_adj + 1.001_wp * rho_adj *")
+    text = corrupt(seawater_adjoint(tmp_path), "rho0_adj = rho_adj *",
+                   "rho0_adj = 1.001_wp * rho_adj *")
     result = check_seawater(tmp_path, text)
     assert result.returncode == 3, result.stdout + result.stderr
     assert "FAIL  dot-product test" in result.stdout
