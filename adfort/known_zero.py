@@ -137,8 +137,8 @@ def _meet(first, second):
 
 
 def _increment(stmt):
-    """(target text, increment node, negated) of ``v = v + t``, ``v = t +
-    v`` or ``v = v - t`` (t not naming v's variable), else None."""
+    """(t, whether negated) of ``v = v + t``, ``v = t + v`` or ``v = v -
+    t`` (t not naming v's variable), else None."""
     rhs = stmt.rhs
     if not isinstance(rhs, BinaryOperation) or rhs.operator not in (
             BinaryOperation.Operator.ADD, BinaryOperation.Operator.SUB):
