@@ -32,7 +32,7 @@ from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, RoutineSymbol, ScalarType)
 
 from adfort import naming
-from adfort.exprs import INTEGER_TYPE
+from adfort.exprs import INTEGER_TYPE, int_literal
 from adfort.prune import prune_symbols
 from adfort.transformations.building import _declare_arguments_first, _own_types
 
@@ -179,7 +179,7 @@ def _fill_wrapper(wrapper, groups, body_name):
                 element.copy(), [ArrayType.Extent.DEFERRED]))))
 
     statements = [Assignment.create(Reference(local), IntrinsicCall.create(
-        IntrinsicCall.Intrinsic.MAX, [_int(0), expr]))
+        IntrinsicCall.Intrinsic.MAX, [int_literal(0), expr]))
         for local, expr in extents.values()]
     arguments = [Reference(a) for a in table.argument_list]
 
@@ -188,7 +188,7 @@ def _fill_wrapper(wrapper, groups, body_name):
         for sizes, stack, heap in pools:
             for position, size_ in enumerate(sizes):
                 before = sizes[:position]
-                first = _sum(before + [(1, ())]) if before else _int(1)
+                first = _sum(before + [(1, ())]) if before else int_literal(1)
                 sections.append(ArrayReference.create(stack if on_stack else heap, [
                     Range.create(first, _sum(before + [size_]))]))
         return Call.create(RoutineSymbol(body_name), [a.copy() for a in arguments] + sections)
@@ -197,7 +197,7 @@ def _fill_wrapper(wrapper, groups, body_name):
     allocations = []
     for sizes, _, heap in pools:
         fit = BinaryOperation.create(BinaryOperation.Operator.LE, _sum(sizes),
-                                     _int(STACK_ELEMENTS))
+                                     int_literal(STACK_ELEMENTS))
         if fit.debug_string() not in tested:
             tested.add(fit.debug_string())
             fits = fit if fits is None else BinaryOperation.create(
@@ -221,7 +221,7 @@ def _extent(dim):
         return max(0, high - low + 1)
     if low is None:
         return BinaryOperation.create(BinaryOperation.Operator.ADD, BinaryOperation.create(
-            BinaryOperation.Operator.SUB, upper.copy(), lower.copy()), _int(1))
+            BinaryOperation.Operator.SUB, upper.copy(), lower.copy()), int_literal(1))
     return _plus(upper, 1 - low)
 
 
@@ -237,7 +237,7 @@ def _plus(expr, amount):
     if amount == 0:
         return expr.copy()
     return BinaryOperation.create(ops.ADD if amount > 0 else ops.SUB, expr.copy(),
-                                  _int(abs(amount)))
+                                  int_literal(abs(amount)))
 
 
 def _literal_int(expr):
@@ -245,10 +245,6 @@ def _literal_int(expr):
     if isinstance(expr, Literal) and expr.value.isdigit():
         return int(expr.value)
     return None
-
-
-def _int(value):
-    return Literal(str(value), INTEGER_TYPE)
 
 
 def _sum(sizes):
@@ -266,10 +262,10 @@ def _sum(sizes):
         for local in locals_[1:]:
             node = BinaryOperation.create(BinaryOperation.Operator.MUL, node, Reference(local))
         if factor != 1:
-            node = BinaryOperation.create(BinaryOperation.Operator.MUL, _int(factor), node)
+            node = BinaryOperation.create(BinaryOperation.Operator.MUL, int_literal(factor), node)
         terms.append(node)
     if constant or not terms:
-        terms.append(_int(constant))
+        terms.append(int_literal(constant))
     total = terms[0]
     for term in terms[1:]:
         total = BinaryOperation.create(BinaryOperation.Operator.ADD, total, term)
