@@ -82,6 +82,22 @@ class ADContext:
             return True
         return any(symbol in pool for pool in self._op_adjoints.values())
 
+    def scalar_temporaries(self):
+        """Lower-case names of the declared scalar operation-adjoint
+        temporaries (each one statement's adjoint's, set before read)."""
+        return {t.name.lower() for (_, rank), pool in self._op_adjoints.items()
+                if rank == 0 for t in pool}
+
+    def free_temporary(self, symbol, avoid):
+        """A scalar operation-adjoint temporary of `symbol`'s kind whose
+        lower-case name is not in `avoid`."""
+        self.start_statement()
+        while True:
+            temporary = self.operation_adjoint(symbol.datatype.precision)
+            if temporary.name.lower() not in avoid:
+                self.start_statement()
+                return temporary
+
     def start_statement(self):
         """Make every operation-adjoint temporary free for reuse."""
         self._op_in_use = {}

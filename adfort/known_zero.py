@@ -66,7 +66,7 @@ def simplify_known_zero(zeroings, statements, local):
 def _zeroing(stmt):
     """The region ``a_adj = 0`` / ``a_adj(:n) = 0`` zeroes (ALL, or the
     section's text), else None."""
-    if not isinstance(stmt, Assignment) or not _is_zero(stmt.rhs):
+    if not isinstance(stmt, Assignment) or not is_zero_literal(stmt.rhs):
         return None
     lhs = stmt.lhs
     if type(lhs) is Reference:
@@ -90,11 +90,11 @@ def _section_text(section, symbol):
             if not shape or not hasattr(shape[0], which):
                 return None
             bound = getattr(shape[0], which)
-        texts.append(_text(bound))
+        texts.append(structural_key(bound))
     return ":".join(texts)
 
 
-def _is_zero(node):
+def is_zero_literal(node):
     if not isinstance(node, Literal):
         return False
     if node.datatype.intrinsic not in (ScalarType.Intrinsic.REAL,
@@ -106,7 +106,7 @@ def _is_zero(node):
         return False
 
 
-def _text(node):
+def structural_key(node):
     """A key of `node`'s structure (names, values, operators): equal keys,
     the same expression.  Not the writer's text: the statements of the
     returning motion are not in a tree yet, and the writer compares ranges
@@ -119,7 +119,7 @@ def _text(node):
     head = getattr(node, "operator", None) or getattr(node, "intrinsic", None)
     head = getattr(head, "name", "") if head is not None else ""
     return f"{type(node).__name__}:{name}{head}(" + ",".join(
-        _text(child) for child in node.children) + ")"
+        structural_key(child) for child in node.children) + ")"
 
 
 def _meet(first, second):
@@ -136,14 +136,14 @@ def _meet(first, second):
     return met
 
 
-def _increment(stmt):
+def increment_parts(stmt):
     """(t, whether negated) of ``v = v + t``, ``v = t + v`` or ``v = v -
     t`` (t not naming v's variable), else None."""
     rhs = stmt.rhs
     if not isinstance(rhs, BinaryOperation) or rhs.operator not in (
             BinaryOperation.Operator.ADD, BinaryOperation.Operator.SUB):
         return None
-    target = _text(stmt.lhs)
+    target = structural_key(stmt.lhs)
     left, right = rhs.children
     name = stmt.lhs.symbol.name.lower()
     for same, other, negated in ((left, right, rhs.operator == BinaryOperation.Operator.SUB),
@@ -151,7 +151,7 @@ def _increment(stmt):
         if negated is None and rhs.operator != BinaryOperation.Operator.ADD:
             continue
         if isinstance(same, Reference) and same.symbol.name.lower() == name \
-                and _text(same) == target \
+                and structural_key(same) == target \
                 and not any(r.symbol.name.lower() == name for r in other.walk(Reference)):
             return other, bool(negated)
     return None
@@ -222,9 +222,9 @@ class _Pass:
         if region is not None:
             state[name] = region if region == ALL or state.get(name) != ALL else ALL
             return
-        if type(lhs) is ArrayReference and _is_zero(stmt.rhs):
+        if type(lhs) is ArrayReference and is_zero_literal(stmt.rhs):
             return      # one element zeroed: the facts still hold
-        found = _increment(stmt)
+        found = increment_parts(stmt)
         if self.rewrite and found is not None and (
                 (type(lhs) is Reference and state.get(name) == ALL)
                 or (type(lhs) is ArrayReference and state.get(name) == ALL
@@ -277,12 +277,12 @@ def _loop_range(loop):
     or None."""
     step = loop.step_expr
     if isinstance(step, Literal) and step.value == "1":
-        return f"{_text(loop.start_expr)}:{_text(loop.stop_expr)}"
+        return f"{structural_key(loop.start_expr)}:{structural_key(loop.stop_expr)}"
     if isinstance(step, UnaryOperation) and isinstance(step.children[0], Literal) \
             and step.children[0].value == "1":
-        return f"{_text(loop.stop_expr)}:{_text(loop.start_expr)}"
+        return f"{structural_key(loop.stop_expr)}:{structural_key(loop.start_expr)}"
     if isinstance(step, Literal) and step.value == "-1":
-        return f"{_text(loop.stop_expr)}:{_text(loop.start_expr)}"
+        return f"{structural_key(loop.stop_expr)}:{structural_key(loop.start_expr)}"
     return None
 
 
@@ -321,7 +321,7 @@ def _covers(loop, region, symbol=None):
         shape = getattr(getattr(symbol, "datatype", None), "shape", None)
         if not shape or len(shape) != 1 or not hasattr(shape[0], "lower"):
             return False
-        region = f"{_text(shape[0].lower)}:{_text(shape[0].upper)}"
+        region = f"{structural_key(shape[0].lower)}:{structural_key(shape[0].upper)}"
     return visited == region
 
 
@@ -360,7 +360,7 @@ def _zeroes_each_element(loop, name):
     indices cover `name`'s declared extent: `name` is zero after it."""
     body = loop.loop_body
     writes = [a for a in body.walk(Assignment) if a.lhs.symbol.name.lower() == name]
-    if not writes or writes[-1].parent is not body or not _is_zero(writes[-1].rhs):
+    if not writes or writes[-1].parent is not body or not is_zero_literal(writes[-1].rhs):
         return False
     if not _only_own_elements(loop, name):
         return False

@@ -23,8 +23,8 @@ the final formula of a thermodynamic function.
 """
 
 from psyclone.psyir.nodes import (
-    Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, Schedule, Statement,
-    WhileLoop)
+    ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Range, Reference,
+    Schedule, Statement, WhileLoop)
 from psyclone.psyir.symbols import AutomaticInterface, DataSymbol
 
 
@@ -55,6 +55,29 @@ def lean_recording(statements, table, exit_reads, tapes, reserves=None, pure=())
     pass_.block(statements, set(exit_reads) | lasting)
     kept = _prune(statements, pass_.kept)
     return drop_idle_reserves(kept, reserves or {})
+
+
+def lean_returning(statements, table, outlive=()):
+    """Drop from a returning motion (`statements`, a list changed in place)
+    the stores of the routine's own locals that nothing reads after them:
+    an adjoint zeroed after its last increment (``diff_adj = 0``), a
+    restored value no adjoint reads.  Everything that outlives the call
+    (arguments, module, COMMON and SAVE'd variables) is read at the end.
+
+    :param statements: the returning motion's top-level statements.
+    :param table: the symbol table of the routine they belong to.
+    :param outlive: lower-case names that outlive the call although the
+        table has them as locals (the adjoints that become arguments).
+    :returns: the statements kept (a new list).
+    """
+    if any(s.walk(CodeBlock) for s in statements):
+        return statements  # where a jump goes is not followed here
+    names = {r.symbol.name.lower() for s in statements for r in s.walk(Reference)}
+    own = {sym.name.lower(): sym for sym in table.symbols}
+    lasting = {n for n in names if n not in own or not _local(own[n])} | set(outlive)
+    pass_ = _Liveness(set(), lasting)
+    pass_.block(statements, set(lasting))
+    return _prune(statements, pass_.kept)
 
 
 def drop_idle_reserves(statements, reserves):
@@ -153,11 +176,15 @@ class _Liveness:
         # A DO WHILE tests its condition after every iteration: what it
         # reads is live at the end of the body (else the loop may not end).
         inside = _names(stmt.condition) if isinstance(stmt, WhileLoop) else set()
+        # An array the body names only at the iteration's own element is
+        # not read by a later iteration where this one left it.
+        own = _own_element_arrays(stmt) if isinstance(stmt, Loop) else set()
         while True:  # until what the body needs at its start is stable
             before = self.block(body, set(live) | inside)
-            if before <= inside:
+            if before - own <= inside:
                 break
-            inside |= before
+            inside |= before - own
+        inside |= before
         index = stmt.variable.name.lower() if isinstance(stmt, Loop) else None
         if not self._holds_kept(stmt) and index not in live:
             return live
@@ -170,6 +197,38 @@ class _Liveness:
         else:
             live |= _names(stmt.condition)
         return live
+
+
+def _own_element_arrays(loop):
+    """Lower-case names of the arrays `loop`'s body names only as elements
+    with the loop's index as one subscript (the index not assigned in the
+    body, no call or code block naming them): each iteration its own."""
+    body = loop.loop_body
+    if body.walk(CodeBlock):
+        return set()
+    index = loop.variable.name.lower()
+    if any(a.lhs.symbol.name.lower() == index for a in body.walk(Assignment)) \
+            or any(inner.variable.name.lower() == index for inner in body.walk(Loop)):
+        return set()
+    own, other = set(), set()
+    for ref in body.walk(Reference):
+        name = ref.symbol.name.lower()
+        if type(ref) is ArrayReference and not any(isinstance(i, Range) for i in ref.indices) \
+                and any(type(i) is Reference and i.symbol.name.lower() == index
+                        for i in ref.indices) and not _in_user_call(ref, body):
+            own.add(name)
+        else:
+            other.add(name)
+    return own - other
+
+
+def _in_user_call(node, top):
+    parent = node.parent
+    while parent is not None and parent is not top:
+        if isinstance(parent, Call) and not isinstance(parent, IntrinsicCall):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _prune(statements, kept):

@@ -33,13 +33,14 @@ from adfort.reach import written_section
 from adfort.fresh_elements import fresh_element_writes
 from adfort.handover import arrays_computed_again, computed_again
 from adfort.iteration_values import pushed_per_iteration, strip_pushed
+from adfort.increments import merge_increments
 from adfort.known_zero import simplify_known_zero
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
 from adfort.entry_copies import entry_copies
 from adfort.deferral import (
     tag_deferred, with_deferred_reversed, without_deferred, writes_any)
-from adfort.liveness import drop_idle_reserves, lean_recording
+from adfort.liveness import drop_idle_reserves, lean_recording, lean_returning
 from adfort.rerun import not_rerun
 from adfort.shadows import rename_shadowing_locals
 from adfort.stored_values import store_costly_values
@@ -420,6 +421,18 @@ def reverse_work(work, spec, options, names, filename=None):
     ret_body.extend(zeroings)
     ret_body.extend(body_ret)
     ret_body.extend(entry_ret)
+    if "POINTER" not in spec.attributes.values():
+        # Stores nothing reads (adfort.liveness), then each adjoint
+        # element's increments gathered (adfort.increments).
+        shared = {ctx.adjoints[n].name.lower() for n in ctx.adjoints
+                  if n in active_args or n in ctx.module_adjoints}
+        ret_body = lean_returning(ret_body, table, shared | set(arg_names))
+        body_ids = {id(s) for s in body_ret}
+        at = [k for k, s in enumerate(ret_body) if id(s) in body_ids]
+        if at:
+            body = merge_increments(ret_body[at[0]:at[-1] + 1], shared,
+                                    ctx.scalar_temporaries(), ctx.free_temporary)
+            ret_body[at[0]:at[-1] + 1] = body
 
     restored = {a.lhs.symbol.name.lower() for a in assignments if id(a) in plan.taped}
     restored |= set(entry)
