@@ -218,6 +218,7 @@ class _Merger:
             return False
         new = self.fresh(stmt.lhs.symbol, self.used)
         self.used.add(new.name.lower())
+        self.temporaries.add(new.name.lower())
         stmt.lhs.symbol = new
         for later in stmts[at + 1:]:
             for ref in later.walk(Reference):
@@ -280,10 +281,38 @@ def _set_before_read(follow, name):
     """Whether, in what may run next (`follow`), `name` is assigned whole
     before anything reads it (or is never named)."""
     for stmts in follow:
-        for stmt in stmts:
-            if name not in _names(stmt):
-                continue
-            return (isinstance(stmt, Assignment) and type(stmt.lhs) is Reference
-                    and stmt.lhs.symbol.name.lower() == name
-                    and name not in _names(stmt.rhs))
+        found = _first_use(stmts, name)
+        if found is not None:
+            return found == "set"
     return True
+
+
+def _first_use(stmts, name):
+    """``"set"`` if `stmts` assign `name` whole on every path before any
+    read of it, ``"read"`` if some path may read it first, None if neither
+    (not named, or set on some paths only)."""
+    for stmt in stmts:
+        if name not in _names(stmt):
+            continue
+        if isinstance(stmt, Assignment):
+            if name in _names(stmt.rhs) or type(stmt.lhs) is not Reference \
+                    or stmt.lhs.symbol.name.lower() != name:
+                return "read"
+            return "set"
+        if isinstance(stmt, IfBlock):
+            if name in _names(stmt.condition):
+                return "read"
+            found = [_first_use(b.children, name) for b in (stmt.if_body, stmt.else_body)
+                     if b is not None]
+            if "read" in found:
+                return "read"
+            if stmt.else_body is not None and found == ["set", "set"]:
+                return "set"
+            continue
+        if isinstance(stmt, Loop) and not any(
+                name in _names(e) for e in (stmt.start_expr, stmt.stop_expr, stmt.step_expr)):
+            if _first_use(stmt.loop_body.children, name) == "read":
+                return "read"
+            continue
+        return "read"
+    return None

@@ -201,8 +201,8 @@ class _Liveness:
 
 def _own_element_arrays(loop):
     """Lower-case names of the arrays `loop`'s body names only as elements
-    with the loop's index as one subscript (the index not assigned in the
-    body, no call or code block naming them): each iteration its own."""
+    with the loop's index as the same subscript (the index not assigned in
+    the body, no call or code block naming them): each iteration its own."""
     body = loop.loop_body
     if body.walk(CodeBlock):
         return set()
@@ -210,16 +210,18 @@ def _own_element_arrays(loop):
     if any(a.lhs.symbol.name.lower() == index for a in body.walk(Assignment)) \
             or any(inner.variable.name.lower() == index for inner in body.walk(Loop)):
         return set()
-    own, other = set(), set()
+    positions, other = {}, set()
     for ref in body.walk(Reference):
         name = ref.symbol.name.lower()
         if type(ref) is ArrayReference and not any(isinstance(i, Range) for i in ref.indices) \
-                and any(type(i) is Reference and i.symbol.name.lower() == index
-                        for i in ref.indices) and not _in_user_call(ref, body):
-            own.add(name)
+                and not _in_user_call(ref, body):
+            # Where the index stands alone: the same place in every mention.
+            at = {k for k, i in enumerate(ref.indices)
+                  if type(i) is Reference and i.symbol.name.lower() == index}
+            positions[name] = positions.get(name, at) & at
         else:
             other.add(name)
-    return own - other
+    return {name for name, at in positions.items() if at} - other
 
 
 def _in_user_call(node, top):
