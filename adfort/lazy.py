@@ -321,8 +321,14 @@ class _PlainMaths:
     def equal(self, exp1, exp2, identical_variables=None):
         answer = None if identical_variables else plain_equal(exp1, exp2)
         if answer is None:
-            return _real("psyclone.core.symbolic_maths").SymbolicMaths.get().equal(
-                exp1, exp2, identical_variables)
+            try:
+                return _real("psyclone.core.symbolic_maths").SymbolicMaths.get().equal(
+                    exp1, exp2, identical_variables)
+            except KeyError:
+                # A name sympy's writer cannot find from the node's scope (a
+                # module variable of a generated routine): not known equal,
+                # so the writer spells the bound out.
+                return False
         return answer
 
     def __getattr__(self, name):

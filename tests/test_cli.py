@@ -472,3 +472,36 @@ def test_where_calling_a_function_that_reads_the_assigned_module_array_is_refuse
     result = run(["diff", str(source), "--dep", "cost", "--indep", "x", "--routine", "wet"],
                  tmp_path)
     assert_clean_failure(result, tmp_path, "soil.f90:15:", "calls 'fsat'", "reads 'h'")
+
+
+def test_jacobian_with_module_array_independents(tmp_path):
+    """The Jacobian of a routine using a module by a wildcard USE, with two
+    of its arrays independent: the bounds of the Jacobian's column sections
+    name them (SIZE(salt)) where the routine's own table does not; adfort
+    stopped with an internal error (exit 2).  The output must compile."""
+    source = tmp_path / "kernel.f90"
+    source.write_text(textwrap.dedent("""\
+        module params
+          implicit none
+          integer, parameter :: nk = 4
+          real(kind=8) :: salt(nk)
+          real(kind=8) :: tend(nk)
+        end module params
+        subroutine kernel(n, beta, work, h)
+          use params
+          implicit none
+          integer, intent(in) :: n
+          real(kind=8), intent(in) :: beta
+          real(kind=8), intent(inout) :: work(n)
+          real(kind=8), intent(inout) :: h
+          work(1) = work(1) * beta
+          h = 0.117d0 * (h + sum(work) * salt(1) + tend(2)) - 0.199d0
+        end subroutine kernel
+        """))
+    res = run(["diff", "kernel.f90", "--routine", "kernel", "--dep", "h", "--indep",
+               "beta,work,params::salt,params::tend", "--jacobian", "-o", "kernel_ad.f90"],
+              tmp_path)
+    assert res.returncode == 0, res.stderr
+    compiled = subprocess.run(["gfortran", "-c", "kernel.f90", "kernel_ad.f90"], cwd=tmp_path,
+                              capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr

@@ -515,16 +515,20 @@ def reverse_work(work, spec, options, names, filename=None):
     rec_intents = dict(primal_intents)
     rec_intents.update({t.name.lower(): _OUT for t in tape_args + list(extents.values())})
     # r_rev of the routine differentiated runs its recording and returning
-    # motions inline, without the calls it defers (adfort.deferral).
+    # motions inline: its locals live on from one to the other (no hand-over
+    # on the tape: one copy of each less at the tape's peak), and the calls
+    # it defers are left out (adfort.deferral).
     fused = None
     delivered = set()
     deferred_targets = set().union(*spec.deferred.values()) if spec.deferred else set()
     if deferred_targets & {name for _, name in plan.taped_calls}:
         deferred_targets = set()  # put back after the call's reversal: not its results
-    if deferred_targets and not spec.callee and dynamic and not extents:
+    if not spec.callee and dynamic and not extents:
         reserves = {t.reserve_name.lower(): t.symbol.name.lower() for t in tape_list}
-        fused = (drop_idle_reserves(without_deferred([s.copy() for s in rec_body]), reserves),
-                 None, deferred_targets)
+        rec_part = [s.copy() for s in rec_body if not _among(s, final_rec)]
+        if deferred_targets:
+            rec_part = without_deferred(rec_part)
+        fused = (drop_idle_reserves(rec_part, reserves), None, deferred_targets)
     recording = _make_routine(work, names["rec"], rec_body,
                               arguments + tape_args + list(extents.values()), rec_intents,
                               ctx.module_variable, ctx.attributes)
@@ -541,7 +545,10 @@ def reverse_work(work, spec, options, names, filename=None):
             delivered = outputs
         lean += ret_part
     if fused is not None:
-        fused = (fused[0], with_deferred_reversed([s.copy() for s in ret_body]), fused[2])
+        ret_part = [s.copy() for s in ret_body if not _among(s, final_ret)]
+        if deferred_targets:
+            ret_part = with_deferred_reversed(ret_part)
+        fused = (fused[0], ret_part, fused[2])
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents, ctx.module_variable, ctx.attributes)
 
