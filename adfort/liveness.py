@@ -38,7 +38,8 @@ def lean_recording(statements, table, exit_reads, tapes, reserves=None, pure=())
         entry.
     :param tapes: lower-case names of the tapes and their tops.
     :param reserves: {lower-case name of a tape's reserve routine: the
-        tape's name}: room is not made on a tape nothing is pushed on.
+        names pushing on it} (see :func:`drop_idle_reserves`): room is not
+        made on a tape nothing is pushed on.
     :param pure: lower-case names of user functions that change nothing
         but their result (a limiter): a statement calling one is kept only
         if its value is needed.
@@ -82,9 +83,15 @@ def lean_returning(statements, table, outlive=()):
 
 def drop_idle_reserves(statements, reserves):
     """`statements` without the reserve calls of tapes they push nothing
-    on (and the IF blocks left empty)."""
+    on (and the IF blocks left empty).
+
+    :param reserves: {lower-case name of a tape's reserve routine: the
+        lower-case names whose assignment or call pushes on the tape (the
+        tape, the routine copying arrays onto it)}."""
     pushed = {a.lhs.symbol.name.lower() for s in statements for a in s.walk(Assignment)}
-    idle = {name for name, tape in reserves.items() if tape not in pushed}
+    pushed |= {c.routine.name.lower() for s in statements for c in s.walk(Call)
+               if not isinstance(c, IntrinsicCall)}
+    idle = {name for name, pushes in reserves.items() if not set(pushes) & pushed}
     if not idle:
         return statements
     for stmt in statements:

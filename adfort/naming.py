@@ -15,6 +15,8 @@ VALUE_TAPE = "value_tape"
 CONTROL_TAPE = "control_tape"
 TAPE_TOP_SUFFIX = "_top"
 TAPE_RESERVE_SUFFIX = "_reserve"
+TAPE_PUT_SUFFIX = "_put"
+TAPE_GET_SUFFIX = "_get"
 TAPE_MODULE_SUFFIX = "_ad_tape"
 TAPE_INITIAL_SIZE = 1024
 ITERATION_COUNT = "iteration_count"
@@ -159,6 +161,16 @@ def tape_top(tape):
 def tape_reserve(tape):
     """Name of the routine that makes room on a dynamic tape."""
     return tape + TAPE_RESERVE_SUFFIX
+
+
+def tape_put(tape):
+    """Name of the routine copying an array of rank > 1 onto a dynamic tape."""
+    return tape + TAPE_PUT_SUFFIX
+
+
+def tape_get(tape):
+    """Name of the routine copying an array of rank > 1 back from a tape."""
+    return tape + TAPE_GET_SUFFIX
 
 
 def tape_module(routine):

@@ -146,12 +146,14 @@ class Tape:
         self.symbol = DataSymbol(name, ArrayType(datatype.copy(), shape),
                                  interface=AutomaticInterface())
         self.top = None
-        self.reserve_name = None
+        self.reserve_name = self.put_name = self.get_name = None
         if dynamic:
             top_name = naming.unique(table, naming.tape_top(name), taken)
             self.top = DataSymbol(top_name, INTEGER_TYPE.copy(),
                                   interface=AutomaticInterface())
             self.reserve_name = naming.unique(table, naming.tape_reserve(name), taken)
+            self.put_name = naming.unique(table, naming.tape_put(name), taken)
+            self.get_name = naming.unique(table, naming.tape_get(name), taken)
 
     # -- positions -----------------------------------------------------
     def _element(self, offset):
@@ -275,19 +277,16 @@ class Tape:
             self._note(size.copy())
         section = ArrayReference.create(self.symbol, [Range.create(
             _add(Reference(self.top), 1), _add(Reference(self.top), size.copy()))])
-        rank = rank_of_reference(reference)
-        if rank == 1:
-            flat, unflat = reference.copy(), section.copy()
+        if rank_of_reference(reference) == 1:
+            put = Assignment.create(section, reference.copy())
+            get = Assignment.create(reference.copy(), section.copy())
         else:
-            flat = IntrinsicCall.create(
-                IntrinsicCall.Intrinsic.PACK,
-                [reference.copy(), Literal("true", ScalarType(
-                    ScalarType.Intrinsic.BOOLEAN, ScalarType.Precision.UNDEFINED))])
-            shape = IntrinsicCall.create(IntrinsicCall.Intrinsic.SHAPE, [reference.copy()])
-            unflat = intrinsic_call("RESHAPE", [section.copy(), shape])
-        rec = room + [Assignment.create(section, flat), self._move_top(size.copy())]
-        ret = [self._move_top_down(size.copy()),
-               Assignment.create(reference.copy(), unflat)]
+            # Through a routine taking it as a vector (sequence association):
+            # PACK and RESHAPE make gfortran build a temporary copy.
+            put = Call.create(RoutineSymbol(self.put_name), [reference.copy(), size.copy()])
+            get = Call.create(RoutineSymbol(self.get_name), [reference.copy(), size.copy()])
+        rec = room + [put, self._move_top(size.copy())]
+        ret = [self._move_top_down(size.copy()), get]
         return rec, ret
 
     def _save_characters(self, reference):
@@ -348,6 +347,24 @@ subroutine {name}(need)
     call move_alloc(grown, {tape})
   end if
 end subroutine {name}
+"""
+
+
+    def copy_routines_source(self, type_text):
+        """Fortran source of the routines copying an array of rank > 1 onto
+        this tape and back, above its top (the caller moves the top)."""
+        tape, top = self.symbol.name, self.top.name
+        return f"""
+subroutine {self.put_name}(values, n)
+  integer, intent(in) :: n
+  {type_text}, intent(in) :: values(n)
+  {tape}({top} + 1:{top} + n) = values
+end subroutine {self.put_name}
+subroutine {self.get_name}(values, n)
+  integer, intent(in) :: n
+  {type_text}, intent(out) :: values(n)
+  values = {tape}({top} + 1:{top} + n)
+end subroutine {self.get_name}
 """
 
 
@@ -437,7 +454,7 @@ class TapeSet:
         self._taken.add(name)
         tape = Tape(name, datatype, self.dynamic, self._table, self._taken, self.frames)
         if tape.top is not None:
-            self._taken |= {tape.top.name, tape.reserve_name}
+            self._taken |= {tape.top.name, tape.reserve_name, tape.put_name, tape.get_name}
         return tape
 
     def for_value(self, reference):

@@ -232,3 +232,22 @@ def test_coefficient_arrays_one_loop_sets_are_computed_again_not_handed_over():
     solver_rec, solver_ret = _part(text, "tridiag_solve_rec"), _part(text, "tridiag_solve_ret")
     assert "value_tape" not in solver_rec, solver_rec
     assert "cp(1) = c(1) / b(1)" in solver_ret and "den = b(k) - a(k) * cp(k - 1)" in solver_ret
+
+
+def test_rank_two_snapshots_go_through_the_copy_routines():
+    """A whole 2-D array on the tape (the joint caller's snapshot of the
+    tracer per step): copied by value_tape_put/get, which take it as a
+    vector; PACK and RESHAPE made gfortran build a temporary each time.
+    The routine differentiated hands nothing over on the tape: its r_rev
+    runs both motions in one routine."""
+    from adfort.schedules import JointReversalSchedule
+    text, _, _ = differentiate_file(str(BENCH / "tracer_2d_upwind.f90"), ["cost"],
+                                    ["tr0", "kh"], JointReversalSchedule(),
+                                    routine="tracer_run")
+    low = text.lower()
+    assert "pack(" not in low and "reshape(" not in low, low
+    assert "call value_tape_put(tr, size(tr))" in _part(text, "tracer_run_rec"), low
+    assert "call value_tape_get(tr, size(tr))" in _part(text, "tracer_run_ret"), low
+    assert "subroutine value_tape_put(values, n)" in low
+    rev = _part(text, "tracer_run_rev")
+    assert rev.count("value_tape_put") == 1 and rev.count("value_tape_get") == 2, rev

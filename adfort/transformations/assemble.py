@@ -120,7 +120,8 @@ def assemble(hosts, build):
         if host.module is None:
             if dynamic or host.name in [h.name for h in hosts.values() if h.module]:
                 tape_host = Container.create(host.name, SymbolTable(), [])
-                _host_tapes(tape_host, tapes, _routines(host, build))
+                _host_tapes(tape_host, tapes, _routines(host, build),
+                            called=_called(routines))
                 for routine in routines:
                     use = ContainerSymbol(tape_host.name)
                     use.wildcard_import = True
@@ -140,7 +141,8 @@ def assemble(hosts, build):
             out_module.addchild(routine)
         module = build.program.modules().get(host.module)
         if dynamic and tapes:
-            _host_tapes(out_module, tapes, _routines(host, build), module)
+            _host_tapes(out_module, tapes, _routines(host, build), module,
+                        called=_called(routines))
         for symbol in adjoint_types.get(host.module, []):
             out_module.symbol_table.add(symbol)
         for symbol in module_adjoint_hosts.get(host.module, []):
@@ -359,8 +361,15 @@ def _routines(host, build):
     return [unit.original for unit in host.units] or [build.root]
 
 
-def _host_tapes(host, tapes, routines, module=None):
-    """Declare dynamic `tapes` in module `host`, with their reserve routines.
+def _called(routines):
+    """Lower-case names of the routines `routines` call."""
+    return {c.routine.name.lower() for r in routines for c in r.walk(Call)
+            if not isinstance(c, IntrinsicCall)}
+
+
+def _host_tapes(host, tapes, routines, module=None, called=()):
+    """Declare dynamic `tapes` in module `host`, with their reserve routines
+    (and the routines copying arrays of rank > 1, when `called`).
 
     Kinds the tapes are declared with come from where the routines have
     them: the same ``use``, or a copy of a parameter declared in a routine
@@ -387,12 +396,15 @@ def _host_tapes(host, tapes, routines, module=None):
                              interface=StaticInterface()))
         type_text = writer.gen_vardecl(DataSymbol("x", tape.datatype.copy())).split("::")[0]
         source = tape.reserve_routine_source(type_text.strip())
-        reserve = FortranReader().psyir_from_source(source).children[0].detach()
-        reserve_table = reserve.symbol_table
-        for symbol in list(reserve_table.symbols):
-            if symbol.is_unresolved:  # the tape and its kind: the host's
-                reserve_table._symbols.pop(reserve_table._normalize(symbol.name))
-        host.addchild(reserve)
+        if {tape.put_name.lower(), tape.get_name.lower()} & set(called):
+            source += tape.copy_routines_source(type_text.strip())
+        for routine in list(FortranReader().psyir_from_source(source).children):
+            routine = routine.detach()
+            routine_table = routine.symbol_table
+            for symbol in list(routine_table.symbols):
+                if symbol.is_unresolved:  # the tape and its kind: the host's
+                    routine_table._symbols.pop(routine_table._normalize(symbol.name))
+            host.addchild(routine)
 
 
 def _provide(table, symbol, routines, module=None):

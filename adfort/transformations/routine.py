@@ -485,7 +485,7 @@ def reverse_work(work, spec, options, names, filename=None):
         # and the compiler sees the values and their partials together.
         tape_names = {t.symbol.name.lower() for t in tape_list} | {
             t.top.name.lower() for t in tape_list if t.dynamic}
-        reserves = {t.reserve_name.lower(): t.symbol.name.lower()
+        reserves = {t.reserve_name.lower(): (t.symbol.name.lower(), t.put_name.lower())
                     for t in tape_list if t.dynamic}
         lean = lean_recording(drop_not_rerun([s.copy() for s in rec_body
                                               if not _among(s, final_rec)]),
@@ -524,7 +524,8 @@ def reverse_work(work, spec, options, names, filename=None):
     if deferred_targets & {name for _, name in plan.taped_calls}:
         deferred_targets = set()  # put back after the call's reversal: not its results
     if not spec.callee and dynamic and not extents:
-        reserves = {t.reserve_name.lower(): t.symbol.name.lower() for t in tape_list}
+        reserves = {t.reserve_name.lower(): (t.symbol.name.lower(), t.put_name.lower())
+                    for t in tape_list}
         rec_part = [s.copy() for s in rec_body if not _among(s, final_rec)]
         if deferred_targets:
             rec_part = without_deferred(rec_part)
