@@ -32,6 +32,8 @@ from psyclone.psyir.nodes import (
     Literal, Loop, Range, Reference, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import ScalarType
 
+from adfort.liveness import in_user_call
+
 ALL = "all"
 
 
@@ -304,11 +306,8 @@ def _only_own_elements(loop, name):
         only = ref.indices[0]
         if type(only) is not Reference or only.symbol.name.lower() != index:
             return False
-        parent = ref.parent
-        while parent is not None and parent is not body:
-            if isinstance(parent, Call) and not isinstance(parent, IntrinsicCall):
-                return False
-            parent = parent.parent
+        if in_user_call(ref, body):
+            return False
     return True
 
 

@@ -221,7 +221,7 @@ def _own_element_arrays(loop):
     for ref in body.walk(Reference):
         name = ref.symbol.name.lower()
         if type(ref) is ArrayReference and not any(isinstance(i, Range) for i in ref.indices) \
-                and not _in_user_call(ref, body):
+                and not in_user_call(ref, body):
             # Where the index stands alone: the same place in every mention.
             at = {k for k, i in enumerate(ref.indices)
                   if type(i) is Reference and i.symbol.name.lower() == index}
@@ -231,7 +231,9 @@ def _own_element_arrays(loop):
     return {name for name, at in positions.items() if at} - other
 
 
-def _in_user_call(node, top):
+def in_user_call(node, top):
+    """Whether `node` is inside an argument of a call of a procedure (not an
+    intrinsic) below `top`."""
     parent = node.parent
     while parent is not None and parent is not top:
         if isinstance(parent, Call) and not isinstance(parent, IntrinsicCall):

@@ -946,6 +946,22 @@ _DECL_INTENT = re.compile(
 _ASSIGNED = re.compile(r"^\s*(\w+)\s*(?:\(.*?\))?\s*=(?!=)")
 
 
+def differentiate_text(workdir: Path, name: str, text: str) -> str:
+    """Write a small fixture source (dedented) as `workdir`/`name` and
+    return what ``adfort diff`` makes of it with its metadata's routine,
+    dependents and independents (default schedule)."""
+    import textwrap
+    source = Path(workdir) / name
+    source.write_text(textwrap.dedent(text))
+    meta = parse_metadata(source)
+    out = Path(workdir) / (source.stem + "_ad.f90")
+    subprocess.run([sys.executable, "-m", "adfort", "diff", str(source),
+                    "--routine", meta.routine, "--dep", ",".join(meta.dep),
+                    "--indep", ",".join(meta.indep), "-o", str(out)],
+                   check=True, capture_output=True)
+    return out.read_text()
+
+
 def routine_source(text: str, name: str) -> str:
     """The text of generated routine `name` in `text` ('' if absent): when
     the routine passes its automatic arrays to ``<name>_body``

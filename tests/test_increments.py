@@ -9,8 +9,6 @@ happened or must not.  The unit cases run the pass on returning-motion
 statements written by hand."""
 
 import re
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -21,6 +19,7 @@ from psyclone.psyir.symbols import AutomaticInterface, DataSymbol
 
 import harness
 from adfort.increments import merge_increments
+from adfort.liveness import lean_returning
 
 CASES = {
     # Burgers' upwind step: u_adj(i) three times, u_adj(ip) and u_adj(im)
@@ -118,15 +117,7 @@ def test_gradients(tmp_path, name, schedule):
 
 
 def _returning(tmp_path, name):
-    source = tmp_path / name
-    source.write_text(textwrap.dedent(CASES[name]))
-    meta = harness.parse_metadata(source)
-    out = tmp_path / "out.f90"
-    subprocess.run([sys.executable, "-m", "adfort", "diff", str(source),
-                    "--routine", meta.routine, "--dep", ",".join(meta.dep),
-                    "--indep", ",".join(meta.indep), "-o", str(out)],
-                   check=True, capture_output=True)
-    return out.read_text().lower()
+    return harness.differentiate_text(tmp_path, name, CASES[name]).lower()
 
 
 def test_upwind_increments_gathered(tmp_path):
@@ -139,23 +130,32 @@ def test_upwind_increments_gathered(tmp_path):
     assert "diff_adj = 0.0_wp" not in ret and "adv_adj = 0.0_wp" not in ret, ret
 
 
-def _merged(text, shared=(), temporaries=("op_adj",)):
-    """Run the pass on the statements of a routine written by hand."""
+def _run_pass(text, run):
+    """The routine written by hand in `text`, its statements passed through
+    ``run(statements, routine)``, as text."""
     routine = FortranReader().psyir_from_source(textwrap.dedent(text)).walk(Routine)[0]
-    table = routine.symbol_table
-
-    def fresh(symbol, avoid):
-        k = 1
-        while f"{symbol.name}_{k}" in avoid or table.lookup(f"{symbol.name}_{k}", otherwise=None):
-            k += 1
-        new = DataSymbol(f"{symbol.name}_{k}", symbol.datatype, interface=AutomaticInterface())
-        table.add(new)
-        return new
-
     stmts = [s.detach() for s in list(routine.children)]
-    for stmt in merge_increments(stmts, set(shared), set(temporaries), fresh):
+    for stmt in run(stmts, routine):
         routine.addchild(stmt)
     return FortranWriter()(routine).lower()
+
+
+def _merged(text, shared=(), temporaries=("op_adj",)):
+    """merge_increments on the statements of a routine written by hand."""
+    def run(stmts, routine):
+        table = routine.symbol_table
+
+        def fresh(symbol, avoid):
+            k = 1
+            while f"{symbol.name}_{k}" in avoid or table.lookup(f"{symbol.name}_{k}",
+                                                                otherwise=None):
+                k += 1
+            new = DataSymbol(f"{symbol.name}_{k}", symbol.datatype,
+                             interface=AutomaticInterface())
+            table.add(new)
+            return new
+        return merge_increments(stmts, set(shared), set(temporaries), fresh)
+    return _run_pass(text, run)
 
 
 HEAD = """\
@@ -256,12 +256,7 @@ def test_unit_temporary_read_by_the_next_iteration_is_not_renamed():
 def _lean(text):
     """lean_returning on the statements of a routine written by hand; the
     arguments outlive it."""
-    from adfort.liveness import lean_returning
-    routine = FortranReader().psyir_from_source(textwrap.dedent(text)).walk(Routine)[0]
-    stmts = [s.detach() for s in list(routine.children)]
-    for stmt in lean_returning(stmts, routine.symbol_table):
-        routine.addchild(stmt)
-    return FortranWriter()(routine).lower()
+    return _run_pass(text, lambda stmts, routine: lean_returning(stmts, routine.symbol_table))
 
 
 def test_unit_dead_stores_of_locals_go():

@@ -4,9 +4,6 @@ Each case is FD-checked under both schedules; the text checks say which
 rewrite happened (or must not)."""
 
 import re
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -127,15 +124,9 @@ def test_gradients(tmp_path, name, schedule):
 
 
 def _returning(tmp_path, name):
-    source = tmp_path / name
-    source.write_text(textwrap.dedent(CASES[name]))
-    meta = harness.parse_metadata(source)
-    out = tmp_path / "out.f90"
-    subprocess.run([sys.executable, "-m", "adfort", "diff", str(source),
-                    "--routine", meta.routine, "--dep", ",".join(meta.dep),
-                    "--indep", ",".join(meta.indep), "-o", str(out)],
-                   check=True, capture_output=True)
-    return harness.routine_source(out.read_text(), meta.routine + "_ret").lower()
+    text = harness.differentiate_text(tmp_path, name, CASES[name])
+    meta = harness.parse_metadata(tmp_path / name)
+    return harness.routine_source(text, meta.routine + "_ret").lower()
 
 
 def test_first_set_by_a_loop(tmp_path):

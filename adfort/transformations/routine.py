@@ -21,7 +21,7 @@ from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
 from adfort.pointers import aliases, canonical, target_reads
 from adfort.components import held_in_allocatable_components
-from adfort.derived import is_derived, zero_statements
+from adfort.derived import is_derived
 from adfort.errors import AdfortError, where
 from adfort.forward_only import kept_statement_writes
 from adfort.optional import optional_names
@@ -33,24 +33,22 @@ from adfort.reach import written_section
 from adfort.fresh_elements import fresh_element_writes
 from adfort.handover import arrays_computed_again, computed_again
 from adfort.iteration_values import pushed_per_iteration, strip_pushed
-from adfort.increments import merge_increments
-from adfort.known_zero import simplify_known_zero
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
 from adfort.entry_copies import entry_copies
 from adfort.deferral import (
     tag_deferred, with_deferred_reversed, without_deferred, writes_any)
-from adfort.liveness import drop_idle_reserves, lean_recording, lean_returning
+from adfort.liveness import drop_idle_reserves, lean_recording
 from adfort.rerun import not_rerun
 from adfort.shadows import rename_shadowing_locals
 from adfort.stored_values import store_costly_values
+from adfort.transformations.returning import returning_statements
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.allocation import is_allocation, status_variables
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.call import recording_call_again
 from adfort.transformations.reverser import Reverser, drop_not_rerun, enclosing_loop_indices
 from adfort.transformations.building import _argument_symbols, _make_routine
-from adfort.transformations.building import _assumed_shape
 from adfort.extents import extent_argument, is_assumed_size, measure, measured_arguments
 from adfort.transformations.reversing import _int, _jacobian, _reversing
 
@@ -396,43 +394,8 @@ def reverse_work(work, spec, options, names, filename=None):
 
     adjoint_args = dep + [i for i in indep if i not in dep]
     active_args = [a for a in arg_names if a in adjoint_args]
-    ret_body = list(final_ret)
-    zeroings = []
-    for name, adj in sorted(ctx.adjoints.items()):
-        # Allocatable adjoints are zeroed where they are allocated; module
-        # variables' adjoints belong to the caller, or, for the routine
-        # differentiated, to the user when they are dependents/independents.
-        internal_module = (name in ctx.module_adjoints and not spec.callee
-                           and name not in spec.module_roles)
-        if (name not in active_args and (name not in ctx.module_adjoints or internal_module)
-                and not getattr(adj.datatype, "is_allocatable", False)
-                and spec.attributes.get(name) != "POINTER"):
-            if _assumed_shape(adj):
-                # The adjoint of an assumed-shape argument that is neither
-                # dependent nor independent: a local of the argument's shape.
-                zeroings.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
-                    Reference(adj), ("mold", Reference(table.lookup(name)))]))
-            zeroings.extend(_zeroed(adj, sections.get(name))
-                            or zero_statements(adj, table, taken))
-    # Increments of adjoints still zero are assignments (adfort.known_zero).
-    zeroings, body_ret = simplify_known_zero(
-        zeroings, body_ret, {ctx.adjoints[n].name.lower() for n in ctx.adjoints
-                             if n not in ctx.module_adjoints})
-    ret_body.extend(zeroings)
-    ret_body.extend(body_ret)
-    ret_body.extend(entry_ret)
-    if "POINTER" not in spec.attributes.values():
-        # Stores nothing reads (adfort.liveness), then each adjoint
-        # element's increments gathered (adfort.increments).
-        shared = {ctx.adjoints[n].name.lower() for n in ctx.adjoints
-                  if n in active_args or n in ctx.module_adjoints}
-        ret_body = lean_returning(ret_body, table, shared | set(arg_names))
-        body_ids = {id(s) for s in body_ret}
-        at = [k for k, s in enumerate(ret_body) if id(s) in body_ids]
-        if at:
-            body = merge_increments(ret_body[at[0]:at[-1] + 1], shared,
-                                    ctx.scalar_temporaries(), ctx.free_temporary)
-            ret_body[at[0]:at[-1] + 1] = body
+    ret_body = returning_statements(ctx, spec, table, taken, (final_ret, body_ret, entry_ret),
+                                    active_args, arg_names, sections)
 
     restored = {a.lhs.symbol.name.lower() for a in assignments if id(a) in plan.taped}
     restored |= set(entry)
@@ -600,20 +563,6 @@ def _local_arrays(table, active):
     return sorted(s.name.lower() for s in table.datasymbols
                   if s.name.lower() in active and not s.is_argument
                   and isinstance(s.datatype, ArrayType) and not is_derived(s.datatype))
-
-
-def _zeroed(adj, section):
-    """``a_adj(lo:hi) = 0`` for the adjoint `adj` of a local work array the
-    routine only ever sets on `section` (FORTRAN 77: ``X(NMAX)`` used on
-    ``1:N``; see :func:`adfort.reach.written_section`), or None.  A local
-    is read only where it was set first, and its adjoint is read only where
-    the local was set: the other elements' adjoints are never read, so
-    zeroing them would only cost time (all of NMAX on every call)."""
-    if section is None or not isinstance(adj.datatype, ArrayType):
-        return None
-    zero = zero_statements(adj)[0]
-    zero.lhs.replace_with(ArrayReference.create(adj, [i.copy() for i in section.indices]))
-    return [zero]
 
 
 def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan, outputs=()):
