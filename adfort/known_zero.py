@@ -30,8 +30,8 @@ zero).
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
     Literal, Loop, Range, Reference, UnaryOperation, WhileLoop)
-from psyclone.psyir.symbols import ScalarType
 
+from adfort.constants import is_literal_value
 from adfort.liveness import in_user_call
 
 ALL = "all"
@@ -97,15 +97,8 @@ def _section_text(section, symbol):
 
 
 def is_zero_literal(node):
-    if not isinstance(node, Literal):
-        return False
-    if node.datatype.intrinsic not in (ScalarType.Intrinsic.REAL,
-                                       ScalarType.Intrinsic.INTEGER):
-        return False
-    try:
-        return float(node.value.lower().replace("d", "e")) == 0.0
-    except ValueError:
-        return False
+    """Whether `node` is an integer or real literal of value zero."""
+    return is_literal_value(node, 0)
 
 
 def structural_key(node):

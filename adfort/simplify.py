@@ -42,7 +42,6 @@ Type safety
   kind; a real and an integer fold to the real's kind.
 '''
 
-from decimal import Decimal
 from fractions import Fraction
 from typing import Callable, Iterable, List, Optional, Tuple, Union
 
@@ -51,6 +50,8 @@ from psyclone.psyir.nodes import (
     Node, Operation, Reference, UnaryOperation)
 from psyclone.psyir.symbols import DataSymbol, ScalarType
 
+from adfort.constants import (
+    fits, is_literal_value, kind_number, make_constant, numeric_constant)
 from adfort.indicators import merge_conversions
 
 __all__ = ["simplify", "simplify_statements", "RULES"]
@@ -152,7 +153,7 @@ def _promote(type1: Optional[ScalarType],
         # gives the explicit kind unless it may be narrower than default.
         for default, other in ((type1, type2), (type2, type1)):
             if (default.precision == UNDEFINED and
-                    _kind_number(other.precision) not in (1, 2)):
+                    kind_number(other.precision) not in (1, 2)):
                 return other
     else:
         # Double precision is guaranteed to be wider than default real.
@@ -229,153 +230,10 @@ def _typed_constant_for(node: Node, operands: Tuple[Node, Node],
     if result is not None:
         if arrays and not _flows_elementally_to_assignment(node):
             return None
-        return _make_constant(Fraction(value), result)
+        return make_constant(Fraction(value), result)
     if _is_assignment_rhs(node):
-        return _make_constant(Fraction(value), fallback)
+        return make_constant(Fraction(value), fallback)
     return None
-
-
-# ---------------------------------------------------------------------------
-# Constants: reading, exactness and writing
-# ---------------------------------------------------------------------------
-
-def _literal_value(node: Node) -> Optional[Fraction]:
-    '''Exact value of an integer/real scalar Literal, else None.'''
-    if not isinstance(node, Literal) or not isinstance(node.datatype,
-                                                       ScalarType):
-        return None
-    intrinsic = node.datatype.intrinsic
-    if intrinsic not in (INTEGER, REAL):
-        return None
-    # (Reading a number through Decimal and Fraction costs more than the
-    # rest of a rule: each text is read once.)
-    key = (intrinsic is INTEGER, node.value)
-    value = _VALUES.get(key)
-    if value is None:
-        value = _VALUES[key] = Fraction(int(node.value)) if intrinsic is INTEGER \
-            else Fraction(Decimal(node.value))
-    return value
-
-
-_VALUES = {}    # (integer?, literal text): its exact value
-
-
-def _is_literal(node: Node, value: int) -> bool:
-    return _literal_value(node) == value
-
-
-def _constant(node: Node) -> Optional[Tuple[Fraction, ScalarType]]:
-    '''(value, type) of a numeric literal, possibly under unary +/-.'''
-    if isinstance(node, UnaryOperation) and node.operator in (UOp.MINUS,
-                                                              UOp.PLUS):
-        inner = _constant(node.operand)
-        if inner is None:
-            return None
-        sign = -1 if node.operator == UOp.MINUS else 1
-        return sign * inner[0], inner[1]
-    value = _literal_value(node)
-    if value is None:
-        return None
-    return value, node.datatype
-
-
-def _kind_number(prec) -> Optional[int]:
-    '''Integer kind of a precision, resolving ``wp``-style named constants
-    initialised with an integer literal.'''
-    if isinstance(prec, int):
-        return prec
-    symbol = prec.symbol if isinstance(prec, Reference) else prec
-    if isinstance(symbol, DataSymbol) and symbol.is_constant:
-        value = _literal_value(symbol.initial_value)
-        if value is not None and value.denominator == 1:
-            return int(value)
-    return None
-
-
-#: (mantissa bits, minimum exponent, maximum exponent) of binary formats.
-_HALF = (11, -14, 15)
-_REAL_FORMATS = {4: (24, -126, 127), 8: (53, -1022, 1023),
-                 10: (64, -16382, 16383), 16: (113, -16382, 16383)}
-
-
-def _real_format(prec) -> Tuple[int, int, int]:
-    '''Smallest binary format a real of this precision may have.'''
-    if prec in (UNDEFINED, SINGLE):
-        return _REAL_FORMATS[4]
-    if prec == DOUBLE:
-        return _REAL_FORMATS[8]
-    return _REAL_FORMATS.get(_kind_number(prec), _HALF)
-
-
-def _integer_bits(prec) -> int:
-    '''Smallest plausible storage size in bits of an integer kind.'''
-    if prec in (UNDEFINED, SINGLE):
-        return 32
-    if prec == DOUBLE:
-        return 64
-    kind = _kind_number(prec)
-    return 8 * kind if kind in (1, 2, 4, 8, 16) else 8
-
-
-def _fits(value: Fraction, stype: ScalarType) -> bool:
-    '''Whether value is exactly representable in a variable of stype.'''
-    if stype.intrinsic == INTEGER:
-        bits = _integer_bits(stype.precision)
-        return (value.denominator == 1 and
-                -(2 ** (bits - 1)) <= value < 2 ** (bits - 1))
-    if value == 0:
-        return True
-    mant_bits, emin, emax = _real_format(stype.precision)
-    den = value.denominator
-    if den & (den - 1):
-        return False            # not a dyadic rational: not exact in binary
-    mantissa, exponent = abs(value.numerator), -(den.bit_length() - 1)
-    while mantissa % 2 == 0:
-        mantissa //= 2
-        exponent += 1
-    top = exponent + mantissa.bit_length() - 1
-    return mantissa.bit_length() <= mant_bits and emin <= top <= emax
-
-
-def _format_real(value: Fraction, prec) -> str:
-    '''PSyIR literal string of a non-negative dyadic rational.'''
-    if value == 0:
-        text = "0.0"
-    else:
-        twos = value.denominator.bit_length() - 1     # den == 2**twos
-        # Built from a string so that no context rounding can occur.
-        dec = Decimal(f"{value.numerator * 5 ** twos}e-{twos}")
-        digits = "".join(str(d) for d in dec.as_tuple().digits).rstrip("0")
-        adjusted = dec.adjusted()
-        if -5 <= adjusted < 16:
-            text = f"{dec:f}"
-            if "." in text:
-                text = text.rstrip("0")
-            text = text + "0" if text.endswith(".") else text
-            text = text if "." in text else text + ".0"
-        else:
-            text = f"{digits[0]}.{digits[1:] or '0'}e{adjusted}"
-    if prec == DOUBLE and "e" not in text:
-        # PSyclone writes DOUBLE literals by turning 'e' into 'd': without an
-        # exponent the literal would come out as a default real.
-        text += "e0"
-    return text
-
-
-def _make_constant(value: Fraction, stype: ScalarType) -> Optional[Node]:
-    '''A Literal (under unary minus if negative) for value, or None if it
-    cannot be represented exactly.'''
-    if not _fits(value, stype):
-        return None
-    magnitude = abs(value)
-    if stype.intrinsic == INTEGER:
-        text = str(magnitude.numerator)
-    else:
-        text = _format_real(magnitude, stype.precision)
-    literal = Literal(text, _new_type(stype))
-    if value < 0:
-        return UnaryOperation.create(UOp.MINUS, literal)
-    return literal
 
 
 # ---------------------------------------------------------------------------
@@ -414,7 +272,7 @@ def fold_constants(node: Node) -> Optional[Node]:
     '''``c1 op c2`` for numeric constants and op in + - * / ** .'''
     if not _is_binary(node, *_ARITH):
         return None
-    left, right = _constant(node.children[0]), _constant(node.children[1])
+    left, right = numeric_constant(node.children[0]), numeric_constant(node.children[1])
     if left is None or right is None:
         return None
     (lval, ltype), (rval, rtype) = left, right
@@ -429,7 +287,7 @@ def fold_constants(node: Node) -> Optional[Node]:
         result_type = ltype if ltype.intrinsic == REAL else rtype
     # Both operands must be exact in the result kind (int -> real
     # conversion, decimal -> binary literal conversion).
-    if not (_fits(lval, result_type) and _fits(rval, result_type)):
+    if not (fits(lval, result_type) and fits(rval, result_type)):
         return None
     if node.operator == BOp.ADD:
         value = lval + rval
@@ -444,7 +302,7 @@ def fold_constants(node: Node) -> Optional[Node]:
             value = Fraction(_integer_quotient(int(lval), int(rval)))
         else:
             value = lval / rval
-    return _make_constant(value, result_type)
+    return make_constant(value, result_type)
 
 
 def _fold_power(base: Fraction, btype: ScalarType, expo: Fraction,
@@ -456,9 +314,9 @@ def _fold_power(base: Fraction, btype: ScalarType, expo: Fraction,
         return None                      # 0**0 is processor dependent
     result_type = btype if btype.intrinsic == REAL else _promote(btype,
                                                                   etype)
-    if result_type is None or not _fits(base, result_type):
+    if result_type is None or not fits(base, result_type):
         return None
-    return _make_constant(base ** int(expo), result_type)
+    return make_constant(base ** int(expo), result_type)
 
 
 def remove_double_negation(node: Node) -> Optional[Node]:
@@ -477,7 +335,7 @@ def remove_unary_plus(node: Node) -> Optional[Node]:
 
 def negate_zero(node: Node) -> Optional[Node]:
     '''``-(0)`` -> ``0``.'''
-    if _is_negation(node) and _is_literal(node.operand, 0):
+    if _is_negation(node) and is_literal_value(node.operand, 0):
         return node.operand.copy()
     return None
 
@@ -487,9 +345,9 @@ def remove_additive_zero(node: Node) -> Optional[Node]:
     if not _is_binary(node, BOp.ADD, BOp.SUB):
         return None
     lhs, rhs = node.children
-    if _is_literal(rhs, 0) and _literal_keeps_type(lhs, rhs):
+    if is_literal_value(rhs, 0) and _literal_keeps_type(lhs, rhs):
         return lhs.copy()
-    if (node.operator == BOp.ADD and _is_literal(lhs, 0) and
+    if (node.operator == BOp.ADD and is_literal_value(lhs, 0) and
             _literal_keeps_type(rhs, lhs)):
         return rhs.copy()
     return None
@@ -500,7 +358,7 @@ def zero_minus(node: Node) -> Optional[Node]:
     if not _is_binary(node, BOp.SUB):
         return None
     lhs, rhs = node.children
-    if _is_literal(lhs, 0) and _literal_keeps_type(rhs, lhs):
+    if is_literal_value(lhs, 0) and _literal_keeps_type(rhs, lhs):
         return _negate(rhs.copy())
     return None
 
@@ -510,9 +368,9 @@ def remove_multiplicative_one(node: Node) -> Optional[Node]:
     if not _is_binary(node, BOp.MUL, BOp.DIV, BOp.POW):
         return None
     lhs, rhs = node.children
-    if _is_literal(rhs, 1) and _literal_keeps_type(lhs, rhs):
+    if is_literal_value(rhs, 1) and _literal_keeps_type(lhs, rhs):
         return lhs.copy()
-    if (node.operator == BOp.MUL and _is_literal(lhs, 1) and
+    if (node.operator == BOp.MUL and is_literal_value(lhs, 1) and
             _literal_keeps_type(rhs, lhs)):
         return rhs.copy()
     return None
@@ -523,9 +381,9 @@ def multiply_by_zero(node: Node) -> Optional[Node]:
     if not _is_binary(node, BOp.MUL, BOp.DIV):
         return None
     lhs, rhs = node.children
-    if _is_literal(lhs, 0):
+    if is_literal_value(lhs, 0):
         zero, other = lhs, rhs
-    elif node.operator == BOp.MUL and _is_literal(rhs, 0):
+    elif node.operator == BOp.MUL and is_literal_value(rhs, 0):
         zero, other = rhs, lhs
     else:
         return None
@@ -539,9 +397,9 @@ def power_zero(node: Node) -> Optional[Node]:
     if not _is_binary(node, BOp.POW):
         return None
     base, expo = node.children
-    if not _is_literal(expo, 0) or _has_side_effects(base):
+    if not is_literal_value(expo, 0) or _has_side_effects(base):
         return None
-    if _is_literal(base, 0):
+    if is_literal_value(base, 0):
         return None                      # 0**0 is processor dependent
     fallback = ScalarType(INTEGER, UNDEFINED)
     return _typed_constant_for(node, (base, expo), fallback, 1)
