@@ -233,6 +233,7 @@ class _Pass:
         head = self.head(loop.loop_body, entry)
         if self.rewrite and not loop.loop_body.walk(CodeBlock):
             self.first_writes |= _first_element_writes(loop, entry, self.names)
+            self.first_writes |= _nest_first_writes(loop, entry, self.names)
         after = self.block(list(loop.loop_body.children), dict(head))
         exit_ = _meet(head, after) if not loop.loop_body.walk(CodeBlock) else head
         for name in self.names:
@@ -317,6 +318,21 @@ def _covers(loop, region, symbol=None):
     return visited == region
 
 
+def _nest_covers(nest, symbol):
+    """Whether the loops of `nest` ([(loop, subscript position)]) visit
+    every element of array `symbol`: one loop per dimension, each over its
+    declared bounds."""
+    shape = getattr(getattr(symbol, "datatype", None), "shape", None)
+    if not shape or len(shape) != len(nest) or \
+            sorted(at for _, at in nest) != list(range(len(shape))):
+        return False
+    for lp, at in nest:
+        if not hasattr(shape[at], "lower") or _loop_range(lp) != \
+                f"{structural_key(shape[at].lower)}:{structural_key(shape[at].upper)}":
+            return False
+    return True
+
+
 def _within(loop, region):
     """Whether every index `loop` visits is in `region`."""
     return region == ALL or _covers(loop, region)
@@ -359,24 +375,91 @@ def _zeroes_each_element(loop, name):
     return _covers(loop, ALL, writes[-1].lhs.symbol)
 
 
+def _own_nest(loop, name):
+    """[(loop, subscript position of its index)] from `loop` down to the
+    innermost one, when every mention of `name` in `loop` is an element in
+    that innermost loop's body whose subscripts hold each of the nest's
+    indices, alone, at one place (the same in every mention; no index
+    assigned, no call or code block): each iteration of the nest has
+    elements of its own.  Else None."""
+    if loop.loop_body.walk(CodeBlock):
+        return None
+    chain, places = None, {}
+    for ref in loop.walk(Reference):
+        if ref.symbol.name.lower() != name:
+            continue
+        if type(ref) is not ArrayReference or any(isinstance(i, Range) for i in ref.indices) \
+                or in_user_call(ref, loop):
+            return None
+        enclosing, node = [], ref.parent
+        while node is not None:
+            if isinstance(node, (Loop, WhileLoop)):
+                enclosing.insert(0, node)
+            if node is loop:
+                break
+            node = node.parent
+        if chain is None:
+            chain = enclosing
+        if len(enclosing) != len(chain) or any(a is not b for a, b in zip(enclosing, chain)) \
+                or any(not isinstance(lp, Loop) for lp in chain):
+            return None
+        for lp in chain:
+            index = lp.variable.name.lower()
+            at = {k for k, i in enumerate(ref.indices)
+                  if type(i) is Reference and i.symbol.name.lower() == index}
+            places[id(lp)] = places.get(id(lp), at) & at
+            if not places[id(lp)]:
+                return None
+    if not chain:
+        return None
+    indices = {lp.variable.name.lower() for lp in chain}
+    if any(a.lhs.symbol.name.lower() in indices for a in loop.walk(Assignment)):
+        return None
+    return [(lp, min(places[id(lp)])) for lp in chain]
+
+
+def _nest_first_writes(loop, entry, names):
+    """Ids of the first writes of ``a_adj(i, j…)`` in the innermost body of
+    a loop nest whose iterations each have elements of their own
+    (:func:`_own_nest`), `a_adj` zero whole on entry: the first write of
+    an element in the whole nest.  (One loop: :func:`_first_element_writes`.)"""
+    found = set()
+    for name in names:
+        if entry.get(name) != ALL:
+            continue
+        chain = _own_nest(loop, name)
+        if chain is None or len(chain) < 2:
+            continue
+        innermost = chain[-1][0].loop_body
+        writes = [a for a in innermost.walk(Assignment) if a.lhs.symbol.name.lower() == name]
+        if writes:
+            found.add(id(writes[0]))
+    return found
+
+
 def _dead_zeroings(tracked, statements):
     """Ids of zeroings whose values no statement reads: the first statement
-    naming the adjoint is a loop covering the zeroed region whose first
-    statement naming it assigns ``a_adj(i)`` from values not naming it, at
-    the body's top level, the loop naming nothing else of it."""
+    naming the adjoint is a loop (or a nest, :func:`_own_nest`) covering
+    the zeroed region whose (innermost) first statement naming it assigns
+    ``a_adj(i)`` from values not naming it, at the body's top level, the
+    loop naming nothing else of it."""
     dead = set()
     for name, (region, zeroing) in tracked.items():
         first = next((s for s in statements if name in _names(s, {name})), None)
-        if not isinstance(first, Loop) or not _covers(first, region, zeroing.lhs.symbol):
+        if not isinstance(first, Loop):
             continue
-        if not _only_own_elements(first, name):
+        nest = [(first, 0)] if _only_own_elements(first, name) else \
+            _own_nest(first, name) if region == ALL else None
+        if nest is None or not (_covers(first, region, zeroing.lhs.symbol) if len(nest) == 1
+                                else _nest_covers(nest, zeroing.lhs.symbol)):
             continue
-        bounds = {r.symbol.name.lower() for expr in (first.start_expr, first.stop_expr)
-                  for r in expr.walk(Reference)}
+        bounds = {r.symbol.name.lower() for lp, _ in nest
+                  for expr in (lp.start_expr, lp.stop_expr) for r in expr.walk(Reference)}
         before = statements[:statements.index(first)]
-        if any(a.lhs.symbol.name.lower() in bounds for s in before for a in s.walk(Assignment)):
+        if any(a.lhs.symbol.name.lower() in bounds for s in before + [first]
+               for a in s.walk(Assignment)):
             continue
-        body = first.loop_body
+        body = nest[-1][0].loop_body
         naming = next((s for s in body.walk((Assignment, Call, IfBlock, Loop, WhileLoop))
                        if name in _names(s, {name})), None)
         if not isinstance(naming, Assignment) or naming.parent is not body \

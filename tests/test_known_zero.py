@@ -114,6 +114,51 @@ CASES = {
           end subroutine calls
         end module through_a_call
         """,
+    # A 2-D update (a tracer step): tnew_adj(i, j) first set in the nest.
+    "nest_first_set.f90": """\
+        ! adfort: routine=smooth dep=t indep=t,w
+        ! adfort: init nx=5 ny=4 t=0:1 w=0.5:1
+        subroutine smooth(nx, ny, w, t)
+          integer, intent(in) :: nx, ny
+          double precision, intent(in) :: w(nx, ny)
+          double precision, intent(inout) :: t(0:nx+1, ny)
+          double precision :: tnew(nx, ny)
+          integer :: i, j
+          do j = 1, ny
+            do i = 1, nx
+              tnew(i, j) = t(i-1, j) + 2.0d0*t(i, j)**2 + t(i+1, j)
+            end do
+          end do
+          do j = 1, ny
+            do i = 1, nx
+              t(i, j) = tnew(i, j)*w(i, j)
+            end do
+          end do
+        end subroutine smooth
+        """,
+    # tnew(i, j) and tnew(j, i): iteration (i, j) reaches another's element.
+    "nest_transposed.f90": """\
+        ! adfort: routine=mix dep=s indep=x
+        ! adfort: init n=4 x=0:1
+        subroutine mix(n, x, s)
+          integer, intent(in) :: n
+          double precision, intent(in) :: x(n, n)
+          double precision, intent(out) :: s
+          double precision :: a(n, n)
+          integer :: i, j
+          do j = 1, n
+            do i = 1, n
+              a(i, j) = x(i, j)**2
+            end do
+          end do
+          s = 0.0d0
+          do j = 1, n
+            do i = 1, n
+              s = s + a(i, j)*a(j, i) + a(i, j)
+            end do
+          end do
+        end subroutine mix
+        """,
 }
 
 
@@ -161,3 +206,17 @@ def test_call_naming_the_adjoint(tmp_path):
     # to the call, which increments it.
     assert re.search(r"w_adj = y_adj \* x\n", ret), ret
     assert "call sq_ret(x(i), x_adj(i), w(i), w_adj(i))" in ret, ret
+
+
+def test_nest_first_set(tmp_path):
+    ret = _returning(tmp_path, "nest_first_set.f90")
+    # Zero on entry to the nest, each element first set by its iteration:
+    # assigned, and the whole-array zeroing is gone.
+    assert "tnew_adj = 0" not in ret, ret
+    assert re.search(r"tnew_adj\(i,j\) = t_adj\(i,j\) \* w\(i,j\)", ret.replace(", ", ",")), ret
+
+
+def test_nest_transposed_keeps_increments(tmp_path):
+    ret = _returning(tmp_path, "nest_transposed.f90").replace(", ", ",")
+    assert "a_adj = 0" in ret, ret
+    assert "a_adj(i,j) = a_adj(i,j) +" in ret or "a_adj(j,i) = a_adj(j,i) +" in ret, ret
