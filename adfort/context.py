@@ -18,6 +18,10 @@ DEFAULT_OPTIONS = {
     # Automatic arrays of generated routines as sections of one buffer
     # (adfort/transformations/work_arrays.py).
     "pool_work_arrays": True,
+    # Arrays of rank > 1 go on and off the tapes through the tape module's
+    # <tape>_put/_get; False: PACK/RESHAPE (for an adjoint differentiated
+    # again, adfort/tangent/hvp.py, whose tangent mode reads them).
+    "tape_copy_routines": True,
 }
 
 

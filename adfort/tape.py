@@ -134,8 +134,10 @@ class Tape:
     :param bool dynamic: the layout (see the module docstring).
     """
 
-    def __init__(self, name, datatype, dynamic, table, taken, frames=None):
+    def __init__(self, name, datatype, dynamic, table, taken, frames=None,
+                 copy_routines=True):
         self.frames = frames if frames is not None else [{}]
+        self.copy_routines = copy_routines
         self.datatype = datatype
         self.dynamic = dynamic
         self.slots = 0
@@ -280,6 +282,14 @@ class Tape:
         if rank_of_reference(reference) == 1:
             put = Assignment.create(section, reference.copy())
             get = Assignment.create(reference.copy(), section.copy())
+        elif not self.copy_routines:
+            put = Assignment.create(section, IntrinsicCall.create(
+                IntrinsicCall.Intrinsic.PACK,
+                [reference.copy(), Literal("true", ScalarType(
+                    ScalarType.Intrinsic.BOOLEAN, ScalarType.Precision.UNDEFINED))]))
+            get = Assignment.create(reference.copy(), intrinsic_call("RESHAPE", [
+                section.copy(),
+                IntrinsicCall.create(IntrinsicCall.Intrinsic.SHAPE, [reference.copy()])]))
         else:
             # Through a routine taking it as a vector (sequence association):
             # PACK and RESHAPE make gfortran build a temporary copy.
@@ -374,9 +384,12 @@ class TapeSet:
     :param table: the working symbol table (for unique names).
     :param bool dynamic: layout of every tape of the routine.
     :param taken: names to avoid.
+    :param bool copy_routines: arrays of rank > 1 through the tapes' copy
+        routines (else PACK and RESHAPE).
     """
 
-    def __init__(self, table, dynamic, taken=()):
+    def __init__(self, table, dynamic, taken=(), copy_routines=True):
+        self.copy_routines = copy_routines
         self._table = table
         self.dynamic = dynamic
         self._taken = set(taken)
@@ -452,7 +465,8 @@ class TapeSet:
     def _new(self, base, datatype):
         name = naming.unique(self._table, base, self._taken)
         self._taken.add(name)
-        tape = Tape(name, datatype, self.dynamic, self._table, self._taken, self.frames)
+        tape = Tape(name, datatype, self.dynamic, self._table, self._taken, self.frames,
+                    self.copy_routines)
         if tape.top is not None:
             self._taken |= {tape.top.name, tape.reserve_name, tape.put_name, tape.get_name}
         return tape

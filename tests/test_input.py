@@ -368,7 +368,9 @@ def test_external_routine_with_assumed_shape_arguments(tmp_path, schedule):
                 schedule, "-o", "smooth_ad.f90"], tmp_path)
     assert done.returncode == 0, done.stderr
     generated = (tmp_path / "smooth_ad.f90").read_text()
-    assert "interface" in generated
+    if "call smooth_cost_rec(" in generated or "call smooth_cost_ret(" in generated:
+        # Assumed-shape dummies: a caller of the motions needs their interface.
+        assert "interface" in generated
     compiler = shutil.which("gfortran")
     build = subprocess.run([compiler, "-std=f2008", "-Wall", "-fcheck=all", "smooth.f90",
                             "smooth_ad.f90", "driver.f90", "-o", "check"], cwd=tmp_path,

@@ -213,6 +213,8 @@ def hessian_vector_file(path, dependents, independents, schedule, routine=None, 
     options = dict(options or {})
     if options.get("jacobian"):
         raise AdfortError("--jacobian is a reverse-mode option, not one of --mode hvp", path)
+    # Tangent mode reads the tapes' pushes and pops as assignments.
+    options["tape_copy_routines"] = False
     config = Config.get()
     named = config.backend_intrinsic_named_kwargs
     # The adjoint is read again: intrinsics' optional arguments by name

@@ -69,7 +69,8 @@ class Host:
 
     def tapes(self, unit):
         if self._tapes is None:
-            self._tapes = TapeSet(unit.work.symbol_table, True, self.build._taken(unit))
+            self._tapes = TapeSet(unit.work.symbol_table, True, self.build._taken(unit),
+                                  self.build.options.get("tape_copy_routines", True))
         return self._tapes
 
     def module_adjoints(self, unit):

@@ -352,7 +352,8 @@ def reverse_work(work, spec, options, names, filename=None):
     dynamic = (spec.tapes is not None or bool(work.walk((Loop, WhileLoop))) or taped_arrays
                or plan.taped_arrays or plan.taped_calls or any(
                    symbol_rank(table.lookup(n)) > 0 for n in finals))
-    tapes = spec.tapes if spec.tapes is not None else TapeSet(table, dynamic, taken)
+    tapes = spec.tapes if spec.tapes is not None else TapeSet(
+        table, dynamic, taken, options.get("tape_copy_routines", True))
     # Pushes sized by what the routine sets get their room where they are.
     tapes.start_routine(written_names(work.children, plan.call_writes) - {
         a.name.lower() for a in arguments if getattr(a.interface, "access", None) == _IN})
