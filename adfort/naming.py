@@ -8,6 +8,7 @@ ADJOINT_SUFFIX = "_adj"
 RECORDING_SUFFIX = "_rec"
 RETURNING_SUFFIX = "_ret"
 REVERSING_SUFFIX = "_rev"
+RETURNING_GIVEN_SUFFIX = "_ret_given"
 JACOBIAN_SUFFIX = "_jacobian"
 MODULE_SUFFIX = "_ad"
 OPERATION_ADJOINT = "op_adj"
@@ -136,6 +137,13 @@ def returning(name):
 def reversing(name):
     """Name of the reversing motion (record then return) of routine `name`."""
     return name + REVERSING_SUFFIX
+
+
+def returning_given(name):
+    """Name of the returning motion of routine `name` that ``r_rev`` calls
+    with the recording's final locals as arguments (no hand-over on the
+    tape)."""
+    return name + RETURNING_GIVEN_SUFFIX
 
 
 def jacobian(name):

@@ -239,7 +239,8 @@ def test_rank_two_snapshots_go_through_the_copy_routines():
     tracer per step): copied by value_tape_put/get, which take it as a
     vector; PACK and RESHAPE made gfortran build a temporary each time.
     The routine differentiated hands nothing over on the tape: its r_rev
-    runs both motions in one routine."""
+    runs the recording inline and gives its final locals to
+    tracer_run_ret_given."""
     from adfort.schedules import JointReversalSchedule
     text, _, _ = differentiate_file(str(BENCH / "tracer_2d_upwind.f90"), ["cost"],
                                     ["tr0", "kh"], JointReversalSchedule(),
@@ -250,4 +251,7 @@ def test_rank_two_snapshots_go_through_the_copy_routines():
     assert "call value_tape_get(tr, size(tr))" in _part(text, "tracer_run_ret"), low
     assert "subroutine value_tape_put(values, n)" in low
     rev = _part(text, "tracer_run_rev")
-    assert rev.count("value_tape_put") == 1 and rev.count("value_tape_get") == 2, rev
+    assert rev.count("value_tape_put") == 1 and "value_tape_get" not in rev, rev
+    assert "call tracer_run_ret_given(" in rev and "call tracer_run_rec(" not in rev, rev
+    given = _part(text, "tracer_run_ret_given")
+    assert given.count("value_tape_get") == 2, given

@@ -57,7 +57,8 @@ class Host:
     def names(self, unit):
         taken = self.build._taken(unit)
         names = {"rec": naming.recording(unit.name), "ret": naming.returning(unit.name),
-                 "rev": naming.reversing(unit.name), "jacobian": naming.jacobian(unit.name)}
+                 "rev": naming.reversing(unit.name), "jacobian": naming.jacobian(unit.name),
+                 "ret_given": naming.returning_given(unit.name)}
         lowered = {t.lower() for t in taken}
         for name in names.values():
             if name.lower() in lowered:

@@ -14,8 +14,9 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, IntrinsicCall, Loop, Reference, Routine, Statement,
     WhileLoop)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, CommonBlockInterface, ScalarType)
+    ArgumentInterface, ArrayType, CommonBlockInterface, DataSymbol, ScalarType)
 
+from adfort import naming
 from adfort.activity import active_variables
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
@@ -48,7 +49,7 @@ from adfort.transformations.allocation import is_allocation, status_variables
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.call import recording_call_again
 from adfort.transformations.reverser import Reverser, drop_not_rerun, enclosing_loop_indices
-from adfort.transformations.building import _argument_symbols, _make_routine
+from adfort.transformations.building import _argument_symbols, _call, _make_routine
 from adfort.extents import extent_argument, is_assumed_size, measure, measured_arguments
 from adfort.transformations.reversing import _int, _jacobian, _reversing
 
@@ -75,13 +76,14 @@ class RoutineMotions:
         self.returning = returning
         self.reversing = reversing
         self.jacobian = jacobian
+        self.given = None       # r_ret_given, which r_rev calls, or None
         self.tapes = tapes
         self.dynamic = dynamic
 
     @property
     def routines(self):
         """The generated Routine nodes, in output order."""
-        return [r for r in (self.recording, self.returning, self.reversing,
+        return [r for r in (self.recording, self.returning, self.given, self.reversing,
                             self.jacobian) if r is not None]
 
     @property
@@ -381,6 +383,7 @@ def reverse_work(work, spec, options, names, filename=None):
             save, restore = tapes.save(handed[name] or Reference(table.lookup(name)))
             final_rec.extend(save)
             final_ret = restore + final_ret
+        handover_ret = list(final_ret)
         final_ret += again_stmts
     except AdfortError as err:
         err.location = err.location or location   # at least the routine
@@ -509,10 +512,29 @@ def reverse_work(work, spec, options, names, filename=None):
         if outputs and not writes_any(ret_part, outputs):
             delivered = outputs
         lean += ret_part
+    given = None
     if fused is not None:
-        ret_part = [s.copy() for s in ret_body if not _among(s, final_ret)]
-        if deferred_targets:
-            ret_part = with_deferred_reversed(ret_part)
+        given_args = _passable([table.lookup(name) for name in finals])
+        if given_args is not None:
+            # The returning part in a routine of its own that takes the
+            # recording's final locals as arguments: gfortran compiled a
+            # one-routine model's loop nests worse in one routine (Burgers:
+            # 7 % slower).
+            ret_part = [s.copy() for s in ret_body if not _among(s, handover_ret)]
+            if deferred_targets:
+                ret_part = with_deferred_reversed(ret_part)
+            given_intents = dict(ret_intents)
+            given_intents.update({s.name.lower(): _INOUT for s in given_args})
+            given_name = names.get("ret_given") or naming.returning_given(work.name)
+            given = _make_routine(work, given_name, ret_part,
+                                  adj_args + tape_args + given_args, given_intents,
+                                  ctx.module_variable, ctx.attributes)
+            ret_part = [_call(given_name, [Reference(s) for s in adj_args + tape_args
+                                           + given_args])]
+        else:
+            ret_part = [s.copy() for s in ret_body if not _among(s, final_ret)]
+            if deferred_targets:
+                ret_part = with_deferred_reversed(ret_part)
         fused = (fused[0], ret_part, fused[2])
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents, ctx.module_variable, ctx.attributes)
@@ -533,6 +555,7 @@ def reverse_work(work, spec, options, names, filename=None):
                              spec.jacobian_dependents or dep,
                              spec.jacobian_independents or indep, written, taken)
     motions = RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
+    motions.given = given
     # What the statements computed again read is read on entry too.
     motions.exit_reads = (plan.exit_reads | {r.symbol.name.lower() for stmt in again_stmts
                                              for r in stmt.walk(Reference)}) & set(arg_names)
@@ -582,6 +605,23 @@ def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan, outputs=
               for key in set(reads) | set(reads_all)}
     return not_rerun(work.children, work.symbol_table, merged, call_writes, droppable,
                      plan, replan, outputs)
+
+
+def _passable(symbols):
+    """`symbols` (the locals handed over), if each can be an argument of
+    a routine declaring it as `r` does: of intrinsic type, not allocatable
+    or a pointer, arrays of explicit shape; else None."""
+    for symbol in symbols:
+        dtype = getattr(symbol, "datatype", None)
+        element = dtype.elemental_type if isinstance(dtype, ArrayType) else dtype
+        if not isinstance(symbol, DataSymbol) or not isinstance(element, ScalarType) \
+                or getattr(dtype, "is_allocatable", False) or symbol.is_constant \
+                or symbol.initial_value is not None:
+            return None
+        if isinstance(dtype, ArrayType) and any(
+                not isinstance(extent, ArrayType.ArrayBounds) for extent in dtype.shape):
+            return None
+    return symbols
 
 
 def _among(stmt, statements):
