@@ -55,7 +55,13 @@ def lean_recording(statements, table, exit_reads, tapes, reserves=None, pure=())
     pass_ = _Liveness(tapes, lasting | arguments, pure)
     pass_.block(statements, set(exit_reads) | lasting)
     kept = _prune(statements, pass_.kept)
-    return drop_idle_reserves(kept, reserves or {})
+    lean = drop_idle_reserves(kept, reserves or {})
+    if any(not lp.loop_body.children for s in lean for lp in s.walk(Loop)):
+        # A loop kept only for a reserve call it no longer holds: once more.
+        pass_ = _Liveness(tapes, lasting | arguments, pure)
+        pass_.block(lean, set(exit_reads) | lasting)
+        lean = _prune(lean, pass_.kept)
+    return lean
 
 
 def lean_returning(statements, table, outlive=()):

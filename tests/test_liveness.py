@@ -107,3 +107,14 @@ def test_joint_rerun_keeps_calls_whose_results_an_adjoint_reads():
     rk4 = _routine(text, "l96rk4_rev")
     assert rk4.count("call l96tnd(") == 3, rk4
     assert rk4.count("call l96tnd_rev(") == 4, rk4
+
+
+def test_no_loop_left_empty_by_a_dropped_reserve():
+    """The tracer step's re-run under joint: its last loop nest was kept
+    for the reserve call of pushes no adjoint needs; once the reserve goes,
+    the loop goes too (it was left as an empty DO loop)."""
+    text, _, _ = differentiate_file(str(BENCH / "tracer_2d_upwind.f90"), ["cost"],
+                                    ["tr0", "kh"], JointReversalSchedule(),
+                                    routine="tracer_run")
+    assert not re.search(r"\n\s*do [^\n]*\n\s*enddo", text.lower()), \
+        _routine(text, "tracer_step_rev")
