@@ -10,16 +10,22 @@ their entry copies.  Then:
 - a store nothing reads is dropped (:func:`adfort.liveness.lean_returning`);
 - the increments of one adjoint element are gathered into one
   (:mod:`adfort.increments`).
+
+``r_rev`` of the routine differentiated runs the recording's statements
+itself, then :func:`returning_given`.
 """
 
-from psyclone.psyir.nodes import ArrayReference, IntrinsicCall, Reference
-from psyclone.psyir.symbols import ArrayType
+from psyclone.psyir.nodes import ArrayReference, Assignment, Call, IntrinsicCall, Reference
+from psyclone.psyir.symbols import ArgumentInterface, ArrayType, DataSymbol, ScalarType
 
+from adfort.arrays import expr_rank
 from adfort.derived import zero_statements
+from adfort.errors import where
 from adfort.increments import merge_increments
 from adfort.known_zero import simplify_known_zero
 from adfort.liveness import lean_returning
-from adfort.transformations.building import _assumed_shape
+from adfort.transformations.building import _assumed_shape, _call, _make_routine
+from adfort.transformations.call import recording_call_again
 
 
 def returning_statements(ctx, spec, table, taken, parts, active_args, arg_names, sections):
@@ -88,3 +94,102 @@ def _zeroed(adj, section):
     zero = zero_statements(adj)[0]
     zero.lhs.replace_with(ArrayReference.create(adj, [i.copy() for i in section.indices]))
     return [zero]
+
+
+def returning_given(work, name, ret_body, handover, arguments, handed, intents, ctx,
+                    deferred=None):
+    """(``r_ret_given`` or None, the statements ``r_rev`` runs for the
+    returning motion after running the recording's statements itself).
+
+    ``r_ret_given`` is the returning motion without the hand-over: the
+    locals it reads as the recording left them are its last arguments, so
+    they stay off the tape.  It is a routine of its own, not statements of
+    ``r_rev``: gfortran compiled a one-routine model's two loop nests worse
+    in one routine (Burgers: 7 % slower).  A local that cannot be such an
+    argument (allocatable, derived type, assumed shape) keeps the returning
+    motion's statements in ``r_rev`` itself.
+
+    :param work: the working routine.
+    :param str name: the name of ``r_ret_given``.
+    :param ret_body: the returning motion's statements.
+    :param handover: (the hand-over's restores, those and the values the
+        returning motion computes again).
+    :param arguments: ``r_ret``'s arguments (symbols).
+    :param handed: the symbols of the locals handed over.
+    :param intents: ``r_ret``'s intents by lower-case name.
+    :param ctx: the routine's :class:`adfort.context.ADContext`.
+    :param deferred: a function turning the calls the routine defers into
+        their reversals, or None.
+    """
+    restores, final = handover
+    given_args = _passable(handed)
+    if given_args is None:
+        part = [s.copy() for s in ret_body if not among(s, final)]
+        return None, deferred(part) if deferred else part
+    part = [s.copy() for s in ret_body if not among(s, restores)]
+    if deferred:
+        part = deferred(part)
+    given_intents = dict(intents)
+    given_intents.update({s.name.lower(): ArgumentInterface.Access.READWRITE for s in given_args})
+    routine = _make_routine(work, name, part, arguments + given_args, given_intents,
+                            ctx.module_variable, ctx.attributes)
+    return routine, [_call(name, [Reference(s) for s in arguments + given_args])]
+
+
+def _passable(symbols):
+    """`symbols` (the locals handed over), if each can be an argument of
+    a routine declaring it as `r` does: of intrinsic type, not allocatable
+    or a pointer, arrays of explicit shape; else None."""
+    for symbol in symbols:
+        dtype = getattr(symbol, "datatype", None)
+        element = dtype.elemental_type if isinstance(dtype, ArrayType) else dtype
+        if not isinstance(symbol, DataSymbol) or not isinstance(element, ScalarType) \
+                or getattr(dtype, "is_allocatable", False) or symbol.is_constant \
+                or symbol.initial_value is not None:
+            return None
+        if isinstance(dtype, ArrayType) and any(
+                not isinstance(extent, ArrayType.ArrayBounds) for extent in dtype.shape):
+            return None
+    return symbols
+
+
+def among(stmt, statements):
+    """Whether `stmt` is one of `statements` (the node itself, not an equal
+    one)."""
+    return any(stmt is other for other in statements)
+
+
+def allocate_at_first_use(body, temporaries):
+    """Allocate each allocatable array temporary from the value first
+    assigned to it, when that assignment is a statement of the routine's
+    own body (run once, before any other use): ``allocate(t, source=e)``
+    rather than ``t = e`` on an unallocated `t`, which gfortran -Wall
+    reports as reading undefined bounds."""
+    for temporary in temporaries:
+        for position, stmt in enumerate(body):
+            uses = [r for r in stmt.walk(Reference) if r.symbol is temporary]
+            if not uses:
+                continue
+            if (isinstance(stmt, Assignment) and type(stmt.lhs) is Reference
+                    and uses == [stmt.lhs] and expr_rank(stmt.rhs) > 0):
+                allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE,
+                                                [Reference(temporary)])
+                # PSyclone's create() takes only a reference as SOURCE=;
+                # Fortran takes any expression.
+                allocate.append_named_arg("source", stmt.rhs.detach())
+                body[position] = allocate
+            break
+
+
+def computed_again_call(stmt, cheap, filename):
+    """`stmt`, computed again by the returning motion: ``v = f(…)`` of a
+    short function `cheap` names as ``call f_rec(…, v)`` when it can be
+    (:func:`adfort.transformations.call.recording_call_again`).
+
+    :param cheap: {lower-case function name: its CalleeMotions}."""
+    if isinstance(stmt, Assignment) and type(stmt.rhs) is Call:
+        info = cheap.get(stmt.rhs.routine.name.lower())
+        call = recording_call_again(stmt, info, where(stmt, filename)) if info else None
+        if call is not None:
+            return call
+    return stmt

@@ -14,7 +14,7 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, IntrinsicCall, Loop, Reference, Routine, Statement,
     WhileLoop)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, CommonBlockInterface, DataSymbol, ScalarType)
+    ArgumentInterface, ArrayType, CommonBlockInterface, ScalarType)
 
 from adfort import naming
 from adfort.activity import active_variables
@@ -43,13 +43,13 @@ from adfort.liveness import drop_idle_reserves, lean_recording
 from adfort.rerun import not_rerun
 from adfort.shadows import rename_shadowing_locals
 from adfort.stored_values import store_costly_values
-from adfort.transformations.returning import returning_statements
+from adfort.transformations.returning import (
+    allocate_at_first_use, among, computed_again_call, returning_given, returning_statements)
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.allocation import is_allocation, status_variables
 from adfort.transformations.base import ADReverseTrans
-from adfort.transformations.call import recording_call_again
 from adfort.transformations.reverser import Reverser, drop_not_rerun, enclosing_loop_indices
-from adfort.transformations.building import _argument_symbols, _call, _make_routine
+from adfort.transformations.building import _argument_symbols, _make_routine
 from adfort.extents import extent_argument, is_assumed_size, measure, measured_arguments
 from adfort.transformations.reversing import _int, _jacobian, _reversing
 
@@ -367,7 +367,7 @@ def reverse_work(work, spec, options, names, filename=None):
     reverser.mpi_pairs = getattr(spec, "mpi_pairs", {})
     reverser.dead = dead
     cheap = {spec.calls[key].unit.name.lower(): spec.calls[key] for key in cheap_calls}
-    reverser.recomputed = {key: (names, [_again(s, cheap, filename) for s in stmts])
+    reverser.recomputed = {key: (names, [computed_again_call(s, cheap, filename) for s in stmts])
                            for key, (names, stmts) in recomputed.items()}
     reverser.pushed = pushed
     location = where(work, filename)
@@ -455,7 +455,7 @@ def reverse_work(work, spec, options, names, filename=None):
         reserves = {t.reserve_name.lower(): (t.symbol.name.lower(), t.put_name.lower())
                     for t in tape_list if t.dynamic}
         lean = lean_recording(drop_not_rerun([s.copy() for s in rec_body
-                                              if not _among(s, final_rec)]),
+                                              if not among(s, final_rec)]),
                               table, plan.exit_reads | rerun_exit_reads | outputs,
                               tape_names, reserves,
                               {info.unit.name.lower() for key, info in spec.calls.items()
@@ -481,10 +481,10 @@ def reverse_work(work, spec, options, names, filename=None):
         measure(rec_body, symbol, extents[symbol.name.lower()], ctx.filename)
     rec_intents = dict(primal_intents)
     rec_intents.update({t.name.lower(): _OUT for t in tape_args + list(extents.values())})
-    # r_rev of the routine differentiated runs its recording and returning
-    # motions inline: its locals live on from one to the other (no hand-over
-    # on the tape: one copy of each less at the tape's peak), and the calls
-    # it defers are left out (adfort.deferral).
+    # r_rev of the routine differentiated runs its recording inline, then its
+    # returning motion given the locals it reads (r_ret_given, below): no
+    # hand-over on the tape, one copy of each less at the tape's peak; the
+    # calls it defers are left out (adfort.deferral).
     fused = None
     delivered = set()
     deferred_targets = set().union(*spec.deferred.values()) if spec.deferred else set()
@@ -493,7 +493,7 @@ def reverse_work(work, spec, options, names, filename=None):
     if not spec.callee and dynamic and not extents:
         reserves = {t.reserve_name.lower(): (t.symbol.name.lower(), t.put_name.lower())
                     for t in tape_list}
-        rec_part = [s.copy() for s in rec_body if not _among(s, final_rec)]
+        rec_part = [s.copy() for s in rec_body if not among(s, final_rec)]
         if deferred_targets:
             rec_part = without_deferred(rec_part)
         fused = (drop_idle_reserves(rec_part, reserves), None, deferred_targets)
@@ -504,37 +504,21 @@ def reverse_work(work, spec, options, names, filename=None):
     ret_intents = {a: (_INOUT if a in restored else _IN) for a in arg_names}
     ret_intents.update({ctx.adjoints[a].name.lower(): _INOUT for a in active_args})
     ret_intents.update({t.name.lower(): _IN for t in tape_args})
-    _allocate_at_first_use(ret_body, [t for pool in ctx._op_adjoints.values() for t in pool
+    allocate_at_first_use(ret_body, [t for pool in ctx._op_adjoints.values() for t in pool
                                       if symbol_rank(t) > 0])
     if lean is not None:
-        ret_part = drop_not_rerun([s.copy() for s in ret_body if not _among(s, final_ret)
-                                   and not _among(s, entry_ret)])
+        ret_part = drop_not_rerun([s.copy() for s in ret_body if not among(s, final_ret)
+                                   and not among(s, entry_ret)])
         if outputs and not writes_any(ret_part, outputs):
             delivered = outputs
         lean += ret_part
     given = None
     if fused is not None:
-        given_args = _passable([table.lookup(name) for name in finals])
-        if given_args is not None:
-            # The returning part in a routine of its own that takes the
-            # recording's final locals as arguments: gfortran compiled a
-            # one-routine model's loop nests worse in one routine (Burgers:
-            # 7 % slower).
-            ret_part = [s.copy() for s in ret_body if not _among(s, handover_ret)]
-            if deferred_targets:
-                ret_part = with_deferred_reversed(ret_part)
-            given_intents = dict(ret_intents)
-            given_intents.update({s.name.lower(): _INOUT for s in given_args})
-            given_name = names.get("ret_given") or naming.returning_given(work.name)
-            given = _make_routine(work, given_name, ret_part,
-                                  adj_args + tape_args + given_args, given_intents,
-                                  ctx.module_variable, ctx.attributes)
-            ret_part = [_call(given_name, [Reference(s) for s in adj_args + tape_args
-                                           + given_args])]
-        else:
-            ret_part = [s.copy() for s in ret_body if not _among(s, final_ret)]
-            if deferred_targets:
-                ret_part = with_deferred_reversed(ret_part)
+        given, ret_part = returning_given(
+            work, names.get("ret_given") or naming.returning_given(work.name), ret_body,
+            (handover_ret, final_ret), adj_args + tape_args,
+            [table.lookup(name) for name in finals], ret_intents, ctx,
+            with_deferred_reversed if deferred_targets else None)
         fused = (fused[0], ret_part, fused[2])
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents, ctx.module_variable, ctx.attributes)
@@ -568,20 +552,6 @@ def reverse_work(work, spec, options, names, filename=None):
     return motions
 
 
-def _again(stmt, cheap, filename):
-    """`stmt`, computed again by the returning motion: ``v = f(…)`` of a
-    short function `cheap` names as ``call f_rec(…, v)`` when it can be
-    (:func:`adfort.transformations.call.recording_call_again`).
-
-    :param cheap: {lower-case function name: its CalleeMotions}."""
-    if isinstance(stmt, Assignment) and type(stmt.rhs) is Call:
-        info = cheap.get(stmt.rhs.routine.name.lower())
-        call = recording_call_again(stmt, info, where(stmt, filename)) if info else None
-        if call is not None:
-            return call
-    return stmt
-
-
 def _local_arrays(table, active):
     """Lower-case names of the active local arrays of `table`."""
     return sorted(s.name.lower() for s in table.datasymbols
@@ -605,49 +575,6 @@ def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan, outputs=
               for key in set(reads) | set(reads_all)}
     return not_rerun(work.children, work.symbol_table, merged, call_writes, droppable,
                      plan, replan, outputs)
-
-
-def _passable(symbols):
-    """`symbols` (the locals handed over), if each can be an argument of
-    a routine declaring it as `r` does: of intrinsic type, not allocatable
-    or a pointer, arrays of explicit shape; else None."""
-    for symbol in symbols:
-        dtype = getattr(symbol, "datatype", None)
-        element = dtype.elemental_type if isinstance(dtype, ArrayType) else dtype
-        if not isinstance(symbol, DataSymbol) or not isinstance(element, ScalarType) \
-                or getattr(dtype, "is_allocatable", False) or symbol.is_constant \
-                or symbol.initial_value is not None:
-            return None
-        if isinstance(dtype, ArrayType) and any(
-                not isinstance(extent, ArrayType.ArrayBounds) for extent in dtype.shape):
-            return None
-    return symbols
-
-
-def _among(stmt, statements):
-    return any(stmt is other for other in statements)
-
-
-def _allocate_at_first_use(body, temporaries):
-    """Allocate each allocatable array temporary from the value first
-    assigned to it, when that assignment is a statement of the routine's
-    own body (run once, before any other use): ``allocate(t, source=e)``
-    rather than ``t = e`` on an unallocated `t`, which gfortran -Wall
-    reports as reading undefined bounds."""
-    for temporary in temporaries:
-        for position, stmt in enumerate(body):
-            uses = [r for r in stmt.walk(Reference) if r.symbol is temporary]
-            if not uses:
-                continue
-            if (isinstance(stmt, Assignment) and type(stmt.lhs) is Reference
-                    and uses == [stmt.lhs] and expr_rank(stmt.rhs) > 0):
-                allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE,
-                                                [Reference(temporary)])
-                # PSyclone's create() takes only a reference as SOURCE=;
-                # Fortran takes any expression.
-                allocate.append_named_arg("source", stmt.rhs.detach())
-                body[position] = allocate
-            break
 
 
 def _is_character(symbol):
