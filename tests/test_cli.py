@@ -478,7 +478,8 @@ def test_jacobian_with_module_array_independents(tmp_path):
     """The Jacobian of a routine using a module by a wildcard USE, with two
     of its arrays independent: the bounds of the Jacobian's column sections
     name them (SIZE(salt)) where the routine's own table does not; adfort
-    stopped with an internal error (exit 2).  The output must compile."""
+    stopped with an internal error (exit 2).  The output must compile and
+    match central differences."""
     source = tmp_path / "kernel.f90"
     source.write_text(textwrap.dedent("""\
         module params
@@ -502,6 +503,57 @@ def test_jacobian_with_module_array_independents(tmp_path):
                "beta,work,params::salt,params::tend", "--jacobian", "-o", "kernel_ad.f90"],
               tmp_path)
     assert res.returncode == 0, res.stderr
-    compiled = subprocess.run(["gfortran", "-c", "kernel.f90", "kernel_ad.f90"], cwd=tmp_path,
-                              capture_output=True, text=True)
+    # Its columns (beta, work, salt, tend) against central differences.
+    (tmp_path / "driver.f90").write_text(textwrap.dedent("""\
+        program driver
+          use params
+          implicit none
+          integer, parameter :: n = 3
+          real(kind=8) :: beta, work(n), h, jac(1, 1 + n + 2*nk), hp, hm, fd, err
+          real(kind=8), parameter :: w0(n) = [0.3d0, -0.2d0, 0.5d0]
+          real(kind=8), parameter :: s0(nk) = [1.1d0, 0.4d0, 0.9d0, 1.3d0]
+          real(kind=8), parameter :: t0(nk) = [0.2d0, 0.8d0, -0.5d0, 0.6d0]
+          integer :: k
+          beta = 0.7d0
+          work = w0
+          salt = s0
+          tend = t0
+          h = 0.4d0
+          call kernel_jacobian(n, beta, work, h, jac)
+          err = 0
+          do k = 1, 1 + n + 2*nk
+            hp = perturbed(k, 1.0d-6)
+            hm = perturbed(k, -1.0d-6)
+            fd = (hp - hm) / 2.0d-6
+            err = max(err, abs(fd - jac(1, k)) / max(1.0d0, abs(fd)))
+          end do
+          print '(es12.4)', err
+        contains
+          real(kind=8) function perturbed(k, d)
+            integer, intent(in) :: k
+            real(kind=8), intent(in) :: d
+            real(kind=8) :: b, hh
+            b = 0.7d0
+            work = w0
+            salt = s0
+            tend = t0
+            hh = 0.4d0
+            if (k == 1) then
+              b = b + d
+            else if (k <= 1 + n) then
+              work(k - 1) = work(k - 1) + d
+            else if (k <= 1 + n + nk) then
+              salt(k - 1 - n) = salt(k - 1 - n) + d
+            else
+              tend(k - 1 - n - nk) = tend(k - 1 - n - nk) + d
+            end if
+            call kernel(n, b, work, hh)
+            perturbed = hh
+          end function perturbed
+        end program driver
+        """))
+    compiled = subprocess.run(["gfortran", "kernel.f90", "kernel_ad.f90", "driver.f90", "-o",
+                               "check"], cwd=tmp_path, capture_output=True, text=True)
     assert compiled.returncode == 0, compiled.stderr
+    ran = subprocess.run(["./check"], cwd=tmp_path, capture_output=True, text=True)
+    assert ran.returncode == 0 and float(ran.stdout) < 1e-6, ran.stdout + ran.stderr
