@@ -25,7 +25,10 @@ An assignment ``S`` to ``a(…, i + c0, …)`` in the body of DO loop ``L``
 - each such reference reads the element ``S`` writes only after ``S`` wrote
   it: an iteration after ``S``'s (``c1`` on the side of the loop's
   direction: ``step*(c0 - c1) > 0``), or the same iteration in a later
-  top-level statement of the body.
+  top-level statement of the body; or it is ``S``'s own update of the
+  element, a term of a sum (``b(k) = b(k) - w*c(k-1)`` in an elimination
+  done in place), whose partial is 1 or -1, so that ``S``'s adjoint does
+  not read the old value either.
 
 The taping plan then tapes ``S``'s old value only if ``a`` is needed as it
 was when ``L`` started (an adjoint before ``L``, or an earlier iteration of
@@ -130,7 +133,31 @@ def _fresh(assign, loop, index, step, written):
             continue  # read by a later iteration
         if c1 == c0 and _top(ref, loop) > position:
             continue  # read after the write, in the same iteration
+        if c1 == c0 and ref.ancestor(Assignment) is assign and _additive_term(assign.rhs, ref):
+            continue  # b(k) = b(k) - w*c(k-1): the old value has a unit partial
         return False
+    return True
+
+
+def _additive_term(rhs, ref):
+    """Whether `ref` is a term of the sum `rhs` (reached from its root
+    through + and - only) and no other reference there names the same
+    element: the partial of `rhs` with respect to it is 1 or -1, so the
+    statement's adjoint does not read the value it replaces."""
+    same = [r for r in rhs.walk(Reference) if r == ref]
+    if len(same) != 1 or same[0] is not ref:
+        return False
+    node = ref
+    while node is not rhs:
+        parent = node.parent
+        if isinstance(parent, BinaryOperation) and parent.operator in (
+                BinaryOperation.Operator.ADD, BinaryOperation.Operator.SUB):
+            node = parent
+        elif isinstance(parent, UnaryOperation) and parent.operator in (
+                UnaryOperation.Operator.MINUS, UnaryOperation.Operator.PLUS):
+            node = parent
+        else:
+            return False
     return True
 
 

@@ -16,7 +16,9 @@ initial value) of loop ``L`` qualifies when
 - every write of ``v`` is an assignment in ``L``'s body, at its top level
   or in IF blocks at its top level that hold only such assignments (no
   call, no I/O, no nested loop sets it), and ``v`` is named nowhere outside
-  ``L``;
+  ``L`` but in other loops where it qualifies too (``im``/``ip`` set afresh
+  in each of a routine's loops): no loop then reads a value another one
+  left, and each reversed loop computes its own;
 - the first statement of the body naming ``v`` sets it on every path
   without reading it (its value is not carried from one iteration to the
   next);
@@ -79,13 +81,29 @@ def recomputed_in_loops(routine, alias, call_writes=None, cheap_calls=frozenset(
                       for n in block.parse_tree_nodes)
     calls = any(not isinstance(c, IntrinsicCall) for c in routine.walk(Call))
     calls = (call_writes or {}) if calls else None
-    found = {}
-    for loop in routine.walk(Loop):
-        names, statements = _loop_recomputed(routine, loop, written, opaque, calls,
-                                             cheap_calls, fresh or {})
-        if names:
-            found[id(loop)] = (names, statements)
-    return found
+    loops = routine.walk(Loop)
+    inside = {id(loop): {id(r) for r in loop.walk(Reference)} for loop in loops}
+    mentions = {}   # name: ids of the references naming it
+    for ref in routine.walk(Reference):
+        mentions.setdefault(ref.symbol.name.lower(), set()).add(id(ref))
+    banned = set()
+    while True:
+        found = {}
+        for loop in loops:
+            names, statements = _loop_recomputed(routine, loop, written, opaque, calls,
+                                                 cheap_calls, fresh or {}, banned)
+            if names:
+                found[id(loop)] = (names, statements)
+        # A name qualifies only if every mention of it is in a loop where it
+        # qualifies: no value of it then passes from one loop to another.
+        covered = {}
+        for key, (names, _) in found.items():
+            for name in names:
+                covered.setdefault(name, set()).update(inside[key])
+        stray = {name for name, ids in covered.items() if mentions.get(name, set()) - ids}
+        if not stray:
+            return found
+        banned |= stray
 
 
 def keep_needed(found, reads, conditions, routine, cheap_calls=frozenset()):
@@ -223,18 +241,18 @@ def _cheap_reads(stmt, cheap_calls=frozenset()):
     return names
 
 
-def _loop_recomputed(routine, loop, written, opaque, calls, cheap_calls, fresh):
+def _loop_recomputed(routine, loop, written, opaque, calls, cheap_calls, fresh, banned):
+    """The names `loop` computes again and their statements (`banned`:
+    names mentioned outside the loops where they qualify)."""
     table = routine.symbol_table
     body = list(loop.loop_body.children)
-    inside = {id(n) for n in loop.walk(Reference)}
-    outside = {r.symbol.name.lower() for r in routine.walk(Reference) if id(r) not in inside}
     candidates = set()
     for assign in loop.loop_body.walk(Assignment):
         if type(assign.lhs) is not Reference:
             continue
         name = assign.lhs.symbol.name.lower()
         symbol = table.lookup(name, otherwise=None)
-        if (_local_scalar(symbol) and name not in outside
+        if (_local_scalar(symbol) and name not in banned
                 and not re.search(r"\b%s\b" % re.escape(name), opaque)):
             candidates.add(name)
     indices = enclosing_loop_indices(loop)

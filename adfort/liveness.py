@@ -27,6 +27,8 @@ from psyclone.psyir.nodes import (
     Schedule, Statement, WhileLoop)
 from psyclone.psyir.symbols import AutomaticInterface, DataSymbol
 
+from adfort.reserves import drop_covered_reserves
+
 
 def lean_recording(statements, table, exit_reads, tapes, reserves=None, pure=()):
     """Drop from `statements` (a recording motion's body, modified in
@@ -99,7 +101,7 @@ def drop_idle_reserves(statements, reserves):
                if not isinstance(c, IntrinsicCall)}
     idle = {name for name, pushes in reserves.items() if not set(pushes) & pushed}
     if not idle:
-        return statements
+        return drop_covered_reserves(statements, reserves)
     for stmt in statements:
         for call in stmt.walk(Call):
             if not isinstance(call, IntrinsicCall) and call.routine.name.lower() in idle:
@@ -108,11 +110,12 @@ def drop_idle_reserves(statements, reserves):
             if block.parent is not None and not block.if_body.children and (
                     block.else_body is None or not block.else_body.children):
                 block.detach()
-    return [s for s in statements
+    kept = [s for s in statements
             if not (isinstance(s, Call) and not isinstance(s, IntrinsicCall)
                     and s.routine.name.lower() in idle)
             and not (isinstance(s, IfBlock) and not s.if_body.children
                      and (s.else_body is None or not s.else_body.children))]
+    return drop_covered_reserves(kept, reserves)
 
 
 def _local(symbol):

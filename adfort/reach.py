@@ -206,15 +206,75 @@ def written_section(routine, name, callees, call_writes):
             return None
         if section is not False:
             sections.append(section)
-    if not sections or any(not (s == sections[0]) for s in sections[1:]):
-        return None   # PSyIR nodes compare by structure
-    if not isinstance(sections[0], ArrayReference):
+    if not sections or any(not isinstance(s, ArrayReference) for s in sections):
         return None   # all of it (leading_section says so with the array)
-    bounds, section = dtype.shape[0], sections[0].indices[0]
+    bounds = dtype.shape[0]
+    if any(not (s == sections[0]) for s in sections[1:]):   # by structure
+        return _hull(symbol, [s.indices[0] for s in sections], bounds)
+    section = sections[0].indices[0]
     if isinstance(bounds, ArrayType.ArrayBounds) and section.start == bounds.lower \
             and section.stop == bounds.upper:
         return None   # all of it
     return sections[0]
+
+
+def _hull(symbol, ranges, bounds):
+    """The section ``a(lo:hi)`` from the least lower bound of `ranges` to
+    the greatest upper one, or None (all of it).  Bounds differing by a
+    constant compare (``k - 1``, ``k``); others are taken by MIN and MAX,
+    within the declared bounds (a loop that runs no iteration may have
+    bounds outside them)."""
+    if not isinstance(bounds, ArrayType.ArrayBounds):
+        return None
+    lower = _extreme([r.start for r in ranges], min, IntrinsicCall.Intrinsic.MIN, bounds.lower)
+    upper = _extreme([r.stop for r in ranges], max, IntrinsicCall.Intrinsic.MAX, bounds.upper)
+    if lower is None or upper is None:
+        return None
+    if isinstance(lower, IntrinsicCall):
+        lower = IntrinsicCall.create(IntrinsicCall.Intrinsic.MAX, [bounds.lower.copy(), lower])
+    if isinstance(upper, IntrinsicCall):
+        upper = IntrinsicCall.create(IntrinsicCall.Intrinsic.MIN, [bounds.upper.copy(), upper])
+    if lower == bounds.lower and upper == bounds.upper:
+        return None
+    return ArrayReference.create(symbol, [Range.create(lower, upper)])
+
+
+def _extreme(exprs, pick, intrinsic, bound):
+    """The least (`pick` min) or greatest of integer `exprs`: per base
+    expression the extreme constant offset, then `intrinsic` of those left;
+    the declared `bound` itself when one of them reaches it."""
+    from adfort.known_zero import structural_key
+    best = {}
+    for expr in exprs:
+        base, constant = _split_constant(expr)
+        key = structural_key(base) if base is not None else None
+        if key in best:
+            constant = pick(constant, best[key][1])
+        best[key] = (base, constant)
+    base, constant = _split_constant(bound)
+    key = structural_key(base) if base is not None else None
+    if key in best and pick(best[key][1], constant) == best[key][1]:
+        return bound.copy()
+    terms = [_int(c) if base is None else _plus(base.copy(), c)
+             for base, c in best.values()]
+    if len(terms) == 1:
+        return terms[0]
+    if len(terms) > 4:
+        return None
+    return IntrinsicCall.create(intrinsic, terms)
+
+
+def _split_constant(expr):
+    """(base, c) with `expr` = base + c (base None for a constant)."""
+    value = _value(expr)
+    if value is not None:
+        return None, value
+    if isinstance(expr, BinaryOperation) and expr.operator in (_BinOp.ADD, _BinOp.SUB) \
+            and _value(expr.children[1]) is not None:
+        base, constant = _split_constant(expr.children[0])
+        step = _value(expr.children[1])
+        return base, constant + (step if expr.operator == _BinOp.ADD else -step)
+    return expr, 0
 
 
 def _element_write(ref, changed):
@@ -229,7 +289,14 @@ def _element_write(ref, changed):
         if offset is not None:
             break
         loop = loop.ancestor(Loop)
-    if loop is None or unit_step(loop) is None:
+    if loop is None:
+        # One element at a subscript the returning motion evaluates again.
+        index = ref.indices[0]
+        if isinstance(index, Range) or not _plain_integer(index) or any(
+                r.symbol.name.lower() in changed for r in index.walk(Reference)):
+            return None
+        return ArrayReference.create(ref.symbol, [Range.create(index.copy(), index.copy())])
+    if unit_step(loop) is None:
         return None
     first, last = loop.start_expr, loop.stop_expr
     if unit_step(loop) < 0:

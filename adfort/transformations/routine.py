@@ -27,6 +27,7 @@ from adfort.errors import AdfortError, where
 from adfort.forward_only import kept_statement_writes
 from adfort.optional import optional_names
 from adfort.normalise import deallocate_at_end, normalise_jumps
+from adfort.reserves import drop_covered_reserves
 from adfort.tape import TapeSet, tidy_reserves, written_names
 from adfort.recompute import candidates, choose, loop_candidates
 from adfort.taping import plan_taping, restored_on_return
@@ -395,6 +396,9 @@ def reverse_work(work, spec, options, names, filename=None):
         rec_body = [s for t in tapes.tapes
                     for s in t.reserve(needs.get(t, _int(0)), checked=False)] + rec_body
         tidy_reserves(rec_body)
+        rec_body = drop_covered_reserves(
+            rec_body, {t.reserve_name.lower(): (t.symbol.name.lower(), t.put_name.lower())
+                       for t in tapes.tapes if t.dynamic})
 
     adjoint_args = dep + [i for i in indep if i not in dep]
     active_args = [a for a in arg_names if a in adjoint_args]
