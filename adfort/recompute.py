@@ -16,11 +16,11 @@ more than the plan without it (a few locals' final values excepted, pushed
 once per call): then the push and pop of its branch, once per execution of
 the IF, are saved for an evaluation of a few operations.
 
-A DO loop with a literal unit step runs all its iterations (one with an
-EXIT is a DO WHILE by now): when its body changes nothing its bounds read,
-they hold at the loop's end what they held at its entry, and the reversed
-loop runs from the upper bound down to the lower one (or back up) with no
-trip count on the tape, under the same cost model.
+A DO loop with a literal step runs all its iterations (one with an EXIT
+is a DO WHILE by now): when its body changes nothing its bounds read, they
+hold at the loop's end what they held at its entry, and the reversed loop
+runs from its last index value (the upper bound for a unit step) back to
+the first with no trip count on the tape, under the same cost model.
 """
 
 from psyclone.psyir.nodes import (
@@ -28,7 +28,6 @@ from psyclone.psyir.nodes import (
     UnaryOperation)
 from psyclone.psyir.symbols import DataSymbol, ScalarType
 
-from adfort.fresh_elements import unit_step
 from adfort.tape import written_names
 from adfort.transformations.reverser import enclosing_loop_indices
 
@@ -103,7 +102,7 @@ def candidates(routine, alias):
 def loop_candidates(routine, alias, call_writes=None):
     """{id(Loop): names its bounds read} for the DO loops whose reversal
     could evaluate their bounds again instead of popping the trip count:
-    a literal unit step (no EXIT: a loop with one is a DO WHILE by now),
+    a literal step (no EXIT: a loop with one is a DO WHILE by now),
     cheap bounds that nothing in the body changes (so they hold at the
     loop's end what they held at its entry).  Evaluated where the loop is
     reversed, that is at its end, like an IF's condition.
@@ -114,7 +113,7 @@ def loop_candidates(routine, alias, call_writes=None):
         return {}
     found = {}
     for loop in routine.walk(Loop):
-        if unit_step(loop) is None:
+        if not literal_step(loop):
             continue
         start, stop = condition_reads(loop.start_expr), condition_reads(loop.stop_expr)
         if start is None or stop is None:
@@ -126,6 +125,17 @@ def loop_candidates(routine, alias, call_writes=None):
             continue
         found[id(loop)] = (start | stop) - enclosing_loop_indices(loop.parent)
     return found
+
+
+def literal_step(loop):
+    """The step of DO loop `loop` when it is a nonzero integer literal
+    (``3``, ``-2``), else None."""
+    step, sign = loop.step_expr, 1
+    if isinstance(step, UnaryOperation) and step.operator == UnaryOperation.Operator.MINUS:
+        step, sign = step.children[0], -1
+    if isinstance(step, Literal) and step.value.isdigit() and int(step.value):
+        return sign * int(step.value)
+    return None
 
 
 def _same_taping(plan, base):

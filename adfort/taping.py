@@ -57,7 +57,7 @@ def _target(assign, alias):
 
 def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
                 reevaluate=None, call_restores=None, reads_after=(), fresh=None,
-                entry_reads=(), skipped=()):
+                entry_reads=(), skipped=(), whole_saves=None):
     """Plan the taping of a routine's statements.
 
     :param statements: the routine's top-level statements.
@@ -87,6 +87,8 @@ def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
     :param skipped: ids of the assignments and call statements that do not
         run (a joint re-run leaves them out, :mod:`adfort.rerun`): their
         adjoints read, they write nothing.
+    :param whole_saves: {id(call statement): names a save around the call
+        saves whole} (:func:`adfort.transformations.reverser.whole_saves`).
     :rtype: :class:`TapingPlan`
     """
     plan = TapingPlan()
@@ -99,6 +101,7 @@ def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
     plan.reevaluate = reevaluate or {}
     plan.reevaluated = set(plan.reevaluate)
     plan.skipped = set(skipped)
+    plan.whole_saves = whole_saves or {}
     used = _walk(statements, reads, {name: True for name in entry_reads}, plan)
     plan.finals = sorted(n for n, flag in used.items() if flag and n in locals_written)
     plan.exit_reads = {n for n, flag in used.items() if flag}
@@ -128,9 +131,14 @@ def _walk(statements, reads, used, plan):
                 for name in reads.get(id(stmt), ()):
                     used[name] = True
             restores = plan.call_restores.get(id(stmt), ())
+            whole = plan.whole_saves.get(id(stmt), ())
             for name in plan.call_writes[id(stmt)]:
                 if used.get(name) and name not in restores:
                     plan.taped_calls.add((id(stmt), name))
+                    if name in whole:
+                        # Saved whole here: the adjoints before the call
+                        # get their values back whatever follows.
+                        used[name] = False
             if isinstance(stmt, Assignment) and _kills(stmt, plan.alias):
                 target = _target(stmt, plan.alias)
                 if used.get(target):

@@ -1,8 +1,10 @@
 """Values a routine's loops compute afresh, kept off the tape: neighbour
 indices set again in each of several loops (adfort/iterations.py), elements
 an elimination updates in place (adfort/fresh_elements.py), the section of
-a PARAMETER-sized work array a routine uses (adfort/reach.py), and room
-checks that guard no push (adfort/reserves.py).
+a PARAMETER-sized work array a routine uses (adfort/reach.py), room checks
+that guard no push (adfort/reserves.py), scalars computed again where their
+last reader is reversed (adfort/late_values.py), and the last index of a
+loop with a literal step (adfort/recompute.py).
 
 Each kernel is FD-checked under both schedules; the text checks say which
 value left the tape, or must stay on it (a scalar read after its loops, an
@@ -67,6 +69,66 @@ CASES = {
           end do
           y = sum(b*w(1:n))
         end subroutine sweep
+    """,
+    # Loops with literal steps other than 1, one of them running no
+    # iteration: reversed from their last index value, no trip count taped.
+    "strided_loops.f90": """\
+        ! adfort: routine=strided dep=cost indep=u,c
+        ! adfort: init n=11 m=0 u=-1:1 c=0.5:1.5
+        subroutine strided(n, m, u, c, cost)
+          implicit none
+          integer, intent(in) :: n, m
+          double precision, intent(inout) :: u(n)
+          double precision, intent(in) :: c(n)
+          double precision, intent(out) :: cost
+          integer :: i
+          do i = 2, n, 3
+            u(i) = u(i)*c(i) + u(i-1)**2
+          end do
+          do i = n, 1, -2
+            u(i) = sin(u(i)) + c(i)*u(max(i - 1, 1))
+          end do
+          do i = 5, m, 2
+            u(i) = u(i)**3
+          end do
+          cost = 0.0d0
+          do i = 1, n, 4
+            cost = cost + u(i)**2*c(i)
+          end do
+        end subroutine strided
+    """,
+    # Monin-Obukhov iterations: rl reads tstar and ustar, which the
+    # iteration changes after it; computed again before zl's reversal.
+    "stability_iterations.f90": """\
+        ! adfort: routine=mo_point dep=tau,hflx indep=u,ts,ta
+        ! adfort: init z=10.0 z0=0.05 u=3:6 ts=285:290 ta=290:295
+        subroutine mo_point(z, z0, u, ts, ta, tau, hflx)
+          implicit none
+          double precision, intent(in) :: z, z0, u, ts, ta
+          double precision, intent(out) :: tau, hflx
+          double precision :: ustar, tstar, zl, psim, psih, x, rl, lnz
+          integer :: iter
+          lnz = log(z/z0)
+          ustar = 0.4d0*u/lnz
+          tstar = 0.4d0*(ta - ts)/lnz
+          do iter = 1, 3
+            rl = 0.4d0*9.81d0*tstar/(ta*ustar**2)
+            zl = max(min(z*rl, 5.0d0), -10.0d0)
+            if (zl >= 0.0d0) then
+              psim = -5.0d0*zl
+              psih = -5.0d0*zl
+            else
+              x = sqrt(sqrt(1.0d0 - 16.0d0*zl))
+              psim = 2.0d0*log((1.0d0 + x)/2.0d0) + log((1.0d0 + x*x)/2.0d0) &
+                     - 2.0d0*atan(x)
+              psih = 2.0d0*log((1.0d0 + x*x)/2.0d0)
+            end if
+            ustar = 0.4d0*u/(lnz - psim)
+            tstar = 0.4d0*(ta - ts)/(lnz - psih)
+          end do
+          tau = 1.2d0*ustar**2
+          hflx = -1.2d0*1004.0d0*ustar*tstar
+        end subroutine mo_point
     """,
     # A costly scalar set in a loop and read by two statements of each
     # iteration: pushed once at the iteration's end, not computed again.
@@ -165,3 +227,54 @@ def test_costly_scalar_is_pushed_once_per_iteration(tmp_path):
     assert rec.count("= t4\n") == 1, rec
     # t1, set afresh in both loops, is computed again in both.
     assert not re.search(r"value_tape\(value_tape_top \+ 1\) = t1", rec), rec
+
+
+def test_literal_steps_are_reversed_without_trip_counts(tmp_path):
+    text = _text(tmp_path, "strided_loops.f90")
+    rec = harness.routine_source(text, "strided_rec")
+    assert "control_tape" not in rec, rec
+    ret = harness.routine_source(text, "strided_ret")
+    assert "do i = 2 + ((n - 2 + 3) / 3 - 1) * 3, 2, -3" in ret, ret
+    assert "do i = 5 + ((m - 5 + 2) / 2 - 1) * 2, 5, -2" in ret, ret
+
+
+def test_value_read_before_its_inputs_change_is_computed_again_late(tmp_path):
+    text = _text(tmp_path, "stability_iterations.f90")
+    rec = harness.routine_source(text, "mo_point_rec")
+    assert not re.search(r"value_tape\w*\([^)]*\) = rl\n", rec), rec
+    ret = harness.routine_source(text, "mo_point_ret")
+    again = ret.index("rl = 0.4d0 * 9.81d0 * tstar")
+    assert again < ret.index("rl_adj =") and ret.index("ustar = value_tape") < again, ret
+
+
+def _joint(path, routine, dep, indep):
+    from adfort.api import differentiate_file
+    from adfort.schedules import JointReversalSchedule
+    return differentiate_file(str(path), dep, indep, JointReversalSchedule(),
+                              routine=routine)[0].lower()
+
+
+def test_joint_caller_saves_no_input_a_linear_callee_never_reads():
+    # sor_solve's adjoint is linear in p: its f_rev runs nothing of it again
+    # and never names p, so sor_run keeps no copy of p around the call
+    # (its own adjoint reads f, pushed element by element).
+    path = harness.REPO_ROOT / "tests" / "fortran_fixtures" / "sor_poisson.f90"
+    text = _joint(path, "sor_run", ["cost"], ["f0", "kap"])
+    rec = harness.routine_source(text, "sor_run_rec")
+    pushed = re.findall(r"value_tape\([^\n]*\) = (\w+)", rec)
+    assert "p" not in pushed[:-1] and "f" in pushed, rec
+    rev = harness.routine_source(text, "sor_solve_rev")
+    assert not re.search(r"\bp\(", rev.split("\n\n", 1)[1]), rev
+
+
+def test_whole_save_around_a_call_ends_the_need_for_older_values():
+    # swwall overwrites u and v after swstep, whose returning motion reads
+    # them as swstep left them: saved whole around swwall, they need no
+    # saving around the next step's swstep (the adjoints before it have
+    # their values back already).
+    text = _split(BENCH / "sw_cgrid_walls.f", "swrun", ["cost"], ["h0", "depth"])
+    rec = harness.routine_source(text, "swrun_rec")
+    loop = rec[rec.index("do it = 1"):]
+    loop = loop[:loop.index("enddo")]
+    assert loop.count("value_tape_put(u,") == 1 and loop.count("value_tape_put(v,") == 1, loop
+    assert loop.index("value_tape_put(u,") > loop.index("call swstep_rec"), loop

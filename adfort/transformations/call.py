@@ -63,6 +63,9 @@ class CalleeMotions:
         self.pushes = motions is None or getattr(motions, "pushes", True)
         # Formals whose extent its recording motion measures (adfort.extents).
         self.extents = list(getattr(motions, "extents", ()))
+        # Formals its f_rev names at all (None: any): the only inputs a
+        # joint caller puts back for it.
+        self.rev_reads = getattr(motions, "rev_reads", None)
         if motions is not None:
             for motion, routine in (("rec", motions.recording), ("ret", motions.returning),
                                     ("rev", motions.reversing)):
@@ -296,7 +299,8 @@ def reverse_call(call, reverser, target=None):
         # it had; those it overwrites are put back first.  Constants, DO
         # variables of enclosing loops and the routine's intent(in)
         # arguments cannot be overwritten.
-        put_back = overwritten_inputs(call, stmt, info, actuals, formals, reverser)
+        put_back = overwritten_inputs(call, stmt, info, actuals, formals, reverser,
+                                      for_rev=True)
         # A value the caller saves anyway is not saved twice: it is pushed
         # last, read back before f_rev (its tape room kept, so f_rev's own
         # entries go above it) and popped after.
@@ -327,12 +331,15 @@ def reverse_call(call, reverser, target=None):
     return rec, ret
 
 
-def overwritten_inputs(call, stmt, info, actuals, formals, reverser):
+def overwritten_inputs(call, stmt, info, actuals, formals, reverser, for_rev=False):
     """References to what the call overwrites that the callee reads on
     entry: what must be put back for it to run again from the same inputs
     (the joint schedule; the snapshots of a checkpointed loop's step).
     Constants, DO variables of enclosing loops and the routine's intent(in)
-    arguments cannot be overwritten."""
+    arguments cannot be overwritten.
+
+    :param for_rev: for the callee's ``f_rev`` (joint): only the inputs it
+        names (a linear callee's f_rev runs nothing of ``f`` again)."""
     written = reverser.plan.call_writes.get(id(stmt), set())
     loop_indices = enclosing_loop_indices(stmt)
     put_back = []
@@ -342,6 +349,9 @@ def overwritten_inputs(call, stmt, info, actuals, formals, reverser):
             continue
         if not (formal.interface.access not in (_OUT, ArgumentInterface.Access.READ)
                 and is_variable(actual) and info.unit.reads_on_entry(formal)):
+            continue
+        if for_rev and info.rev_reads is not None and \
+                formal.name.lower() not in info.rev_reads:
             continue
         name = actual.symbol.name.lower()
         if name in alias:

@@ -968,10 +968,14 @@ class _ProgramBuild:
                 return None
             return needed | set(motions.exit_reads)
         # A joint reversal runs the callee again: from the values it reads
-        # on entry, not from arguments it only writes.
-        return needed | {f.name.lower() for f in callee.formals
-                         if f.interface.access != ArgumentInterface.Access.WRITE
-                         and callee.reads_on_entry(f)}
+        # on entry, not from arguments it only writes, nor from those its
+        # reversal never names (a linear callee's adjoint runs no re-run).
+        entry = {f.name.lower() for f in callee.formals
+                 if f.interface.access != ArgumentInterface.Access.WRITE
+                 and callee.reads_on_entry(f)}
+        if motions.rev_reads is not None:
+            entry &= motions.rev_reads
+        return needed | entry
 
     def _module_access(self, unit, seen=None, own=None):
         """Module variables a unit (and what it calls) reads and writes.

@@ -17,6 +17,7 @@ from psyclone.psyir.nodes import (
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
+from adfort.recompute import literal_step
 from adfort.simplify import simplify
 from adfort.tape import invariant, written_names
 from adfort.symbols import new_local
@@ -106,11 +107,19 @@ def reverse_loop(node, reverser):
     rec.append(Loop.create(index, start_ref.copy(), stop, step_ref.copy(), loop_body))
 
     if id(node) in reverser.plan.reevaluated:
-        # A unit step and bounds the body leaves alone, put back by the
-        # plan where the loop is reversed: from the upper bound down.
+        # A literal step and bounds the body leaves alone, put back by the
+        # plan where the loop is reversed: from the last index value down
+        # (the upper bound for a unit step; a + ((b - a + s)/s - 1)*s,
+        # below a when no iteration ran, else).
         reverse_step = simplify(UnaryOperation.create(UnaryOperation.Operator.MINUS,
                                                       step_ref.copy()))
-        ret = [Loop.create(index, stop.copy(), start_ref.copy(), reverse_step, body_ret)]
+        last = stop.copy()
+        if abs(literal_step(node)) != 1:
+            trips = _binary(BinOp.DIV, _binary(BinOp.ADD, _binary(
+                BinOp.SUB, stop.copy(), start_ref.copy()), step_ref.copy()), step_ref.copy())
+            last = simplify(_binary(BinOp.ADD, start_ref.copy(), _binary(
+                BinOp.MUL, _binary(BinOp.SUB, trips, _int(1)), step_ref.copy())))
+        ret = [Loop.create(index, last, start_ref.copy(), reverse_step, body_ret)]
         ret += ret_after
         reverser.comment(ret, text)
         return rec, ret

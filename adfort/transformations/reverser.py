@@ -120,6 +120,9 @@ class Reverser:
         # id(Loop) -> names each iteration pushes at its end
         # (adfort/iteration_values.py).
         self.pushed = {}
+        # id(statement) -> statements computing again, before it is
+        # reversed, what its adjoint reads (adfort/late_values.py).
+        self.before_reversal = {}
         # ids of the statements a joint re-run (f_rev) leaves out, with
         # their pushes and pops (adfort/rerun.py): tagged NOT_RERUN.
         self.dead = set()
@@ -135,6 +138,9 @@ class Reverser:
                                      self.reassociation(stmt)))
             stmt_rec, stmt_ret = self.statement(stmt)
             rec.extend(stmt_rec)
+            again = self.before_reversal.get(id(stmt))
+            if again:
+                stmt_ret = [s.copy() for s in again] + stmt_ret
             ret_blocks.append(stmt_ret)
         for end, again in associations:
             # Before the reversed statements of the association's lifetime.
@@ -224,18 +230,7 @@ class Reverser:
         pairs, seen = [], set()
         for position, actual in enumerate(call.arguments):
             if is_variable(actual) and actual.symbol.name.lower() in names:
-                saved = actual.copy()
-                if position in sequences:
-                    # a(k) starting an array dummy: the callee may change
-                    # any element of a from k on (a(k:) of a vector).
-                    saved = _from_element_on(actual)
-                elif position < len(formals) and \
-                        actual.symbol.name.lower() not in info.module_writes:
-                    # A whole array given to an explicit-shape dummy: the
-                    # callee reaches its leading section only (unless it
-                    # also writes the array as a module variable).
-                    saved = reached(actual, formals[position], info.unit, call,
-                                    written) or saved
+                saved = saved_reference(call, position, info, formals, written, sequences)
                 text = saved.debug_string().lower()
                 if text not in seen:
                     seen.add(text)
@@ -264,6 +259,48 @@ class Reverser:
         """Label the first returning statement with what it reverses."""
         if statements and self.ctx.options["verbose"]:
             statements[0].preceding_comment = "adjoint of: " + original
+
+
+def saved_reference(call, position, info, formals, written, sequences):
+    """What saving the actual argument at `position` around `call` saves:
+    the actual itself, or the part the callee can reach."""
+    actual = call.arguments[position]
+    if position in sequences:
+        # a(k) starting an array dummy: the callee may change any element
+        # of a from k on (a(k:) of a vector).
+        return _from_element_on(actual)
+    if position < len(formals) and actual.symbol.name.lower() not in info.module_writes:
+        # A whole array given to an explicit-shape dummy: the callee reaches
+        # its leading section only (unless it also writes the array as a
+        # module variable).
+        return reached(actual, formals[position], info.unit, call, written) or actual.copy()
+    return actual.copy()
+
+
+def whole_saves(statements, calls, sequences, call_writes):
+    """{id(call statement): names} a save around the call would save
+    whole: once saved there, the earlier adjoints reading them have their
+    values back whatever later statements overwrite (see
+    :func:`adfort.taping.plan_taping`)."""
+    found = {}
+    for stmt in statements:
+        for node in stmt.walk((Call, Assignment)):
+            call = node.rhs if isinstance(node, Assignment) else node
+            if not isinstance(call, Call) or id(node) not in call_writes:
+                continue
+            info = calls.get(id(call))
+            formals = [f for f in info.unit.formals if f is not info.unit.result] \
+                if info is not None and not info.opaque else []
+            names = set()
+            for position, actual in enumerate(call.arguments):
+                if type(actual) is Reference and is_variable(actual):
+                    saved = saved_reference(call, position, info, formals,
+                                            call_writes[id(node)], sequences.get(id(node), ()))
+                    if type(saved) is Reference:
+                        names.add(actual.symbol.name.lower())
+            if names:
+                found[id(node)] = names
+    return found
 
 
 def seen_by_callees(unit, name, seen=None):

@@ -17,7 +17,7 @@ from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, CommonBlockInterface, ScalarType)
 
 from adfort import naming
-from adfort.activity import active_variables
+from adfort.activity import active_variables, is_real
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.context import ADContext
 from adfort.pointers import aliases, canonical, target_reads
@@ -40,6 +40,7 @@ from adfort.iterations import (
 from adfort.entry_copies import entry_copies
 from adfort.deferral import (
     tag_deferred, with_deferred_reversed, without_deferred, writes_any)
+from adfort.late_values import late_recomputed, strip_late
 from adfort.liveness import drop_idle_reserves, lean_recording
 from adfort.rerun import not_rerun
 from adfort.shadows import rename_shadowing_locals
@@ -49,48 +50,16 @@ from adfort.transformations.returning import (
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.allocation import is_allocation, status_variables
 from adfort.transformations.base import ADReverseTrans
-from adfort.transformations.reverser import Reverser, drop_not_rerun, enclosing_loop_indices
+from adfort.transformations.reverser import (
+    Reverser, drop_not_rerun, enclosing_loop_indices, whole_saves)
 from adfort.transformations.building import _argument_symbols, _make_routine
 from adfort.extents import extent_argument, is_assumed_size, measure, measured_arguments
 from adfort.transformations.reversing import _int, _jacobian, _reversing
+from adfort.transformations.motions import RoutineMotions, UnitSpec  # noqa: F401 (API)
 
 _IN = ArgumentInterface.Access.READ
 _OUT = ArgumentInterface.Access.WRITE
 _INOUT = ArgumentInterface.Access.READWRITE
-
-
-class RoutineMotions:
-    """The routines generated for one differentiated routine.
-
-    :ivar recording: ``r_rec``; :ivar returning: ``r_ret``;
-    :ivar reversing: ``r_rev``; :ivar jacobian: ``r_jacobian`` or None;
-    :ivar tapes: the :class:`adfort.tape.Tape` objects used;
-    :ivar dynamic: whether the tapes are module arrays that grow (True) or
-        fixed-size arguments (False).
-    """
-
-    def __init__(self, recording, returning, reversing, jacobian, tapes, dynamic):
-        self.exit_reads = None  # argument names r_ret reads as r_rec left them
-        self.rev_outputs = set()  # intent(out) dummies whose results f_rev delivers
-        self.restores = set()   # argument names r_ret puts back as r_rec found them
-        self.recording = recording
-        self.returning = returning
-        self.reversing = reversing
-        self.jacobian = jacobian
-        self.given = None       # r_ret_given, which r_rev calls, or None
-        self.tapes = tapes
-        self.dynamic = dynamic
-
-    @property
-    def routines(self):
-        """The generated Routine nodes, in output order."""
-        return [r for r in (self.recording, self.returning, self.given, self.reversing,
-                            self.jacobian) if r is not None]
-
-    @property
-    def tape_sizes(self):
-        """Slots of each static tape, by name (dynamic tapes: None)."""
-        return {t.symbol.name: (None if t.dynamic else t.slots) for t in self.tapes}
 
 
 def adjoint_reads(assign, adjoint, ctx):
@@ -107,82 +76,6 @@ def adjoint_reads(assign, adjoint, ctx):
         for index in assign.lhs.indices:
             names |= {r.symbol.name.lower() for r in index.walk(Reference)}
     return names - enclosing_loop_indices(assign)
-
-
-class UnitSpec:
-    """How to differentiate one routine of a call graph.
-
-    :param dependents: names of the arguments (or a function's result)
-        whose adjoints come in.
-    :param independents: names of the arguments whose adjoints go out.
-    :param active: lower-case names of the routine's own active variables
-        (None: analyse the routine alone).
-    :param module_adjoints: {name: adjoint DataSymbol} of active module
-        variables (declared in a generated module).
-    :param calls: {id(Call): CalleeMotions or None} for the calls in it.
-    :param call_io: {id(call statement): (names read, names written)}.
-    :param call_clears: {id(call statement): [actual arguments whose
-        adjoints the call clears (overwritten with passive values)]}.
-    :param call_restores: {id(call statement): names of variables the
-        (split) callee's returning motion puts back itself}.
-    :param call_reads_after: ids of the call statements whose adjoint reads
-        the values the call leaves (split links), not those before it.
-    :param tapes: the shared dynamic TapeSet of the routine's host, or None.
-    :param schedule: the reversal schedule (for calls).
-    :param callee: True for a routine called by another: its ``_rev`` has
-        pullback semantics for every active argument.
-    :param module_dependents: names of the module variables named as
-        dependents (their adjoints are the user's).
-    :param module_independents: names of the module variables named as
-        independents.
-    :param module_variable: ``module_variable(name)`` gives (module,
-        DataSymbol) of a module variable the routine may not see itself.
-    :param jacobian_dependents: the rows of ``r_jacobian`` in order:
-        arguments and module variables (default: the dependents).
-    :param jacobian_independents: its columns in order (default: the
-        independents).
-    :param types: the :class:`adfort.derived.TypeRegistry` of derived types.
-    :param attributes: {lower-case name: "POINTER"/"TARGET"} of its
-        variables declared so (see :mod:`adfort.pointers`).
-    :param rev_outputs: a callee whose ``f_rev`` must also deliver its
-        ``intent(out)`` results (a caller defers the call to it,
-        :mod:`adfort.deferral`).
-    :param deferred: {id(call statement): names of the variables whose
-        values the call's reversal delivers}: calls ``r_rev`` does not run
-        forward (:mod:`adfort.deferral`).
-    """
-
-    def __init__(self, dependents, independents, active=None, module_adjoints=None,
-                 calls=None, call_io=None, call_clears=None, tapes=None, schedule=None,
-                 callee=False,
-                 module_dependents=(), module_independents=(), module_variable=None,
-                 jacobian_dependents=(), jacobian_independents=(), types=None,
-                 attributes=None, call_restores=None, call_reads_after=(),
-                 call_sequences=None, rev_outputs=False, deferred=None):
-        self.rev_outputs = rev_outputs
-        self.deferred = deferred or {}
-        self.dependents = [d.lower() for d in dependents]
-        self.independents = [i.lower() for i in independents]
-        self.active = active
-        self.module_adjoints = module_adjoints or {}
-        self.calls = calls or {}
-        self.call_io = call_io or {}
-        self.call_clears = call_clears or {}
-        self.call_restores = call_restores or {}
-        self.call_reads_after = set(call_reads_after)
-        # id(call statement) -> positions of elements starting array dummies
-        self.call_sequences = call_sequences or {}
-        self.tapes = tapes
-        self.schedule = schedule
-        self.callee = callee
-        self.module_dependents = {name.lower() for name in module_dependents}
-        self.module_independents = {name.lower() for name in module_independents}
-        self.module_roles = self.module_dependents | self.module_independents
-        self.jacobian_dependents = [n.lower() for n in jacobian_dependents]
-        self.jacobian_independents = [n.lower() for n in jacobian_independents]
-        self.module_variable = module_variable or (lambda name, symbol=None: None)
-        self.types = types
-        self.attributes = attributes or {}
 
 
 def prepare(routine, taken=()):
@@ -291,6 +184,11 @@ def reverse_work(work, spec, options, names, filename=None):
     recomputed = keep_needed(recomputed, reads, conditions, work, cheap_calls)
     reads = strip_reads(reads, work, recomputed, cheap_calls)
     conditions = strip_conditions(conditions, work, recomputed, cheap_calls)
+    # Cheap scalars of an iteration whose inputs it changes later: computed
+    # again where their last reader is reversed.
+    late_before, late = late_recomputed(work, recomputed, reads, conditions, alias,
+                                        {**call_writes, **kept_writes})
+    reads, conditions = strip_late(reads, conditions, work, late)
     # Scalars each iteration sets and reads: pushed once per iteration.
     pushed = pushed_per_iteration(work, recomputed, reads, conditions, alias,
                                   {**call_writes, **kept_writes})
@@ -300,11 +198,13 @@ def reverse_work(work, spec, options, names, filename=None):
     # "the rest of the array" around the call (adfort.extents).
     entry_reads = {a.name.lower() for a in arguments if spec.callee and a is not result
                    and is_assumed_size(a) and a.name.lower() in written}
+    whole = whole_saves(work.children, spec.calls, spec.call_sequences, call_writes)
+
     def replan(reevaluate, skipped=()):
         return plan_taping(
             work.children, reads, (written & own) - set(arg_names) - allocatables,
             {**call_writes, **kept_writes}, alias, reevaluate, spec.call_restores,
-            spec.call_reads_after, fresh, entry_reads, skipped)
+            spec.call_reads_after, fresh, entry_reads, skipped, whole)
     plan = choose(conditions, replan)
     # Statements f_rev's re-run leaves out (adjoint liveness, adfort.rerun).
     dead, rerun_exit_reads = set(), set()
@@ -371,6 +271,8 @@ def reverse_work(work, spec, options, names, filename=None):
     reverser.recomputed = {key: (names, [computed_again_call(s, cheap, filename) for s in stmts])
                            for key, (names, stmts) in recomputed.items()}
     reverser.pushed = pushed
+    reverser.before_reversal = {key: [s.copy() for s in stmts]
+                                for key, stmts in late_before.items()}
     location = where(work, filename)
     try:
         if spec.deferred and not spec.callee:
@@ -548,6 +450,12 @@ def reverse_work(work, spec, options, names, filename=None):
     motions.exit_reads = (plan.exit_reads | {r.symbol.name.lower() for stmt in again_stmts
                                              for r in stmt.walk(Reference)}) & set(arg_names)
     motions.extents = list(extents)
+    if spec.callee:
+        # The real arguments f_rev names at all (and all others, read in
+        # its declarations too): a joint caller saves no other.
+        motions.rev_reads = ({r.symbol.name.lower() for r in reversing.walk(Reference)} | {
+            a.name.lower() for a in arguments
+            if not is_real(a) or is_derived(a.datatype)}) & set(arg_names)
     motions.restores = restores
     motions.rev_outputs = delivered
     # Whether r_rec may push onto shared tapes (itself or through a callee).

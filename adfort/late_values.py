@@ -1,0 +1,156 @@
+"""Scalars a loop iteration computes from values the iteration changes
+later: the returning motion computes them again just before it reverses
+their last reader, instead of taping them.
+
+In an iteration of a Monin-Obukhov solver
+
+    do iter = 1, 3
+      rl = vk*grav*tstar/(ta*ustar**2)
+      zl = max(min(z*rl, 5.0), -10.0)
+      ...
+      ustar = vk*u/(lnz - psim)
+      tstar = vk*(ta - ts)/(lnz - psih)
+    end do
+
+the adjoint of ``zl``'s statement reads ``rl``.  :mod:`adfort.iterations`
+cannot compute ``rl`` again at the start of the reversed iteration (it
+reads ``tstar`` and ``ustar``, which the iteration changes after it), so
+``rl`` would be pushed at each iteration's end.  But where ``zl``'s
+statement is reversed, the statements after it have been reversed and
+their overwrites of ``tstar`` and ``ustar`` undone: ``rl``'s formula gives
+there the value it had.
+
+A variable ``v`` (an integer or real scalar local, without SAVE or an
+initial value, named only in loop ``L``) qualifies when
+
+- one assignment ``S`` at the top level of ``L``'s body sets it, without
+  reading it, from a cheap formula (:func:`adfort.recompute.condition_reads`,
+  at most ``_MAX_REAL_NODES`` nodes for a real value); nothing else sets
+  it and every other statement naming it follows ``S`` at the top level
+  (its value is not carried from one iteration to the next);
+- ``T``, the last top-level statement of the body whose adjoint (or IF
+  condition evaluated again) reads ``v``, and the statements between ``S``
+  and ``T`` change nothing ``S`` reads;
+- ``S`` reads no other variable that qualifies (its value would not be
+  there yet) and :mod:`adfort.iterations` does not compute ``v`` again.
+
+The returning motion runs a copy of ``S`` before reversing ``T``.  The
+adjoints reading ``v`` read what ``S`` reads instead: the taping plan then
+puts back, before ``T`` is reversed, what the statements after ``T``
+overwrite of it.
+
+Cost model: computing the formula again costs its few operations once per
+reversed iteration; taping costs a push, a pop and a tape slot.
+"""
+
+import re
+
+from psyclone.psyir.nodes import (
+    Assignment, Call, CodeBlock, DataNode, IfBlock, Loop, Reference, WhileLoop)
+from psyclone.psyir.symbols import ScalarType
+
+from adfort.iterations import _MAX_REAL_NODES, _local_scalar, _may_set, _named
+from adfort.recompute import condition_reads
+from adfort.tape import written_names
+from adfort.transformations.reverser import enclosing_loop_indices
+
+_NODES = (Assignment, Call, IfBlock, Loop, WhileLoop)
+
+
+def late_recomputed(routine, recomputed, reads, conditions, alias, call_writes):
+    """{id(top-level statement T): [S, …]}: the statements computing again,
+    before ``T`` is reversed, the variables of the module docstring (in
+    the body's order), and {id(Loop): {name: reads of S}}.
+
+    :param recomputed: {id(Loop): (names, statements)} of
+        :mod:`adfort.iterations`.
+    :param reads: {id(statement): names its adjoint reads}.
+    :param conditions: {id(IfBlock or Loop): names} evaluated again.
+    :param call_writes: {id(call statement): names the call may change}.
+    """
+    if alias:
+        return {}, {}
+    table = routine.symbol_table
+    opaque = " ".join(str(n).lower() for block in routine.walk(CodeBlock)
+                      for n in block.parse_tree_nodes)
+    before, found = {}, {}
+    for loop in routine.walk(Loop):
+        again = recomputed.get(id(loop), (set(), []))[0]
+        inside = {id(r) for r in loop.walk(Reference)}
+        outside = {r.symbol.name.lower() for r in routine.walk(Reference)
+                   if id(r) not in inside}
+        body = loop.loop_body.children
+        chosen = {}
+        for position, stmt in enumerate(body):
+            if not isinstance(stmt, Assignment) or type(stmt.lhs) is not Reference:
+                continue
+            name = stmt.lhs.symbol.name.lower()
+            symbol = table.lookup(name, otherwise=None)
+            if (name in again or name in outside or not _local_scalar(symbol)
+                    or re.search(r"\b%s\b" % re.escape(name), opaque)):
+                continue
+            last = _qualifies(body, position, name, symbol, reads, conditions, call_writes)
+            if last is not None:
+                chosen[name] = (position, last, condition_reads(stmt.rhs))
+        while True:   # no formula reads a value computed late itself
+            dropped = {n for n, (_, _, r) in chosen.items() if r & (set(chosen) - {n})}
+            if not dropped:
+                break
+            for name in dropped:
+                del chosen[name]
+        if not chosen:
+            continue
+        indices = enclosing_loop_indices(loop)
+        found[id(loop)] = {n: r - {n} - indices for n, (_, _, r) in chosen.items()}
+        for name, (position, last, _) in sorted(chosen.items(), key=lambda c: c[1][0]):
+            before.setdefault(id(body[last]), []).append(body[position])
+    return before, found
+
+
+def _qualifies(body, position, name, symbol, reads, conditions, call_writes):
+    """The position of the last top-level statement reading `name` if the
+    statement at `position` qualifies (module docstring), else None."""
+    setter = body[position]
+    if name in _named(setter.rhs):
+        return None
+    formula = condition_reads(setter.rhs)
+    if formula is None:
+        return None
+    if symbol.datatype.intrinsic == ScalarType.Intrinsic.REAL and \
+            len(setter.rhs.walk(DataNode)) > _MAX_REAL_NODES:
+        return None
+    last = None
+    for other, stmt in enumerate(body):
+        if other == position or name not in _named(stmt):
+            continue
+        if other < position:
+            return None   # read before it is set: carried over
+        if any(a.lhs.symbol.name.lower() == name for a in stmt.walk(Assignment)) or \
+                any(lp.variable.name.lower() == name for lp in stmt.walk(Loop)) or \
+                any(_may_set(c, name, call_writes) for c in stmt.walk(Call)):
+            return None
+        if any(name in reads.get(id(n), ()) or name in conditions.get(id(n), ())
+               for n in [stmt] + stmt.walk(_NODES)):
+            last = other
+    if last is None:
+        return None   # nothing reads it: nothing to save either
+    if written_names(body[position + 1:last + 1], call_writes) & formula:
+        return None
+    return last
+
+
+def strip_late(reads, conditions, routine, found):
+    """`reads` and `conditions` with the variables of `found` replaced, in
+    their loops, by what their formulas read."""
+    reads, conditions = dict(reads), dict(conditions)
+    for loop in routine.walk(Loop):
+        late = found.get(id(loop))
+        if not late:
+            continue
+        for node in loop.loop_body.walk(_NODES):
+            for table in (reads, conditions):
+                names = set(table.get(id(node), ()))
+                hit = names & set(late)
+                if hit:
+                    table[id(node)] = (names - hit).union(*(late[n] for n in hit))
+    return reads, conditions
