@@ -464,18 +464,23 @@ def _leaf_statements(symbol, make, table=None, taken=()):
         for path, _ in leaves])
 
 
-def zero_statements(adjoint, table=None, taken=()):
+def zero_statements(adjoint, table=None, taken=(), skip=()):
     """Statements setting every real of the adjoint variable `adjoint` (a
-    DataSymbol, real or of an adjoint type) to zero."""
+    DataSymbol, real or of an adjoint type) to zero.
+
+    :param skip: component paths (tuples of names) left alone with what
+        they hold (allocatable components, zeroed where allocated)."""
     if not is_derived(adjoint.datatype):
         kind = getattr(getattr(adjoint.datatype, "elemental_type", adjoint.datatype),
                        "precision", None)
         return [Assignment.create(Reference(adjoint), real_literal(0, _kind(kind)))]
 
     def zero(leaf, path):
+        if any(tuple(path[:len(p)]) == tuple(p) for p in skip):
+            return None
         kind = _leaf_kind(adjoint.datatype, path)
         return Assignment.create(leaf(), real_literal(0, kind))
-    return _leaf_statements(adjoint, zero, table, taken)
+    return [s for s in _leaf_statements(adjoint, zero, table, taken) if s is not None]
 
 
 def zero_reference(reference, datatype):
@@ -558,13 +563,15 @@ def check_derived(routine, active, filename, types):
                 f"'{symbol.name}' is an array of derived-type values with array or "
                 "derived-type components and carries derivatives: not supported yet; "
                 "use a derived type holding arrays instead", where(routine, filename))
-        if not symbol.is_argument and any(getattr(leaf, "is_allocatable", False)
-                                          for _, leaf in leaves):
+        if not symbol.is_argument and (isinstance(dtype, ArrayType) or getattr(
+                symbol.datatype, "is_allocatable", False)) and any(
+                getattr(leaf, "is_allocatable", False) for _, leaf in leaves):
             raise AdfortError(
-                f"the local variable '{symbol.name}' carries derivatives and its type has "
-                "allocatable components: not supported yet (the adjoint's components "
-                "would have to follow the variable's allocations); pass it as an "
-                "argument", where(routine, filename))
+                f"the local variable '{symbol.name}' carries derivatives and is an array "
+                "or allocatable of a type with allocatable components: not supported yet "
+                "(the adjoint's components would have to follow each element's "
+                "allocations); use a scalar of the type, or pass it as an argument",
+                where(routine, filename))
     for assign in routine.walk(Assignment):
         lhs = assign.lhs
         if lhs.symbol.name.lower() not in active or not is_derived(

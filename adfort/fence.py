@@ -16,7 +16,8 @@ from adfort.activity import (
     operation_name)
 from adfort.arrays import expr_rank
 from adfort.derived import (
-    check_derived, holds_reals, is_derived, is_real_value, is_variable, unsupported_declaration)
+    STRUCTURE_REFERENCES, check_derived, holds_reals, is_derived, is_real_value, is_variable,
+    unsupported_declaration)
 from adfort.errors import AdfortError, where
 from adfort.pointers import check_pointers, declared_attribute, is_nullify
 from adfort.exprs import E
@@ -271,6 +272,65 @@ def check_renamed_active(unit, activity, filename):
                 f"the module variable '{module}::{original}' carries derivatives and "
                 f"'{unit.name}' uses it under the name '{name}': adfort does not follow "
                 f"this rename; use it as '{original}'", where(unit.original, filename))
+
+
+def check_component_allocations(unit, activity, filename):
+    """Refuse an active local of `unit` with allocatable components (its
+    adjoint's components are allocated where the local's are, by the
+    ALLOCATE and DEALLOCATE statements of `unit`) when something else
+    allocates them: a whole assignment to it, or a callee (or what it
+    calls) allocating or freeing components of one of its dummies.
+
+    :raises AdfortError: at the statement, naming the variable.
+    """
+    from adfort.components import allocatable_components
+    work = unit.work
+    locals_ = {s.name.lower() for s in work.symbol_table.datasymbols
+               if not s.is_argument and is_derived(s.datatype)
+               and allocatable_components(s.datatype) and activity.is_active(unit, s)}
+    if not locals_:
+        return
+    for assign in work.walk(Assignment):
+        if type(assign.lhs) is Reference and assign.lhs.symbol.name.lower() in locals_:
+            raise AdfortError(
+                f"'{assign.debug_string().strip()}' assigns the whole of '{assign.lhs.name}', "
+                "a local with allocatable components that carries derivatives: the "
+                "assignment may allocate them, and adfort allocates the adjoint's only "
+                "where ALLOCATE does; assign its components instead",
+                where(assign, filename))
+    for call in work.walk(Call):
+        callee = unit.calls.get(id(call))
+        if callee is None or not any(
+                r.symbol.name.lower() in locals_ for a in call.arguments
+                for r in a.walk(Reference)):
+            continue
+        allocating = _allocates_dummy_components(callee, set())
+        if allocating is not None:
+            raise AdfortError(
+                f"the call to '{call.routine.name}' passes a local with allocatable "
+                f"components that carries derivatives, and '{allocating}' allocates or "
+                "frees components of its dummy: adfort allocates the adjoint's components "
+                "only where the local's own routine does; allocate them there",
+                where(call, filename))
+
+
+def _allocates_dummy_components(unit, seen):
+    """The name of a routine in `unit`'s call tree that allocates or frees
+    a component of one of its dummies, or None."""
+    if id(unit) in seen or getattr(unit, "work", None) is None:
+        return None
+    seen.add(id(unit))
+    for node in unit.work.walk(IntrinsicCall):
+        if node.intrinsic.name in ("ALLOCATE", "DEALLOCATE", "MOVE_ALLOC") and any(
+                type(a) in STRUCTURE_REFERENCES and a.symbol.is_argument
+                for a in node.arguments if isinstance(a, Reference)):
+            return unit.name
+    for callee in unit.calls.values():
+        if callee is not None:
+            found = _allocates_dummy_components(callee, seen)
+            if found is not None:
+                return found
+    return None
 
 
 def _check_where(loop, filename):

@@ -10,6 +10,7 @@ other overwrite.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, IntrinsicCall, Literal, Range, Reference)
+from psyclone.psyir.symbols import ScalarType
 
 from adfort.arrays import symbol_rank
 from adfort.derived import (
@@ -62,6 +63,25 @@ def _component(arg):
     return component_reference(arg.symbol, chain, base)
 
 
+def _adjoint_component(component, symbol, reverser):
+    """``p_adj%a%c`` for the allocatable real component ``p%a%c`` of the
+    active local `symbol`, else None."""
+    adjoint = reverser.ctx.adjoint_symbol(symbol)
+    dtype = value_type(component)
+    element = getattr(dtype, "elemental_type", dtype)
+    if adjoint is None or symbol.is_argument or \
+            getattr(element, "intrinsic", None) != ScalarType.Intrinsic.REAL:
+        return None
+    base, chain = _member_chain(component)
+    return component_reference(adjoint, chain, base)
+
+
+def _precision(dtype):
+    element = getattr(dtype, "elemental_type", dtype)
+    precision = getattr(element, "precision", None)
+    return None if isinstance(precision, ScalarType.Precision) else precision
+
+
 def _with_ranges(component, ranges):
     """`component` (``p%a%c``) with the last component subscripted."""
     base, chain = _member_chain(component)
@@ -76,6 +96,9 @@ def reverse_allocation(node, reverser):
     components = [_component(arg) for arg in arguments if isinstance(arg, Reference)]
     adjoints = [None if component is not None else reverser.ctx.adjoint_symbol(s)
                 for s, component in zip(symbols, components)]
+    # An active local's allocatable component: its adjoint's follows it.
+    adjoint_components = [_adjoint_component(c, s, reverser) if c is not None else None
+                          for s, c in zip(symbols, components)]
     text = statement_text(node)
     # stat= and errmsg= variables it overwrites, saved as a call's results.
     saved, restored = [], []
@@ -86,12 +109,14 @@ def reverse_allocation(node, reverser):
     if node.intrinsic.name == "ALLOCATE":
         gone = [c if c is not None else Reference(s) for s, c in zip(symbols, components)]
         gone += [Reference(a) for a in adjoints if a is not None]
+        gone += [c for c in adjoint_components if c is not None]
         ret = [IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, gone)] + restored
         reverser.comment(ret, text)
         return saved + [node.detach()], ret
     rec, ret = list(saved), list(restored)
     control = reverser.tapes.control
-    for symbol, component, adjoint in zip(symbols, components, adjoints):
+    for symbol, component, adjoint, adjoint_component in zip(symbols, components, adjoints,
+                                                               adjoint_components):
         target = component if component is not None else symbol
         rank = len(value_type(component).shape) if component is not None \
             else symbol_rank(symbol)
@@ -108,6 +133,8 @@ def reverse_allocation(node, reverser):
             again = [ArrayReference.create(symbol, [r.copy() for r in ranges])]
         if adjoint is not None:
             again.append(ArrayReference.create(adjoint, [r.copy() for r in ranges]))
+        if adjoint_component is not None:
+            again.append(_with_ranges(adjoint_component, [r.copy() for r in ranges]))
         restore = []
         if (id(node), symbol.name.lower()) in reverser.plan.taped_arrays:
             save, restore = reverser.tapes.save(
@@ -117,6 +144,9 @@ def reverse_allocation(node, reverser):
         if adjoint is not None:
             block.append(Assignment.create(Reference(adjoint),
                                            real_literal(0, real_kind(adjoint))))
+        if adjoint_component is not None:
+            block.append(Assignment.create(adjoint_component.copy(), real_literal(
+                0, _precision(value_type(component)))))
         ret = block + restore + ret
     rec.append(node.detach())
     reverser.comment(ret, text)

@@ -16,7 +16,8 @@ from adfort.deferral import deferrable_calls
 from adfort.derived import TypeRegistry, is_derived, is_variable
 from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
-from adfort.fence import check_arguments, check_renamed_active, check_routine
+from adfort.fence import (
+    check_arguments, check_component_allocations, check_renamed_active, check_routine)
 from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
 from adfort.saved import check_saved_state
@@ -310,6 +311,8 @@ class _ProgramBuild:
                 n for n in self.independents + self.dependents if "::" in n]))
         for unit in self.order:
             check_renamed_active(unit, self.activity, source_name(unit.original) or self.filename)
+            check_component_allocations(unit, self.activity,
+                                        source_name(unit.original) or self.filename)
         self.chosen = self._differentiated()
         # Before generation empties the working copies.
         own = {}    # id(unit): its own accesses, found once for all the callers

@@ -19,6 +19,7 @@ from psyclone.psyir.nodes import ArrayReference, Assignment, Call, IntrinsicCall
 from psyclone.psyir.symbols import ArgumentInterface, ArrayType, DataSymbol, ScalarType
 
 from adfort.arrays import expr_rank
+from adfort.components import allocatable_components
 from adfort.derived import zero_statements
 from adfort.errors import where
 from adfort.increments import merge_increments
@@ -58,8 +59,12 @@ def returning_statements(ctx, spec, table, taken, parts, active_args, arg_names,
                 # dependent nor independent: a local of the argument's shape.
                 zeroings.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
                     Reference(adj), ("mold", Reference(table.lookup(name)))]))
+            # (A local's allocatable components: zeroed where allocated.)
+            primal = table.lookup(name, otherwise=None)
+            skip = allocatable_components(primal.datatype) if isinstance(
+                primal, DataSymbol) and primal.is_automatic else ()
             zeroings.extend(_zeroed(adj, sections.get(name))
-                            or zero_statements(adj, table, taken))
+                            or zero_statements(adj, table, taken, skip))
     # Increments of adjoints still zero are assignments (adfort.known_zero).
     zeroings, body_ret = simplify_known_zero(
         zeroings, body_ret, {ctx.adjoints[n].name.lower() for n in ctx.adjoints
