@@ -25,9 +25,11 @@ initial value, named only in loop ``L``) qualifies when
 
 - one assignment ``S`` at the top level of ``L``'s body sets it, without
   reading it, from a cheap formula (:func:`adfort.recompute.condition_reads`,
-  at most ``_MAX_REAL_NODES`` nodes for a real value); nothing else sets
-  it and every other statement naming it follows ``S`` at the top level
-  (its value is not carried from one iteration to the next);
+  at most ``_MAX_LATE_NODES`` nodes for a real value); nothing else sets
+  it, but for at most one later top-level update reading it (``dq =
+  max(dq, -qc)``) after which no adjoint reads it (statements before ``S``
+  may use the name for another value: ``S`` sets it afresh, and the taping
+  plan keeps what they need);
 - ``T``, the last top-level statement of the body whose adjoint (or IF
   condition evaluated again) reads ``v``, and the statements between ``S``
   and ``T`` change nothing ``S`` reads;
@@ -55,12 +57,17 @@ from adfort.tape import written_names
 from adfort.transformations.reverser import enclosing_loop_indices
 
 _NODES = (Assignment, Call, IfBlock, Loop, WhileLoop)
+# A value computed late saves a tape slot per iteration besides the push
+# and the pop: formulas twice as long as those of adfort.iterations (a
+# ratio of two sums) are still worth it.
+_MAX_LATE_NODES = 2 * _MAX_REAL_NODES
 
 
 def late_recomputed(routine, recomputed, reads, conditions, alias, call_writes):
     """{id(top-level statement T): [S, …]}: the statements computing again,
     before ``T`` is reversed, the variables of the module docstring (in
-    the body's order), and {id(Loop): {name: reads of S}}.
+    the body's order), and {id(Loop): {name: (what S reads, the top-level
+    statements from S to T)}}.
 
     :param recomputed: {id(Loop): (names, statements)} of
         :mod:`adfort.iterations`.
@@ -92,16 +99,30 @@ def late_recomputed(routine, recomputed, reads, conditions, alias, call_writes):
             last = _qualifies(body, position, name, symbol, reads, conditions, call_writes)
             if last is not None:
                 chosen[name] = (position, last, condition_reads(stmt.rhs))
-        while True:   # no formula reads a value computed late itself
-            dropped = {n for n, (_, _, r) in chosen.items() if r & (set(chosen) - {n})}
-            if not dropped:
+        while True:
+            # A formula reading a value computed late: that value is computed
+            # again before the same statement's reversal (its inputs kept
+            # until there), else the formula is not computed late.
+            changed = False
+            for name, (position, last, formula) in list(chosen.items()):
+                for other in sorted(formula & (set(chosen) - {name})):
+                    start, other_last, other_formula = chosen[other]
+                    if other_last >= last:
+                        continue
+                    if start < position and not written_names(
+                            body[start + 1:last + 1], call_writes) & other_formula:
+                        chosen[other] = (start, last, other_formula)
+                    else:
+                        del chosen[name]
+                    changed = True
+                    break
+            if not changed:
                 break
-            for name in dropped:
-                del chosen[name]
         if not chosen:
             continue
         indices = enclosing_loop_indices(loop)
-        found[id(loop)] = {n: r - {n} - indices for n, (_, _, r) in chosen.items()}
+        found[id(loop)] = {n: (r - {n} - indices, body[p:last + 1])
+                           for n, (p, last, r) in chosen.items()}
         for name, (position, last, _) in sorted(chosen.items(), key=lambda c: c[1][0]):
             before.setdefault(id(body[last]), []).append(body[position])
     return before, found
@@ -117,20 +138,25 @@ def _qualifies(body, position, name, symbol, reads, conditions, call_writes):
     if formula is None:
         return None
     if symbol.datatype.intrinsic == ScalarType.Intrinsic.REAL and \
-            len(setter.rhs.walk(DataNode)) > _MAX_REAL_NODES:
+            len(setter.rhs.walk(DataNode)) > _MAX_LATE_NODES:
         return None
-    last = None
+    last = update = None
     for other, stmt in enumerate(body):
-        if other == position or name not in _named(stmt):
-            continue
-        if other < position:
-            return None   # read before it is set: carried over
-        if any(a.lhs.symbol.name.lower() == name for a in stmt.walk(Assignment)) or \
+        if other <= position or name not in _named(stmt):
+            continue   # (before S: another value of the name, S sets it afresh)
+        read = any(name in reads.get(id(n), ()) or name in conditions.get(id(n), ())
+                   for n in [stmt] + stmt.walk(_NODES))
+        if update is not None and read:
+            return None   # the updated value is read: it is not S's
+        if isinstance(stmt, Assignment) and type(stmt.lhs) is Reference and \
+                stmt.lhs.symbol.name.lower() == name and name in _named(stmt.rhs) \
+                and update is None:
+            update = other   # dq = max(dq, -qc): its adjoint reads S's value
+        elif any(a.lhs.symbol.name.lower() == name for a in stmt.walk(Assignment)) or \
                 any(lp.variable.name.lower() == name for lp in stmt.walk(Loop)) or \
                 any(_may_set(c, name, call_writes) for c in stmt.walk(Call)):
             return None
-        if any(name in reads.get(id(n), ()) or name in conditions.get(id(n), ())
-               for n in [stmt] + stmt.walk(_NODES)):
+        if read:
             last = other
     if last is None:
         return None   # nothing reads it: nothing to save either
@@ -141,16 +167,18 @@ def _qualifies(body, position, name, symbol, reads, conditions, call_writes):
 
 def strip_late(reads, conditions, routine, found):
     """`reads` and `conditions` with the variables of `found` replaced, in
-    their loops, by what their formulas read."""
+    the statements from their setter to their last reader, by what their
+    formulas read (the later setters first: a formula may read an earlier
+    one's variable)."""
     reads, conditions = dict(reads), dict(conditions)
     for loop in routine.walk(Loop):
-        late = found.get(id(loop))
-        if not late:
-            continue
-        for node in loop.loop_body.walk(_NODES):
-            for table in (reads, conditions):
-                names = set(table.get(id(node), ()))
-                hit = names & set(late)
-                if hit:
-                    table[id(node)] = (names - hit).union(*(late[n] for n in hit))
+        late = found.get(id(loop), {})
+        order = {id(s): k for k, s in enumerate(loop.loop_body.children)}
+        for name, (formula, span) in sorted(late.items(),
+                                            key=lambda item: -order[id(item[1][1][0])]):
+            for node in (n for stmt in span for n in [stmt] + stmt.walk(_NODES)):
+                for table in (reads, conditions):
+                    names = set(table.get(id(node), ()))
+                    if name in names:
+                        table[id(node)] = (names - {name}) | formula
     return reads, conditions

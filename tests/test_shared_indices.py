@@ -278,3 +278,18 @@ def test_whole_save_around_a_call_ends_the_need_for_older_values():
     loop = loop[:loop.index("enddo")]
     assert loop.count("value_tape_put(u,") == 1 and loop.count("value_tape_put(v,") == 1, loop
     assert loop.index("value_tape_put(u,") > loop.index("call swstep_rec"), loop
+
+
+def test_value_updated_once_is_computed_again_before_its_update():
+    # kessler: dq = (qv - qs)/(…) then dq = max(dq, -qc), whose adjoint reads
+    # the first value: computed again (with qs, which its formula reads)
+    # before the update's reversal, not taped; the name's earlier value
+    # (dq = min(…) at the top of the iteration) is another value.
+    path = harness.REPO_ROOT / "tests" / "fortran_fixtures" / "kessler_column.f90"
+    text = _split(path, "kessler", ["t", "qv", "qc", "qr"], ["t", "qv", "qc", "qr"])
+    rec = harness.routine_source(text, "kessler_rec")
+    assert not re.search(r"value_tape\([^\n]*\) = (dq|qs)\n", rec), rec
+    ret = harness.routine_source(text, "kessler_ret")
+    qs = ret.index("qs = 0.622_wp")
+    dq = ret.index("dq = (qv(k,j) - qs)")
+    assert qs < dq < ret.index("merge(1, 0, dq >= -qc(k,j))"), ret
