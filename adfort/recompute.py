@@ -141,7 +141,9 @@ def literal_step(loop):
 def _same_taping(plan, base):
     return (plan.taped == base.taped and plan.taped_calls == base.taped_calls
             and plan.taped_arrays == base.taped_arrays
-            and plan.loop_indices == base.loop_indices)
+            and plan.loop_indices == base.loop_indices
+            and {k: set(v) for k, v in plan.loop_snapshots.items()}
+            == {k: set(v) for k, v in base.loop_snapshots.items()})
 
 
 def choose(found, make_plan):

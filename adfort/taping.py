@@ -15,6 +15,7 @@ from psyclone.psyir.nodes import (
     Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, Schedule, WhileLoop)
 
 from adfort.derived import STRUCTURE_REFERENCES
+from adfort.loop_snapshots import snapshot_candidates
 from adfort.transformations.allocation import (
     allocation_arguments, is_allocation, status_variables)
 
@@ -102,6 +103,13 @@ def plan_taping(statements, reads, locals_written, call_writes=None, alias=None,
     plan.reevaluated = set(plan.reevaluate)
     plan.skipped = set(skipped)
     plan.whole_saves = whole_saves or {}
+    # Arrays saved once before a loop that overwrites them several times
+    # per iteration (adfort.loop_snapshots): {id(Loop): {name: …}}.
+    plan.snapshot_candidates = snapshot_candidates(statements, reads, plan.reevaluate,
+                                                   plan.call_writes, plan.alias)
+    plan.snapshot_writes = {w for chosen in plan.snapshot_candidates.values()
+                            for _, _, ids in chosen.values() for w in ids}
+    plan.loop_snapshots = {}   # id(Loop): {name: section reference}
     used = _walk(statements, reads, {name: True for name in entry_reads}, plan)
     plan.finals = sorted(n for n, flag in used.items() if flag and n in locals_written)
     plan.exit_reads = {n for n, flag in used.items() if flag}
@@ -157,7 +165,7 @@ def _walk(statements, reads, used, plan):
             needed = used
             if id(stmt) in plan.fresh:
                 needed = plan.loop_entry.get(plan.fresh[id(stmt)], used)
-            if needed.get(target):
+            if needed.get(target) and id(stmt) not in plan.snapshot_writes:
                 plan.taped.add(id(stmt))
             if _kills(stmt, plan.alias):
                 used[target] = False
@@ -186,6 +194,10 @@ def _walk(statements, reads, used, plan):
                 used[name] = True
         elif isinstance(stmt, (Loop, WhileLoop)):
             plan.loop_entry[id(stmt)] = dict(used)
+            for name, (section, bounds, _) in plan.snapshot_candidates.get(
+                    id(stmt), {}).items():
+                if used.get(name):
+                    plan.loop_snapshots.setdefault(id(stmt), {})[name] = section
             body = stmt.loop_body.children
             once = _walk(body, reads, used, plan)
             again = _walk(body, reads, _merge(used, once), plan)
@@ -197,6 +209,10 @@ def _walk(statements, reads, used, plan):
                 used[index] = False
             for name in plan.reevaluate.get(id(stmt), ()):
                 used[name] = True  # bounds evaluated again, where it is reversed
+            if id(stmt) in plan.loop_snapshots:
+                for _, bounds, _ in plan.snapshot_candidates[id(stmt)].values():
+                    for name in bounds:
+                        used[name] = True  # the section restored where it is reversed
     return used
 
 
@@ -232,13 +248,15 @@ def restored_on_return(routine, plan, formals):
             # ALLOCATE, intrinsic subroutines: writes not put back here.
             for ref in node.walk(Reference):
                 candidates.discard(ref.symbol.name.lower())
+    snapshot = {w for key, names in plan.loop_snapshots.items() for name in names
+                for w in plan.snapshot_candidates[key][name][2]}
     for assign in routine.walk(Assignment):
         name = assign.lhs.symbol.name.lower()
         if name not in candidates:
             continue
         if id(assign) in plan.call_writes:
             continue  # a function call's target: checked with the calls
-        if assign.is_pointer or id(assign) not in plan.taped:
+        if assign.is_pointer or (id(assign) not in plan.taped and id(assign) not in snapshot):
             candidates.discard(name)
     targets = {id(a): a.lhs.symbol.name.lower() for a in routine.walk(Assignment)
                if id(a) in plan.call_writes and id(a) in plan.taped}

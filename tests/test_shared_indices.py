@@ -293,3 +293,20 @@ def test_value_updated_once_is_computed_again_before_its_update():
     qs = ret.index("qs = 0.622_wp")
     dq = ret.index("dq = (qv(k,j) - qs)")
     assert qs < dq < ret.index("merge(1, 0, dq >= -qc(k,j))"), ret
+
+
+def test_array_overwritten_twice_per_iteration_is_saved_once_before_the_loop():
+    # adjust_column: th(k) and th(k-1) are updated in each iteration (linear
+    # updates: no adjoint in the loop reads th); the adjoints before the loop
+    # need th as it was: th's section is pushed once before the loop, not
+    # each element twice, and put back after the loop is reversed.
+    path = harness.REPO_ROOT / "tests" / "fortran_fixtures" / "alloc_work_column.f90"
+    text = _split(path, "columns_run", ["cost"], ["th0"])
+    rec = harness.routine_source(text, "adjust_column_rec")
+    update = rec[rec.index("th(k) = th(k) + "):]
+    assert "value_tape" not in update[:update.index("enddo")], rec
+    assert re.search(r"value_tape\([^\n]*\) = th\(:\)\n\s*value_tape_top = [^\n]*\n"
+                     r"\s*do k = 2, nlev", rec), rec
+    ret = harness.routine_source(text, "adjust_column_ret")
+    assert re.search(r"enddo\n\s*value_tape_top = value_tape_top - size\(th\(:\)\)\n"
+                     r"\s*th\(:\) = value_tape", ret), ret

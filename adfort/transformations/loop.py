@@ -55,6 +55,13 @@ def reverse_loop(node, reverser):
                          node.step_expr.copy())
     body = list(node.loop_body.children)
     written = written_names(body, reverser.plan.call_writes) | {index.name.lower()}
+    # Arrays the loop overwrites several times per iteration, saved whole
+    # before it (adfort.loop_snapshots), in the enclosing frame.
+    snap_rec, snap_ret = [], []
+    for name, section in sorted(reverser.plan.loop_snapshots.get(id(node), {}).items()):
+        save, restore = tapes.save(section.copy())
+        snap_rec += save
+        snap_ret = restore + snap_ret
     pushes_before = tapes.pushes_made()
 
     tapes.open_frame(written_names(body, reverser.plan.call_writes))
@@ -68,7 +75,7 @@ def reverse_loop(node, reverser):
     body_ret = popped + body_ret
     needs = tapes.close_frame()
     body_pushes = tapes.pushes_made() - pushes_before
-    rec, ret_after = [], []
+    rec, ret_after = snap_rec, []
     if id(node) in reverser.plan.loop_indices:
         # The adjoint of some statement before the loop reads the index:
         # the loop destroys that value, even when nothing in it needs
@@ -76,6 +83,7 @@ def reverse_loop(node, reverser):
         save, restore = tapes.save(Reference(index))
         rec.extend(save)
         ret_after.extend(restore)
+    ret_after += snap_ret
     if not body_ret and not body_pushes:
         return rec + [Loop.create(index, start, stop, step, body_rec)], ret_after
     if id(node) in reverser.recomputed:

@@ -313,6 +313,7 @@ def reverse_work(work, spec, options, names, filename=None):
                  if id(loop) in plan.loop_indices}
     restored |= {name for _, name in plan.taped_arrays}
     restored |= {name for _, name in plan.taped_calls}
+    restored |= {name for names in plan.loop_snapshots.values() for name in names}
     for wrote in call_writes.values():
         # f_ret and f_rev write back into what the call overwrote.
         restored |= wrote
