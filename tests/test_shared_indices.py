@@ -310,3 +310,14 @@ def test_array_overwritten_twice_per_iteration_is_saved_once_before_the_loop():
     ret = harness.routine_source(text, "adjust_column_ret")
     assert re.search(r"enddo\n\s*value_tape_top = value_tape_top - size\(th\(:\)\)\n"
                      r"\s*th\(:\) = value_tape", ret), ret
+
+
+def test_section_assignment_tapes_no_undefined_values():
+    # lev(:, iold) = u0 first sets a local: its adjoint names lev only in
+    # LBOUND/UBOUND (the section's bounds), which read no value of it, so
+    # the undefined values it overwrites are not taped.
+    path = harness.REPO_ROOT / "tests" / "fortran_fixtures" / "leapfrog_level_indices.f90"
+    text = _split(path, "leap_run", ["cost"], ["u0", "c"])
+    rec = harness.routine_source(text, "leap_run_rec")
+    start = rec[:rec.index("do it = 1")]
+    assert not re.search(r"value_tape\([^\n]*\) = lev", start), rec

@@ -18,7 +18,7 @@ from psyclone.psyir.symbols import (
 
 from adfort import naming
 from adfort.activity import active_variables, is_real
-from adfort.arrays import expr_rank, symbol_rank
+from adfort.arrays import expr_rank, is_shape_inquiry, symbol_rank
 from adfort.context import ADContext
 from adfort.pointers import aliases, canonical, target_reads
 from adfort.components import held_in_allocatable_components
@@ -70,11 +70,14 @@ def adjoint_reads(assign, adjoint, ctx):
     names = set()
     for stmt in adjoint:
         for ref in stmt.walk(Reference):
-            if not ctx.is_adjoint_or_temporary(ref.symbol):
+            if not ctx.is_adjoint_or_temporary(ref.symbol) and not is_shape_inquiry(ref):
                 names.add(ref.symbol.name.lower())
     if isinstance(assign.lhs, ArrayReference):
         for index in assign.lhs.indices:
-            names |= {r.symbol.name.lower() for r in index.walk(Reference)}
+            # (The bounds of a(:, j): no value of a, which a's own
+            # shape keeps.)
+            names |= {r.symbol.name.lower() for r in index.walk(Reference)
+                      if not is_shape_inquiry(r)}
     return names - enclosing_loop_indices(assign)
 
 
