@@ -180,8 +180,9 @@ class _Liveness:
         # a call may read anything that outlives it.
         self.kept.add(id(stmt))
         live = set(live) | _names(stmt)
-        if _user_call(stmt):
-            live |= self.lasting
+        if _user_call(stmt) and not (isinstance(stmt, Call)
+                                     and stmt.routine.name.lower() in self.tapes):
+            live |= self.lasting   # (a tape's routine reads its own variables only)
         return live
 
     def _holds_kept(self, node):

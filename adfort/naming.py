@@ -19,6 +19,14 @@ TAPE_RESERVE_SUFFIX = "_reserve"
 TAPE_PUT_SUFFIX = "_put"
 TAPE_GET_SUFFIX = "_get"
 TAPE_MODULE_SUFFIX = "_ad_tape"
+# The IF decisions of the dynamic layout, one bit each, 64 to a word.
+BRANCH_TAPE = CONTROL_TAPE + "_bits"
+BRANCH_WORD_SUFFIX = "_word"
+BRANCH_COUNT_SUFFIX = "_count"
+BRANCH_PUSH_SUFFIX = "_push"
+BRANCH_POP_SUFFIX = "_pop"
+BRANCH_BITS_PER_WORD = 64
+BRANCH_TAKEN = "branch_taken"
 TAPE_INITIAL_SIZE = 1024
 ITERATION_COUNT = "iteration_count"
 EXIT_FLAG = "exiting"
@@ -179,6 +187,12 @@ def tape_put(tape):
 def tape_get(tape):
     """Name of the routine copying an array of rank > 1 back from a tape."""
     return tape + TAPE_GET_SUFFIX
+
+
+def branch_tape_names(tape):
+    """(word, count, push, pop) names of the bit tape `tape`."""
+    return (tape + BRANCH_WORD_SUFFIX, tape + BRANCH_COUNT_SUFFIX,
+            tape + BRANCH_PUSH_SUFFIX, tape + BRANCH_POP_SUFFIX)
 
 
 def tape_module(routine):

@@ -395,6 +395,7 @@ class TapeSet:
         self._taken = set(taken)
         self._values = {}
         self._control = None
+        self._branches = None
         self.frames = [{}]
 
     def open_frame(self, written=None):
@@ -493,6 +494,18 @@ class TapeSet:
         return self._values[key]
 
     @property
+    def branches(self):
+        """The tape of IF decisions, a bit each (dynamic layout only, see
+        :mod:`adfort.branch_tape`)."""
+        if self._branches is None:
+            from adfort.branch_tape import BranchTape
+            name = naming.unique(self._table, naming.BRANCH_TAPE, self._taken)
+            self._taken.add(name)
+            self._branches = BranchTape(name, self._table, self._taken, self.frames)
+            self._taken |= self._branches.names
+        return self._branches
+
+    @property
     def control(self):
         """The integer tape of branches taken and loop trip counts."""
         if self._control is None:
@@ -521,6 +534,8 @@ class TapeSet:
         tapes = list(self._values.values())
         if self._control is not None:
             tapes.append(self._control)
+        if self._branches is not None:
+            tapes.append(self._branches)
         return [t for t in tapes if t.slots or t.dynamic]
 
     def finalise(self):

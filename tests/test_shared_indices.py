@@ -321,3 +321,20 @@ def test_section_assignment_tapes_no_undefined_values():
     rec = harness.routine_source(text, "leap_run_rec")
     start = rec[:rec.index("do it = 1")]
     assert not re.search(r"value_tape\([^\n]*\) = lev", start), rec
+
+
+def test_if_decisions_go_on_the_tape_one_bit_each():
+    # convect_while: the test reads the levels its branch changes, so each
+    # decision is recorded: as a bit (adfort/branch_tape.py), 64 to a word,
+    # not an integer.  The fixture's FD check runs hundreds of decisions,
+    # across words.
+    path = harness.REPO_ROOT / "tests" / "fortran_fixtures" / "convect_while.f90"
+    text = _split(path, "adjust_columns", ["th"], ["th"])
+    rec = harness.routine_source(text, "adjust_columns_rec")
+    assert rec.count("call control_tape_bits_push(") == 2, rec
+    assert "control_tape(control_tape_top + 1) = 1" not in rec, rec
+    ret = harness.routine_source(text, "adjust_columns_ret")
+    assert re.search(r"call control_tape_bits_pop\(branch_taken\)\n\s*if \(branch_taken == 1\)",
+                     ret), ret
+    push = harness.routine_source(text, "control_tape_bits_push")
+    assert "== 64" in push and "ishft(control_tape_bits_word, 1)" in push, push

@@ -398,6 +398,12 @@ def _host_tapes(host, tapes, routines, module=None, called=()):
                              interface=StaticInterface()))
         type_text = writer.gen_vardecl(DataSymbol("x", tape.datatype.copy())).split("::")[0]
         source = tape.reserve_routine_source(type_text.strip())
+        if hasattr(tape, "routines_source"):   # the IF decisions' bits
+            for symbol, dtype in ((tape.word, tape.datatype), (tape.count, INTEGER_TYPE)):
+                table.add(DataSymbol(symbol.name, dtype.copy(),
+                                     initial_value=Literal("0", INTEGER_TYPE),
+                                     interface=StaticInterface()))
+            source += tape.routines_source()
         if {tape.put_name.lower(), tape.get_name.lower()} & set(called):
             source += tape.copy_routines_source(type_text.strip())
         for routine in list(FortranReader().psyir_from_source(source).children):

@@ -8,7 +8,7 @@ taping plan keeps the condition's inputs (:mod:`adfort.recompute`), the
 returning motion evaluates the condition again instead.
 """
 
-from psyclone.psyir.nodes import BinaryOperation, IfBlock, Literal
+from psyclone.psyir.nodes import BinaryOperation, IfBlock, Literal, Reference
 
 from adfort.exprs import INTEGER_TYPE
 from adfort.transformations.base import ADReverseTrans
@@ -32,10 +32,20 @@ def reverse_ifblock(node, reverser):
         ret = [_if(condition.copy(), then_ret, else_ret)]
         reverser.comment(ret, text)
         return [_if(condition, then_rec, else_rec)], ret
+    if reverser.tapes.dynamic:
+        # One bit (adfort/branch_tape.py), pushed last, so that it is the
+        # first thing the returning motion pops, before the branch's own
+        # values.
+        bits = reverser.tapes.branches
+        rec = [_if(condition, then_rec + bits.push_bit(1), else_rec + bits.push_bit(0))]
+        flag = reverser.branch_flag()
+        test = BinaryOperation.create(BinaryOperation.Operator.EQ, Reference(flag),
+                                      Literal("1", INTEGER_TYPE))
+        ret = bits.pop_bit(flag) + [_if(test, then_ret, else_ret)]
+        reverser.comment(ret, text)
+        return rec, ret
     control = reverser.tapes.control
     (taken, not_taken), token = control.push_branch([1, 0])
-    # The branch is pushed last, so that it is the first thing the
-    # returning motion pops, before the branch's own values.
     rec = [_if(condition, then_rec + taken, else_rec + not_taken)]
     pops, (branch,) = control.pop(token)
     test = BinaryOperation.create(BinaryOperation.Operator.EQ, branch,

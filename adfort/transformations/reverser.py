@@ -13,6 +13,7 @@ from psyclone.psyir.nodes import (
 
 from psyclone.psyir.symbols import DataSymbol
 
+from adfort import naming
 from adfort.derived import is_variable
 from adfort.exprs import INTEGER_TYPE
 from adfort.errors import AdfortError, where
@@ -147,6 +148,15 @@ class Reverser:
             ret_blocks[end] = again + ret_blocks[end]
         ret = [s for blk in reversed(ret_blocks) for s in blk]
         return rec, ret
+
+    def branch_flag(self):
+        """The integer local receiving a popped IF decision (one per
+        routine: each is tested as soon as it is popped)."""
+        if getattr(self, "_branch_flag", None) is None:
+            from adfort.symbols import new_local
+            self._branch_flag = new_local(self.ctx.table, naming.BRANCH_TAKEN,
+                                          INTEGER_TYPE.copy(), self.ctx.taken)
+        return self._branch_flag
 
     def reassociation(self, assign):
         """``p => a(:, k)`` and ``p_adj => a_adj(:, k)`` for the returning motion."""

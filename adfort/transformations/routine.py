@@ -361,7 +361,8 @@ def reverse_work(work, spec, options, names, filename=None):
         # locals live on from one to the other (no hand-over on the tape)
         # and the compiler sees the values and their partials together.
         tape_names = {t.symbol.name.lower() for t in tape_list} | {
-            t.top.name.lower() for t in tape_list if t.dynamic}
+            t.top.name.lower() for t in tape_list if t.dynamic} | {
+            n for t in tape_list for n in getattr(t, "names", ())}
         reserves = {t.reserve_name.lower(): (t.symbol.name.lower(), t.put_name.lower())
                     for t in tape_list if t.dynamic}
         lean = lean_recording(drop_not_rerun([s.copy() for s in rec_body
