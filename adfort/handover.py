@@ -27,7 +27,8 @@ from adfort.iterations import _MAX_REAL_NODES, _local_scalar
 from adfort.recompute import condition_reads
 
 
-def computed_again(routine, finals, written, call_writes, alias, constant=None):
+def computed_again(routine, finals, written, call_writes, alias, constant=None,
+                   cheap_calls=frozenset()):
     """(names, statements): the handed-over locals of `finals` computed
     again, and the top-level statements of `routine` (in order, to be
     copied) computing them and the locals they read.
@@ -38,13 +39,19 @@ def computed_again(routine, finals, written, call_writes, alias, constant=None):
         change}.
     :param constant: ``constant(name)``: whether the module variable
         `name` the routine sees is a named constant.
+    :param cheap_calls: ids of the calls to short functions
+        (:func:`adfort.iterations.cheap_function`): ``v = f(r)`` (a
+        limiter's value) is computed again like a formula.
     """
     if alias or not finals:
         return set(), []
     table = routine.symbol_table
     opaque = " ".join(str(n).lower() for b in routine.walk(CodeBlock)
                       for n in b.parse_tree_nodes)
-    by_calls = set().union(*call_writes.values()) if call_writes else set()
+    # (A short function's value: its target is the call's only write.)
+    by_calls = set().union(*(names for key, names in call_writes.items()
+                             if key not in cheap_targets(routine, cheap_calls))) \
+        if call_writes else set()
     loops = {loop.variable.name.lower() for loop in routine.walk(Loop)}
     # ALLOCATE(…, stat=ierr), intrinsic subroutines: writes too.
     loops |= {r.symbol.name.lower() for c in routine.walk(IntrinsicCall)
@@ -57,21 +64,23 @@ def computed_again(routine, finals, written, call_writes, alias, constant=None):
     for name, assigns in setters.items():
         stmt = assigns[0]
         if (len(assigns) == 1 and stmt.parent is routine and type(stmt.lhs) is Reference
-                and id(stmt) not in call_writes and name not in by_calls
+                and (id(stmt) not in call_writes or id(stmt.rhs) in cheap_calls)
+                and name not in by_calls
                 and name not in loops and _local_scalar(table.lookup(name, otherwise=None))
                 and not re.search(r"\b%s\b" % re.escape(name), opaque)):
             once[name] = (stmt.position, stmt)
-    candidates = {n for n, (_, s) in once.items() if _cheap(s)}
+    candidates = {n for n, (_, s) in once.items() if _cheap(s, cheap_calls)}
     while True:
         dropped = {n for n in candidates
                    if not _reads_available(once[n], once, candidates, finals, written, table,
-                                           constant or (lambda name: False))}
+                                           constant or (lambda name: False), cheap_calls)}
         if not dropped:
             break
         candidates -= dropped
     needed = set(finals) & candidates
     while True:   # the candidates the needed ones read
-        more = {r for n in needed for r in condition_reads(once[n][1].rhs)} & candidates
+        more = {r for n in needed for r in _formula_reads(once[n][1], cheap_calls)} & \
+            candidates
         if more <= needed:
             break
         needed |= more
@@ -79,19 +88,40 @@ def computed_again(routine, finals, written, call_writes, alias, constant=None):
     return needed, statements
 
 
-def _cheap(stmt):
-    """A short formula without a real power (an EXP and a LOG)."""
-    reads = condition_reads(stmt.rhs)
+def cheap_targets(routine, cheap_calls):
+    """ids of the assignments ``v = f(…)`` of short functions."""
+    return {id(a) for a in routine.walk(Assignment) if id(a.rhs) in cheap_calls}
+
+
+def _formula_reads(stmt, cheap_calls):
+    """Names the right-hand side of `stmt` reads (a short function's
+    call: what its arguments read), or None when it is not cheap."""
+    if id(stmt.rhs) in cheap_calls:
+        names = set()
+        for argument in stmt.rhs.arguments:
+            read = condition_reads(argument)
+            if read is None:
+                return None
+            names |= read
+        return names
+    return condition_reads(stmt.rhs)
+
+
+def _cheap(stmt, cheap_calls=frozenset()):
+    """A short formula without a real power (an EXP and a LOG), or a
+    short function of such."""
+    reads = _formula_reads(stmt, cheap_calls)
     return reads is not None and len(stmt.rhs.walk(DataNode)) <= _MAX_REAL_NODES and all(
         isinstance(op.children[1], Literal) and op.children[1].value.isdigit()
         for op in stmt.rhs.walk(BinaryOperation) if op.operator == BinaryOperation.Operator.POW)
 
 
-def _reads_available(setter, once, candidates, finals, written, table, constant):
+def _reads_available(setter, once, candidates, finals, written, table, constant,
+                     cheap_calls=frozenset()):
     """Whether what statement `setter` reads holds, at the returning
     motion's start, the value it had at the statement."""
     position, stmt = setter
-    for name in condition_reads(stmt.rhs):
+    for name in _formula_reads(stmt, cheap_calls):
         symbol = table.lookup(name, otherwise=None)
         if getattr(symbol, "is_constant", False) or constant(name):
             continue

@@ -338,3 +338,16 @@ def test_if_decisions_go_on_the_tape_one_bit_each():
                      ret), ret
     push = harness.routine_source(text, "control_tape_bits_push")
     assert "== 64" in push and "ishft(control_tape_bits_word, 1)" in push, push
+
+
+def test_short_function_value_is_computed_again_not_handed_over():
+    # face_flux's limiter value superbee(r), r a short formula of its
+    # arguments: its returning motion computes d, r and the limiter again
+    # (through superbee_rec) instead of taking the value from the tape, so
+    # the split tape holds only the time steps' states.
+    path = harness.REPO_ROOT / "tests" / "fortran_fixtures" / "flux2d_limiter_chain.f90"
+    text = _split(path, "fv_run", ["cost"], ["q0", "cx"])
+    rec = harness.routine_source(text, "face_flux_rec")
+    assert "value_tape" not in rec, rec
+    ret = harness.routine_source(text, "face_flux_ret")
+    assert "call superbee_rec(r, superbee_value)" in ret, ret

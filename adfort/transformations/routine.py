@@ -226,8 +226,10 @@ def reverse_work(work, spec, options, names, filename=None):
     def module_constant(name):
         return getattr((spec.module_variable(name) or (0, None))[1], "is_constant", False)
     again, again_stmts = computed_again(work, plan.finals, written,
-                                        {**call_writes, **kept_writes}, alias, module_constant)
-    again_stmts = [s.copy() for s in again_stmts]
+                                        {**call_writes, **kept_writes}, alias, module_constant,
+                                        cheap_calls)
+    cheap = {spec.calls[key].unit.name.lower(): spec.calls[key] for key in cheap_calls}
+    again_stmts = [computed_again_call(s.copy(), cheap, filename) for s in again_stmts]
     # So are local arrays one loop sets from cheap formulas (coefficients).
     arrays, loops = arrays_computed_again(work, plan.finals, again, written,
                                           {**call_writes, **kept_writes}, alias,
@@ -270,7 +272,6 @@ def reverse_work(work, spec, options, names, filename=None):
     reverser.sequences = spec.call_sequences
     reverser.mpi_pairs = getattr(spec, "mpi_pairs", {})
     reverser.dead = dead
-    cheap = {spec.calls[key].unit.name.lower(): spec.calls[key] for key in cheap_calls}
     reverser.recomputed = {key: (names, [computed_again_call(s, cheap, filename) for s in stmts])
                            for key, (names, stmts) in recomputed.items()}
     reverser.pushed = pushed
