@@ -109,8 +109,10 @@ def late_recomputed(routine, recomputed, reads, conditions, alias, call_writes):
                     start, other_last, other_formula = chosen[other]
                     if other_last >= last:
                         continue
-                    if start < position and not written_names(
-                            body[start + 1:last + 1], call_writes) & other_formula:
+                    between = written_names(body[start + 1:last + 1], call_writes)
+                    if start < position and not between & (other_formula | {other}):
+                        # (Not past an update of it: the formula reads the
+                        # updated value, the copy would give the first.)
                         chosen[other] = (start, last, other_formula)
                     else:
                         del chosen[name]

@@ -130,6 +130,28 @@ CASES = {
           hflx = -1.2d0*1004.0d0*ustar*tstar
         end subroutine mo_point
     """,
+    # a is updated (a = max(a, 0.3)) and c reads the updated value: c may
+    # not be computed again from a's first value (a computed late up to
+    # c's last reader would give the first one: a wrong gradient).
+    "late_update_read.f90": """\
+        ! adfort: routine=lu dep=y indep=x,z
+        ! adfort: init n=6 x=0.1:1 z=0.5:1.5 y0=0:1
+        subroutine lu(n, x, z, y0, y)
+          implicit none
+          integer, intent(in) :: n
+          double precision, intent(in) :: x(n), z(n), y0(n)
+          double precision, intent(out) :: y(n)
+          double precision :: a, b, c
+          integer :: i
+          do i = 1, n
+            a = x(i)*z(i)
+            b = a*a
+            a = max(a, 0.3d0)
+            c = a + z(i)
+            y(i) = c*c + b*y0(i)
+          end do
+        end subroutine lu
+    """,
     # A costly scalar set in a loop and read by two statements of each
     # iteration: pushed once at the iteration's end, not computed again.
     "costly_scalar.f": """\
