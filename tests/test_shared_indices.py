@@ -152,6 +152,78 @@ CASES = {
           end do
         end subroutine lu
     """,
+    # q updated (min), read by u, then q set again for another value.
+    "update_then_other_value.f90": """\
+        ! adfort: routine=adv2 dep=y indep=x,w
+        ! adfort: init n=7 x=0.1:1 w=0.5:1.5
+        subroutine adv2(n, x, w, y)
+          implicit none
+          integer, intent(in) :: n
+          double precision, intent(in) :: w(n)
+          double precision, intent(inout) :: x(n)
+          double precision, intent(out) :: y
+          double precision :: q, t, u
+          integer :: i
+          y = 0.0d0
+          do i = 2, n
+            q = x(i-1)*w(i)
+            t = q*q
+            q = min(q, 0.4d0)
+            u = q*t
+            x(i) = x(i) + u
+            q = x(i)*0.5d0
+            y = y + q*q*u
+          end do
+        end subroutine adv2
+    """,
+    # v holds two values in an iteration; the second is updated (max).
+    "name_for_two_values.f90": """\
+        ! adfort: routine=adv4 dep=y indep=x
+        ! adfort: init n=6 x=0.1:1
+        subroutine adv4(n, x, y)
+          implicit none
+          integer, intent(in) :: n
+          double precision, intent(in) :: x(n)
+          double precision, intent(out) :: y(n)
+          double precision :: v, y1, z
+          integer :: i
+          do i = 1, n
+            v = x(i)*x(i)
+            y1 = v*v
+            v = x(i) + 2.0d0
+            z = v*v
+            v = max(v, 2.5d0)
+            y(i) = z + v + y1*v
+          end do
+        end subroutine adv4
+    """,
+    # Two loops overwriting a(0:n) twice per iteration (one backwards), inside a loop.
+    "snapshot_offsets_lower_bound.f90": """\
+        ! adfort: routine=adv6 dep=y indep=a,w
+        ! adfort: init n=7 m=1 a=0.1:1 w=0.5:1.5
+        subroutine adv6(n, m, a, w, y)
+          implicit none
+          integer, intent(in) :: n, m
+          double precision, intent(inout) :: a(0:n)
+          double precision, intent(in) :: w(n)
+          double precision, intent(out) :: y
+          double precision :: y1
+          integer :: i, it
+          y = 0.0d0
+          do it = 1, 2
+            y1 = sum(a**2)
+            do i = m, n - 1
+              a(i) = a(i) + w(i)*y1
+              a(i+1) = a(i+1) - 0.5d0*w(i)
+            end do
+            do i = n - 1, m + 5, -1
+              a(i) = a(i) * 0.9d0
+              a(i-1) = a(i-1) + 0.1d0*w(i)
+            end do
+            y = y + y1*sum(a*a)
+          end do
+        end subroutine adv6
+    """,
     # A costly scalar set in a loop and read by two statements of each
     # iteration: pushed once at the iteration's end, not computed again.
     "costly_scalar.f": """\
