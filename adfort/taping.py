@@ -209,10 +209,9 @@ def _walk(statements, reads, used, plan):
                 used[index] = False
             for name in plan.reevaluate.get(id(stmt), ()):
                 used[name] = True  # bounds evaluated again, where it is reversed
-            if id(stmt) in plan.loop_snapshots:
-                for _, bounds, _ in plan.snapshot_candidates[id(stmt)].values():
-                    for name in bounds:
-                        used[name] = True  # the section restored where it is reversed
+            for chosen in plan.loop_snapshots.get(id(stmt), {}):
+                for name in plan.snapshot_candidates[id(stmt)][chosen][1]:
+                    used[name] = True  # the section restored where it is reversed
     return used
 
 
