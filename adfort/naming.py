@@ -215,6 +215,12 @@ def function_value(function):
     return f"{function}_value"
 
 
+def inlined_local(function, local):
+    """Name of a caller's local standing for `local` of the short function
+    `function` inlined into it (:mod:`adfort.inlining`)."""
+    return f"{function}_{local}"
+
+
 def call_argument(routine):
     """Name of a local holding an expression passed to `routine`."""
     return f"{routine}_argument"

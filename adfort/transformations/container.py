@@ -28,6 +28,7 @@ from adfort.opaque import block_reads, block_writes, opaque_blocks
 from adfort.optional import callee_formals, matched_formals, positional_arguments
 from adfort.iterations import cheap_function
 from adfort.interprocedural import MPI_NODE, Activity, Unit, unknown_call_node
+from adfort.inlining import inline_functions
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
 from adfort.schedules import ADReversalSchedule, LinkReversalSchedule
@@ -303,6 +304,7 @@ class _ProgramBuild:
             positional_arguments(unit.work, unit.calls,
                                  source_name(unit.original) or self.filename)
             hoist_calls(unit.work, self._function_type(unit), unit.calls, taken)
+            inline_functions(unit, taken)
         # Dependents that come in with a value count as independents too:
         # their adjoints return the sensitivity to that value.
         self.activity = Activity(
@@ -568,7 +570,10 @@ class _ProgramBuild:
         which derivatives flow."""
         chosen = []
         active_modules = {name for _, name in self.activity.active_modules()}
+        called = {id(c) for u in self.order for c in u.calls.values() if c is not None}
         for unit in self.order:
+            if unit is not self.top and id(unit) not in called:
+                continue   # every call of it inlined (adfort.inlining)
             uses_active_module = any(
                 ref.symbol.name.lower() in active_modules and not unit.owns(ref.symbol)
                 for ref in unit.work.walk(Reference))

@@ -1,0 +1,295 @@
+"""Short functions inlined into their callers' working copies.
+
+A limiter ``max(0, min(2*r, 1), min(r, 2))``, a ``minmod`` or a saturation
+humidity called for every grid point costs the adjoint one call per point
+in the returning motion: gfortran -O2 inlines the recording (a formula)
+but not the function's returning motion (its partials make it too long for
+the compiler's heuristics), and across the call the caller's adjoint
+arrays stay in memory instead of registers.  On the advection benchmark
+that call was 18 % of the adjoint's time.  So before any analysis adfort
+puts the statements of such a function in place of each call in the
+caller's working copy; the caller's motions then hold the function's
+adjoint statements, which the compiler schedules with the rest, and the
+analyses (activity, what to tape, what to compute again) see through it.
+The user's code and the function itself are left as they are.
+
+A function qualifies (:func:`inlinable`) when its body is at most
+``_MAX_STATEMENTS`` assignments and IF blocks of at most ``_MAX_NODES``
+expression nodes in all, assigning only its result and local scalars,
+calling only intrinsics, changing no argument, with scalar arguments that
+are not OPTIONAL, and reading nothing else but named constants and
+variables of its module that the caller sees under the same name.  A call
+is inlined when its actual arguments are variables or constants of the
+dummies' types (after :func:`adfort.normalise.hoist_calls` an expression
+argument is a local already), and the callee was read from the same
+source as the caller (so that messages name the right line).
+"""
+
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall,
+    Literal, Reference, UnaryOperation)
+from psyclone.psyir.symbols import (
+    AutomaticInterface, DataSymbol, RoutineSymbol, ScalarType)
+
+from adfort import naming
+from adfort.derived import is_variable
+from adfort.optional import callee_formals, matched_formals, optional_names
+from adfort.symbols import nameable_constant, nameable_type, new_local
+
+_MAX_STATEMENTS = 16
+_MAX_NODES = 160
+_TYPES = (ScalarType.Intrinsic.REAL, ScalarType.Intrinsic.INTEGER,
+          ScalarType.Intrinsic.BOOLEAN)
+_EXPRESSION_NODES = (Reference, Literal, BinaryOperation, UnaryOperation, IntrinsicCall)
+
+
+def inline_functions(unit, taken=()):
+    """Put the statements of every short function `unit` calls in place of
+    the call (``limiter_value = limiter(r)`` becomes the limiter's formula
+    assigned to ``limiter_value``).  Run after
+    :func:`adfort.normalise.hoist_calls`, with the callees' working copies
+    normalised (and their own calls inlined) already.
+
+    :param unit: the caller (:class:`adfort.interprocedural.Unit`).
+    :param taken: names new locals must avoid.
+    """
+    for assign in list(unit.work.walk(Assignment)):
+        call = assign.rhs
+        if not isinstance(call, Call) or isinstance(call, IntrinsicCall):
+            continue
+        callee = unit.calls.get(id(call))
+        if callee is None or id(call) in unit.passive or not inlinable(callee) \
+                or callee.original.root is not unit.original.root:
+            continue
+        actuals = _actuals(call, callee)
+        if actuals is None:
+            continue
+        plan = _plan(unit, callee)
+        if plan is None:
+            continue
+        _inline(unit, assign, call, callee, actuals, plan, taken)
+        unit.calls.pop(id(call), None)
+
+
+def inlinable(callee):
+    """Whether function unit `callee` is short and free of side effects
+    enough to be inlined (see the module's docstring).  Memoised: its body
+    is emptied once its motions exist."""
+    memo = callee.__dict__
+    if "_inlinable" not in memo:
+        memo["_inlinable"] = _inlinable(callee)
+    return memo["_inlinable"]
+
+
+def _inlinable(callee):
+    if getattr(callee, "opaque", False) or callee.result is None:
+        return False
+    if not _plain_scalar(callee.result.datatype) or optional_names(callee.original):
+        return False
+    formals = [f for f in callee.formals if f is not callee.result]
+    if any(not _plain_scalar(f.datatype) or callee.writes_formal(f) for f in formals):
+        return False
+    expressions, statements = [], [0]
+    if not _body_fits(list(callee.work.children), callee, expressions, statements):
+        return False
+    nodes = 0
+    for expr in expressions:
+        for node in expr.walk(object):
+            nodes += 1
+            if not isinstance(node, _EXPRESSION_NODES):
+                return False
+            if isinstance(node, Call) and not isinstance(node, IntrinsicCall):
+                return False
+            if type(node) not in (Reference, ArrayReference) and isinstance(node, Reference):
+                return False   # a structure component
+    return bool(expressions) and statements[0] <= _MAX_STATEMENTS and nodes <= _MAX_NODES
+
+
+def _body_fits(children, callee, expressions, statements):
+    """Whether `children` are assignments to the result or local scalars
+    and IF blocks of such, collecting their expressions."""
+    table = callee.work.symbol_table
+    for stmt in children:
+        statements[0] += 1
+        if isinstance(stmt, Assignment):
+            if type(stmt.lhs) is not Reference:
+                return False
+            target = table.lookup(stmt.lhs.symbol.name, otherwise=None)
+            if target is not callee.result and not _own_scalar(callee, target):
+                return False
+            expressions.append(stmt.rhs)
+        elif isinstance(stmt, IfBlock):
+            expressions.append(stmt.condition)
+            if not _body_fits(list(stmt.if_body.children), callee, expressions, statements):
+                return False
+            if stmt.else_body is not None and not _body_fits(
+                    list(stmt.else_body.children), callee, expressions, statements):
+                return False
+        else:
+            return False
+    return True
+
+
+def _plain_scalar(datatype):
+    return isinstance(datatype, ScalarType) and datatype.intrinsic in _TYPES
+
+
+def _own_scalar(callee, symbol):
+    """Whether `symbol` is a local scalar of `callee` (not saved)."""
+    return (isinstance(symbol, DataSymbol) and isinstance(symbol.interface, AutomaticInterface)
+            and _plain_scalar(symbol.datatype) and symbol.initial_value is None
+            and not symbol.is_constant and callee.owns(symbol))
+
+
+def _type_key(datatype):
+    """(intrinsic, kind) of a scalar or array datatype, None when unknown."""
+    intrinsic = getattr(datatype, "intrinsic", None)
+    precision = getattr(datatype, "precision", None)
+    if intrinsic is None or precision is None:
+        return None
+    if hasattr(precision, "name"):
+        precision = precision.name.lower()
+    elif hasattr(precision, "debug_string"):
+        precision = precision.debug_string().lower()
+    return intrinsic, precision
+
+
+def _actuals(call, callee):
+    """{formal name: actual} when every actual argument is a variable or a
+    literal of its dummy's type, else None."""
+    formals = matched_formals(call, callee_formals(callee))
+    found = {}
+    for actual, formal in zip(call.arguments, formals):
+        if formal is None:
+            return None
+        if isinstance(actual, Literal):
+            kind = _type_key(actual.datatype)
+        elif is_variable(actual) and type(actual) in (Reference, ArrayReference) \
+                and isinstance(actual.symbol, DataSymbol):
+            if type(actual) is Reference and not isinstance(actual.symbol.datatype, ScalarType):
+                return None   # a whole array
+            kind = _type_key(actual.symbol.datatype)
+        else:
+            return None
+        if kind is None or kind != _type_key(formal.datatype):
+            return None
+        found[formal.name.lower()] = actual
+    if len(found) != len([f for f in callee.formals if f is not callee.result]):
+        return None
+    return found
+
+
+def _plan(unit, callee):
+    """{lower-case name: (role, symbol)} of every name the callee's body
+    mentions, role 'formal', 'result', 'local', 'constant' or 'module';
+    None when a name cannot be reached from the caller."""
+    table = callee.work.symbol_table
+    formals = {f.name.lower() for f in callee.formals if f is not callee.result}
+    plan = {}
+    for ref in callee.work.walk(Reference):
+        symbol = ref.symbol
+        name = symbol.name.lower()
+        if isinstance(symbol, RoutineSymbol) or name in plan:
+            continue
+        own = table.lookup(name, scope_limit=callee.work, otherwise=None)
+        if name in formals:
+            plan[name] = ("formal", None)
+        elif own is callee.result or (own is not None and own.name.lower()
+                                      == callee.result.name.lower()):
+            plan[name] = ("result", callee.result)
+        elif own is not None and _own_scalar(callee, own):
+            plan[name] = ("local", own)
+        elif isinstance(symbol, DataSymbol) and symbol.is_constant:
+            plan[name] = ("constant", symbol)
+        else:
+            entry = _module_variable(unit, callee, name)
+            if entry is None:
+                return None
+            plan[name] = entry
+    return plan
+
+
+def _module_variable(unit, callee, name):
+    """('module', symbol the caller names) of a variable of a module that
+    both routines see as the same one (not a COMMON member), or
+    ('constant', symbol) of a named constant; None otherwise."""
+    program = unit.program
+    if program is not None and (program.commons.member(name, callee.work) is not None
+                                or program.commons.member(name, unit.work) is not None):
+        return None
+    theirs = callee.module_variable(name)
+    if theirs is None or not isinstance(theirs[1], DataSymbol):
+        return None
+    if theirs[1].is_constant:
+        return ("constant", theirs[1])
+    ours = unit.module_variable(name)
+    if ours is None or ours[1] is not theirs[1]:
+        return None
+    local = unit.work.symbol_table.lookup(name, scope_limit=unit.work, otherwise=None)
+    if local is not None and unit.owns(local):
+        return None
+    return ("module", unit.seen_as(name, ours))
+
+
+def _inline(unit, assign, call, callee, actuals, plan, taken):
+    table = unit.work.symbol_table
+    result = _result_target(unit, assign, call, callee)
+    if result is None:
+        result = new_local(table, naming.function_value(callee.name),
+                           _caller_type(unit, callee, callee.result.datatype, taken), taken)
+    symbols = {}
+    for name, (role, symbol) in plan.items():
+        if role == "result":
+            symbols[name] = result
+        elif role == "local":
+            symbols[name] = new_local(
+                table, naming.inlined_local(callee.name, symbol.name),
+                _caller_type(unit, callee, symbol.datatype, taken), taken)
+        elif role == "constant":
+            symbols[name] = nameable_constant(table, symbol, callee.module_variable,
+                                              unit.module_variable, taken)
+        elif role == "module":
+            symbols[name] = symbol
+    statements = [stmt.copy() for stmt in callee.work.children]
+    for stmt in statements:
+        for ref in stmt.walk(Reference):
+            if isinstance(ref.symbol, RoutineSymbol):
+                continue
+            name = ref.symbol.name.lower()
+            if plan[name][0] == "formal":
+                ref.replace_with(actuals[name].copy())
+            else:
+                ref.symbol = symbols[name]
+        for literal in stmt.walk(Literal):
+            literal._datatype = _caller_type(unit, callee, literal.datatype, taken)
+    parent, position = assign.parent, assign.position
+    for offset, stmt in enumerate(statements):
+        parent.addchild(stmt, position + offset)
+    if result is assign.lhs.symbol:
+        assign.detach()
+    else:
+        call.replace_with(Reference(result))
+
+
+def _caller_type(unit, callee, datatype, taken):
+    return nameable_type(unit.work.symbol_table, datatype, callee.module_variable,
+                         unit.module_variable, taken)
+
+
+def _result_target(unit, assign, call, callee):
+    """The caller's local scalar the call's value goes to, when the inlined
+    statements may assign it directly: of the result's type and given to
+    the function in no argument."""
+    lhs = assign.lhs
+    if type(lhs) is not Reference or not isinstance(lhs.symbol, DataSymbol):
+        return None
+    symbol = lhs.symbol
+    if not (isinstance(symbol.interface, AutomaticInterface) and unit.owns(symbol)
+            and _plain_scalar(symbol.datatype) and not symbol.is_constant
+            and symbol.initial_value is None):
+        return None
+    if _type_key(symbol.datatype) != _type_key(callee.result.datatype):
+        return None
+    if any(getattr(r, "symbol", None) is symbol for r in call.walk(Reference)):
+        return None
+    return symbol
