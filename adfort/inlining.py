@@ -27,14 +27,14 @@ source as the caller (so that messages name the right line).
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall,
-    Literal, Reference, UnaryOperation)
+    Literal, Node, Reference, UnaryOperation)
 from psyclone.psyir.symbols import (
-    AutomaticInterface, DataSymbol, RoutineSymbol, ScalarType)
+    AutomaticInterface, ContainerSymbol, DataSymbol, RoutineSymbol, ScalarType, Symbol)
 
 from adfort import naming
 from adfort.derived import is_variable
 from adfort.optional import callee_formals, matched_formals, optional_names
-from adfort.symbols import nameable_constant, nameable_type, new_local
+from adfort.symbols import constant_copy, new_local
 
 _MAX_STATEMENTS = 16
 _MAX_NODES = 160
@@ -61,7 +61,7 @@ def inline_functions(unit, taken=()):
         if callee is None or id(call) in unit.passive or not inlinable(callee) \
                 or callee.original.root is not unit.original.root:
             continue
-        actuals = _actuals(call, callee)
+        actuals = _actuals(unit, call, callee)
         if actuals is None:
             continue
         plan = _plan(unit, callee)
@@ -141,20 +141,31 @@ def _own_scalar(callee, symbol):
             and not symbol.is_constant and callee.owns(symbol))
 
 
-def _type_key(datatype):
-    """(intrinsic, kind) of a scalar or array datatype, None when unknown."""
+def _type_key(datatype, unit):
+    """(intrinsic, kind) of a scalar or array datatype as `unit` sees it,
+    None when unknown.  A kind named by a constant is the constant where
+    it is declared, whatever name a routine gives it (``use consts, only:
+    dp => r8``)."""
     intrinsic = getattr(datatype, "intrinsic", None)
     precision = getattr(datatype, "precision", None)
     if intrinsic is None or precision is None:
         return None
-    if hasattr(precision, "name"):
-        precision = precision.name.lower()
-    elif hasattr(precision, "debug_string"):
-        precision = precision.debug_string().lower()
+    if isinstance(precision, Node):
+        if type(precision) is not Reference:    # an expression
+            return intrinsic, precision.debug_string().lower()
+        precision = precision.symbol
+    if isinstance(precision, Symbol):
+        found = unit.module_variable(precision.name, precision)
+        if found is not None:
+            return intrinsic, id(found[1])
+        if isinstance(precision, DataSymbol) and precision.is_constant \
+                and precision.initial_value is not None:
+            return intrinsic, precision.initial_value.debug_string().lower()
+        return intrinsic, precision.name.lower()
     return intrinsic, precision
 
 
-def _actuals(call, callee):
+def _actuals(unit, call, callee):
     """{formal name: actual} when every actual argument is a variable or a
     literal of its dummy's type, else None."""
     formals = matched_formals(call, callee_formals(callee))
@@ -163,15 +174,15 @@ def _actuals(call, callee):
         if formal is None:
             return None
         if isinstance(actual, Literal):
-            kind = _type_key(actual.datatype)
+            kind = _type_key(actual.datatype, unit)
         elif is_variable(actual) and type(actual) in (Reference, ArrayReference) \
                 and isinstance(actual.symbol, DataSymbol):
             if type(actual) is Reference and not isinstance(actual.symbol.datatype, ScalarType):
                 return None   # a whole array
-            kind = _type_key(actual.symbol.datatype)
+            kind = _type_key(actual.symbol.datatype, unit)
         else:
             return None
-        if kind is None or kind != _type_key(formal.datatype):
+        if kind is None or kind != _type_key(formal.datatype, callee):
             return None
         found[formal.name.lower()] = actual
     if len(found) != len([f for f in callee.formals if f is not callee.result]):
@@ -181,8 +192,9 @@ def _actuals(call, callee):
 
 def _plan(unit, callee):
     """{lower-case name: (role, symbol)} of every name the callee's body
-    mentions, role 'formal', 'result', 'local', 'constant' or 'module';
-    None when a name cannot be reached from the caller."""
+    mentions, role 'formal', 'result', 'local', 'constant' (with the symbol
+    declaring it) or 'module' (with the caller's symbol); None when a name,
+    or a kind of a value or variable, cannot be reached from the caller."""
     table = callee.work.symbol_table
     formals = {f.name.lower() for f in callee.formals if f is not callee.result}
     plan = {}
@@ -194,36 +206,45 @@ def _plan(unit, callee):
         own = table.lookup(name, scope_limit=callee.work, otherwise=None)
         if name in formals:
             plan[name] = ("formal", None)
-        elif own is callee.result or (own is not None and own.name.lower()
-                                      == callee.result.name.lower()):
+        elif own is not None and own.name.lower() == callee.result.name.lower():
             plan[name] = ("result", callee.result)
         elif own is not None and _own_scalar(callee, own):
             plan[name] = ("local", own)
-        elif isinstance(symbol, DataSymbol) and symbol.is_constant:
-            plan[name] = ("constant", symbol)
         else:
-            entry = _module_variable(unit, callee, name)
+            entry = _module_variable(unit, callee, name, symbol)
             if entry is None:
                 return None
             plan[name] = entry
+    types = [callee.result.datatype] + [s.datatype for role, s in plan.values()
+                                        if role == "local"]
+    types += [literal.datatype for literal in callee.work.walk(Literal)]
+    for role, symbol in plan.values():
+        if role == "constant" and _seen_symbol(unit, symbol) is None:
+            if not _copyable(symbol):
+                return None
+            types += [symbol.datatype] + [literal.datatype
+                                          for literal in symbol.initial_value.walk(Literal)]
+    if any(_caller_type(unit, callee, datatype) is None for datatype in types):
+        return None
     return plan
 
 
-def _module_variable(unit, callee, name):
-    """('module', symbol the caller names) of a variable of a module that
-    both routines see as the same one (not a COMMON member), or
-    ('constant', symbol) of a named constant; None otherwise."""
+def _module_variable(unit, callee, name, symbol):
+    """('constant', declaring symbol) of a named constant, ('module', the
+    caller's symbol) of a variable of a module that both routines see as
+    the same one (not a COMMON member); None otherwise."""
     program = unit.program
     if program is not None and (program.commons.member(name, callee.work) is not None
                                 or program.commons.member(name, unit.work) is not None):
         return None
-    theirs = callee.module_variable(name)
-    if theirs is None or not isinstance(theirs[1], DataSymbol):
+    theirs = callee.module_variable(name, symbol if isinstance(symbol, DataSymbol) else None)
+    declared = theirs[1] if theirs is not None else symbol
+    if not isinstance(declared, DataSymbol):
         return None
-    if theirs[1].is_constant:
-        return ("constant", theirs[1])
+    if declared.is_constant:
+        return ("constant", declared)
     ours = unit.module_variable(name)
-    if ours is None or ours[1] is not theirs[1]:
+    if theirs is None or ours is None or ours[1] is not theirs[1]:
         return None
     local = unit.work.symbol_table.lookup(name, scope_limit=unit.work, otherwise=None)
     if local is not None and unit.owns(local):
@@ -231,12 +252,21 @@ def _module_variable(unit, callee, name):
     return ("module", unit.seen_as(name, ours))
 
 
+def _copyable(constant):
+    """Whether a constant the caller cannot name can be declared in it
+    again: a value of literals and operations only."""
+    value = constant.initial_value
+    return (value is not None and _plain_scalar(constant.datatype)
+            and all(isinstance(n, (Literal, BinaryOperation, UnaryOperation))
+                    for n in value.walk(Node)))
+
+
 def _inline(unit, assign, call, callee, actuals, plan, taken):
     table = unit.work.symbol_table
     result = _result_target(unit, assign, call, callee)
     if result is None:
         result = new_local(table, naming.function_value(callee.name),
-                           _caller_type(unit, callee, callee.result.datatype, taken), taken)
+                           _caller_type(unit, callee, callee.result.datatype), taken)
     symbols = {}
     for name, (role, symbol) in plan.items():
         if role == "result":
@@ -244,10 +274,10 @@ def _inline(unit, assign, call, callee, actuals, plan, taken):
         elif role == "local":
             symbols[name] = new_local(
                 table, naming.inlined_local(callee.name, symbol.name),
-                _caller_type(unit, callee, symbol.datatype, taken), taken)
+                _caller_type(unit, callee, symbol.datatype), taken)
         elif role == "constant":
-            symbols[name] = nameable_constant(table, symbol, callee.module_variable,
-                                              unit.module_variable, taken)
+            symbols[name] = _seen_symbol(unit, symbol) or _constant_copy(
+                unit, callee, symbol, taken)
         elif role == "module":
             symbols[name] = symbol
     statements = [stmt.copy() for stmt in callee.work.children]
@@ -260,8 +290,7 @@ def _inline(unit, assign, call, callee, actuals, plan, taken):
                 ref.replace_with(actuals[name].copy())
             else:
                 ref.symbol = symbols[name]
-        for literal in stmt.walk(Literal):
-            literal._datatype = _caller_type(unit, callee, literal.datatype, taken)
+        _retype_literals(unit, callee, stmt)
     parent, position = assign.parent, assign.position
     for offset, stmt in enumerate(statements):
         parent.addchild(stmt, position + offset)
@@ -271,9 +300,62 @@ def _inline(unit, assign, call, callee, actuals, plan, taken):
         call.replace_with(Reference(result))
 
 
-def _caller_type(unit, callee, datatype, taken):
-    return nameable_type(unit.work.symbol_table, datatype, callee.module_variable,
-                         unit.module_variable, taken)
+def _retype_literals(unit, callee, node):
+    for literal in node.walk(Literal):
+        literal._datatype = _caller_type(unit, callee, literal.datatype)
+
+
+def _constant_copy(unit, callee, declared, taken):
+    """A named constant declared in the caller with the value of the
+    callee's `declared`, which the caller cannot name; one per caller."""
+    copies = unit.__dict__.setdefault("_constant_copies", {})
+    if id(declared) not in copies:
+        table = unit.work.symbol_table
+        copy = constant_copy(declared, naming.unique(table, declared.name, taken))
+        copy.datatype = _caller_type(unit, callee, declared.datatype)
+        _retype_literals(unit, callee, copy.initial_value)
+        table.add(copy)
+        copies[id(declared)] = copy
+    return copies[id(declared)]
+
+
+def _caller_type(unit, callee, datatype):
+    """Scalar `datatype` of the callee with a kind the caller names (``dp``
+    for the callee's ``r8`` when the caller has ``use consts, only: dp =>
+    r8``), or None when the caller sees that kind under no name."""
+    if not isinstance(datatype, ScalarType):
+        return None
+    precision = datatype.precision
+    if isinstance(precision, (int, ScalarType.Precision)):
+        return datatype.copy()
+    if type(precision) is not Reference:
+        return None
+    found = callee.module_variable(precision.symbol.name, precision.symbol)
+    seen = _seen_symbol(unit, found[1] if found is not None else precision.symbol)
+    return ScalarType(datatype.intrinsic, Reference(seen)) if seen is not None else None
+
+
+def _seen_symbol(unit, declared):
+    """The symbol by which `unit` names the module constant `declared`
+    (whatever name it gives it), or None."""
+    names = unit.__dict__.setdefault("_seen_symbols", {})
+    if id(declared) in names:
+        return names[id(declared)]
+    names[id(declared)] = None
+    table = unit.original.symbol_table
+    while table is not None and names[id(declared)] is None:
+        for symbol in table.symbols:
+            if isinstance(symbol, (RoutineSymbol, ContainerSymbol)):
+                continue
+            if symbol is not declared:
+                seen = unit.module_variable(symbol.name, symbol)
+                if seen is None or seen[1] is not declared:
+                    continue
+            if unit.work.symbol_table.lookup(symbol.name, otherwise=None) in (None, symbol):
+                names[id(declared)] = symbol
+                break
+        table = table.parent_symbol_table()
+    return names[id(declared)]
 
 
 def _result_target(unit, assign, call, callee):
@@ -288,7 +370,7 @@ def _result_target(unit, assign, call, callee):
             and _plain_scalar(symbol.datatype) and not symbol.is_constant
             and symbol.initial_value is None):
         return None
-    if _type_key(symbol.datatype) != _type_key(callee.result.datatype):
+    if _type_key(symbol.datatype, unit) != _type_key(callee.result.datatype, callee):
         return None
     if any(getattr(r, "symbol", None) is symbol for r in call.walk(Reference)):
         return None

@@ -44,13 +44,6 @@ def nameable_type(table, datatype, callee_origin, caller_origin, taken=()):
     return dtype
 
 
-def nameable_constant(table, symbol, callee_origin, caller_origin, taken=()):
-    """The symbol by which the routine of `table` names the named constant
-    `symbol` a callee reads (the same one, one imported from its module
-    under a free name, or a copy); arguments as :func:`nameable_type`."""
-    return _nameable(table, symbol, callee_origin, caller_origin, taken)
-
-
 def _name_references(table, references, callee_origin, caller_origin, taken):
     for ref in references:
         if not isinstance(ref.symbol, RoutineSymbol):  # (an intrinsic's name)
