@@ -27,7 +27,7 @@ source as the caller (so that messages name the right line).
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall,
-    Literal, Node, Reference, UnaryOperation)
+    Literal, Node, Reference, Schedule, UnaryOperation)
 from psyclone.psyir.symbols import (
     AutomaticInterface, ContainerSymbol, DataSymbol, RoutineSymbol, ScalarType, Symbol)
 
@@ -53,21 +53,26 @@ def inline_functions(unit, taken=()):
     :param unit: the caller (:class:`adfort.interprocedural.Unit`).
     :param taken: names new locals must avoid.
     """
-    for assign in list(unit.work.walk(Assignment)):
-        call = assign.rhs
-        if not isinstance(call, Call) or isinstance(call, IntrinsicCall):
+    for call in list(unit.work.walk(Call)):
+        if isinstance(call, IntrinsicCall):
             continue
+        statement = call.parent
         callee = unit.calls.get(id(call))
         if callee is None or id(call) in unit.passive or not inlinable(callee) \
                 or callee.original.root is not unit.original.root:
+            continue
+        if callee.result is not None:
+            if not (isinstance(statement, Assignment) and statement.rhs is call):
+                continue
+        elif not isinstance(statement, Schedule):
             continue
         actuals = _actuals(unit, call, callee)
         if actuals is None:
             continue
         plan = _plan(unit, callee)
-        if plan is None:
+        if plan is None or _written_is_read(callee, actuals, plan):
             continue
-        _inline(unit, assign, call, callee, actuals, plan, taken)
+        _inline(unit, call, callee, actuals, plan, taken)
         unit.calls.pop(id(call), None)
 
 
@@ -82,12 +87,15 @@ def inlinable(callee):
 
 
 def _inlinable(callee):
-    if getattr(callee, "opaque", False) or callee.result is None:
+    if getattr(callee, "opaque", False) or optional_names(callee.original):
         return False
-    if not _plain_scalar(callee.result.datatype) or optional_names(callee.original):
+    function = callee.result is not None
+    if function and not _plain_scalar(callee.result.datatype):
         return False
     formals = [f for f in callee.formals if f is not callee.result]
-    if any(not _plain_scalar(f.datatype) or callee.writes_formal(f) for f in formals):
+    if any(not _plain_scalar(f.datatype) for f in formals):
+        return False
+    if function and any(callee.writes_formal(f) for f in formals):
         return False
     expressions, statements = [], [0]
     if not _body_fits(list(callee.work.children), callee, expressions, statements):
@@ -107,15 +115,18 @@ def _inlinable(callee):
 
 def _body_fits(children, callee, expressions, statements):
     """Whether `children` are assignments to the result or local scalars
-    and IF blocks of such, collecting their expressions."""
+    (a subroutine's: to local scalars and its arguments) and IF blocks of
+    such, collecting their expressions."""
     table = callee.work.symbol_table
+    formals = [] if callee.result is not None else callee.formals
     for stmt in children:
         statements[0] += 1
         if isinstance(stmt, Assignment):
             if type(stmt.lhs) is not Reference:
                 return False
             target = table.lookup(stmt.lhs.symbol.name, otherwise=None)
-            if target is not callee.result and not _own_scalar(callee, target):
+            if target is not callee.result and target not in formals \
+                    and not _own_scalar(callee, target):
                 return False
             expressions.append(stmt.rhs)
         elif isinstance(stmt, IfBlock):
@@ -184,10 +195,45 @@ def _actuals(unit, call, callee):
             return None
         if kind is None or kind != _type_key(formal.datatype, callee):
             return None
+        if callee.result is None and callee.writes_formal(formal) and not (
+                is_variable(actual) and not actual.symbol.is_constant):
+            return None
         found[formal.name.lower()] = actual
     if len(found) != len([f for f in callee.formals if f is not callee.result]):
         return None
+    # A variable the subroutine changes must be named by no other argument
+    # (nor in the indices of its own): in the call each actual's element
+    # is chosen once, inlined it is chosen at every use.
+    for formal in callee.formals:
+        actual = found.get(formal.name.lower())
+        if actual is None or callee.result is not None or not callee.writes_formal(formal):
+            continue
+        name = actual.symbol.name.lower()
+        for other in found.values():
+            names = {r.symbol.name.lower() for r in other.walk(Reference)}
+            if (other is not actual and name in names) or (
+                    other is actual and name in {r.symbol.name.lower()
+                                                 for r in other.walk(Reference)[1:]}):
+                return None
+        for index in actual.walk(Reference)[1:]:
+            if any(index.symbol.name.lower() == a.symbol.name.lower()
+                   for f, a in found.items() if _writes(callee, f) and is_variable(a)):
+                return None
     return found
+
+
+def _writes(callee, name):
+    formal = next(f for f in callee.formals if f.name.lower() == name)
+    return callee.result is None and callee.writes_formal(formal)
+
+
+def _written_is_read(callee, actuals, plan):
+    """Whether a variable a subroutine changes through an argument is a
+    module variable its body reads by name too."""
+    written = {a.symbol.name.lower() for f, a in actuals.items()
+               if _writes(callee, f) and is_variable(a)}
+    return any(role == "module" and symbol.name.lower() in written
+               for role, symbol in plan.values())
 
 
 def _plan(unit, callee):
@@ -206,7 +252,8 @@ def _plan(unit, callee):
         own = table.lookup(name, scope_limit=callee.work, otherwise=None)
         if name in formals:
             plan[name] = ("formal", None)
-        elif own is not None and own.name.lower() == callee.result.name.lower():
+        elif own is not None and callee.result is not None \
+                and own.name.lower() == callee.result.name.lower():
             plan[name] = ("result", callee.result)
         elif own is not None and _own_scalar(callee, own):
             plan[name] = ("local", own)
@@ -215,8 +262,9 @@ def _plan(unit, callee):
             if entry is None:
                 return None
             plan[name] = entry
-    types = [callee.result.datatype] + [s.datatype for role, s in plan.values()
-                                        if role == "local"]
+    types = [s.datatype for role, s in plan.values() if role == "local"]
+    if callee.result is not None:
+        types.append(callee.result.datatype)
     types += [literal.datatype for literal in callee.work.walk(Literal)]
     for role, symbol in plan.values():
         if role == "constant" and _seen_symbol(unit, symbol) is None:
@@ -261,10 +309,11 @@ def _copyable(constant):
                     for n in value.walk(Node)))
 
 
-def _inline(unit, assign, call, callee, actuals, plan, taken):
+def _inline(unit, call, callee, actuals, plan, taken):
     table = unit.work.symbol_table
-    result = _result_target(unit, assign, call, callee)
-    if result is None:
+    assign = call.parent if callee.result is not None else None
+    result = _result_target(unit, assign, call, callee) if assign is not None else None
+    if result is None and assign is not None:
         result = new_local(table, naming.function_value(callee.name),
                            _caller_type(unit, callee, callee.result.datatype), taken)
     symbols = {}
@@ -291,11 +340,12 @@ def _inline(unit, assign, call, callee, actuals, plan, taken):
             else:
                 ref.symbol = symbols[name]
         _retype_literals(unit, callee, stmt)
-    parent, position = assign.parent, assign.position
+    statement = assign if assign is not None else call
+    parent, position = statement.parent, statement.position
     for offset, stmt in enumerate(statements):
         parent.addchild(stmt, position + offset)
-    if result is assign.lhs.symbol:
-        assign.detach()
+    if assign is None or result is assign.lhs.symbol:
+        statement.detach()
     else:
         call.replace_with(Reference(result))
 

@@ -51,7 +51,7 @@ from psyclone.psyir.nodes import (
     Assignment, Call, CodeBlock, DataNode, IfBlock, Loop, Reference, WhileLoop)
 from psyclone.psyir.symbols import ScalarType
 
-from adfort.iterations import _MAX_REAL_NODES, _local_scalar, _may_set, _named
+from adfort.iterations import _MAX_REAL_NODES, _extra_reads, _local_scalar, _may_set, _named
 from adfort.recompute import condition_reads
 from adfort.tape import written_names
 from adfort.transformations.reverser import enclosing_loop_indices
@@ -167,20 +167,38 @@ def _qualifies(body, position, name, symbol, reads, conditions, call_writes):
     return last
 
 
-def strip_late(reads, conditions, routine, found):
+def strip_late(reads, conditions, routine, found, recomputed=None, cheap_calls=frozenset()):
     """`reads` and `conditions` with the variables of `found` replaced, in
     the statements from their setter to their last reader, by what their
     formulas read (the later setters first: a formula may read an earlier
-    one's variable)."""
+    one's variable).  A formula's read of a variable that
+    :mod:`adfort.iterations` computes again in an enclosing loop (`recomputed`)
+    is what that computation reads: it is there at every reversed iteration."""
     reads, conditions = dict(reads), dict(conditions)
+    recomputed = recomputed or {}
     for loop in routine.walk(Loop):
         late = found.get(id(loop), {})
         order = {id(s): k for k, s in enumerate(loop.loop_body.children)}
         for name, (formula, span) in sorted(late.items(),
                                             key=lambda item: -order[id(item[1][1][0])]):
+            formula = _through_recomputed(formula, loop, recomputed, cheap_calls)
             for node in (n for stmt in span for n in [stmt] + stmt.walk(_NODES)):
                 for table in (reads, conditions):
                     names = set(table.get(id(node), ()))
                     if name in names:
                         table[id(node)] = (names - {name}) | formula
     return reads, conditions
+
+
+def _through_recomputed(formula, loop, recomputed, cheap_calls):
+    """`formula` (names read) with the names that `loop` or a loop around
+    it computes again replaced by what computing them reads."""
+    node = loop
+    while node is not None:
+        if isinstance(node, Loop) and id(node) in recomputed:
+            names = recomputed[id(node)][0]
+            if formula & names:
+                formula = (formula - names) | _extra_reads(node, recomputed[id(node)],
+                                                           cheap_calls)
+        node = node.parent
+    return formula

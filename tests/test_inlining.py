@@ -172,6 +172,60 @@ CASES = {
           end subroutine lit
         end module lit_mod
     """,
+    # Short subroutines: two outputs into array elements, an update of an
+    # argument; one changing an index another argument uses (not inlined).
+    "subroutine_outputs.f90": """\
+        ! adfort: routine=drive dep=cost indep=h
+        ! adfort: init n=7 h=1:2
+        module flux_mod
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+          real(wp) :: grav = 9.81_wp
+        contains
+          subroutine face(hl, hr, fh, fm)
+            real(wp), intent(in) :: hl, hr
+            real(wp), intent(out) :: fh, fm
+            real(wp) :: c
+            c = sqrt(grav*max(hl, hr))
+            fh = 0.5_wp*(hl + hr) - 0.5_wp*c*(hr - hl)
+            fm = fh*c
+          end subroutine face
+
+          subroutine accum(a, b)
+            real(wp), intent(inout) :: a
+            real(wp), intent(in) :: b
+            a = a + b*b
+            if (a > 10.0_wp) a = 10.0_wp + 0.1_wp*a
+          end subroutine accum
+
+          subroutine bump(k, v)
+            integer, intent(inout) :: k
+            real(wp), intent(inout) :: v
+            k = k + 1
+            v = v*1.5_wp + 0.1_wp*v**2
+          end subroutine bump
+
+          subroutine drive(n, h, cost)
+            integer, intent(in) :: n
+            real(wp), intent(inout) :: h(n)
+            real(wp), intent(out) :: cost
+            real(wp) :: fh(n), fm(n), s
+            integer :: i, k
+            fh = 0.0_wp
+            fm = 0.0_wp
+            do i = 1, n - 1
+              call face(h(i), h(i+1), fh(i), fm(i))
+            end do
+            s = 0.0_wp
+            k = 1
+            do i = 1, n - 2
+              call accum(s, fm(i) - fh(i+1))
+              call bump(k, h(k))
+            end do
+            cost = s + sum(h*fh)
+          end subroutine drive
+        end module flux_mod
+    """,
 }
 
 
@@ -212,3 +266,11 @@ def test_functions_with_side_effects_or_loops_are_called(tmp_path):
 def test_literal_arguments_are_inlined(tmp_path):
     text = _text(tmp_path, "literal_arguments.f90")
     assert "blend_rec" not in text
+
+
+def test_short_subroutines_are_inlined(tmp_path):
+    text = _text(tmp_path, "subroutine_outputs.f90")
+    assert "face_rec" not in text and "accum_rec" not in text
+    # bump changes k, which h(k) names: inlined, h(k) would be another
+    # element after k = k + 1.
+    assert "bump_rec" in text

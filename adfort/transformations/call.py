@@ -242,7 +242,7 @@ def reverse_call(call, reverser, target=None):
     # even if the call changed the subscripts (call f(k, a(k)) with k
     # overwritten): those subscripts are kept as they were at the call.
     written = reverser.plan.call_writes.get(id(stmt), set())
-    keep_rec, keep_ret, at_call = _subscripts_at_call(actuals, written, reverser)
+    keep_rec, keep_ret, at_call, subscripts = _subscripts_at_call(actuals, written, reverser)
     # Active variables the call sets to passive values: their adjoints
     # (of the values they had before) are zero from here back.
     clears = []
@@ -264,7 +264,7 @@ def reverse_call(call, reverser, target=None):
                 if mpi_call_rule(call).kind in NONBLOCKING else reverse_mpi(call, reverser)
             reverser.comment(adjoint, text)
         rec.append(stmt.detach())
-        return rec, keep_ret + clears + adjoint + ret_after
+        return rec, keep_ret + clears + adjoint + _as_at_call(ret_after, subscripts)
     formals = _formals(info, call, target)
     prologue, with_adjoints, epilogue = [], [], []
     for actual, formal in zip(actuals, formals):
@@ -325,8 +325,9 @@ def reverse_call(call, reverser, target=None):
             # f_rev.  What the caller saves around the call stays: f_rev
             # may change those arguments too (the results its adjoint reads).
             tag_not_rerun([stmt] + [s for save, restore in inputs for s in save + restore])
-        ret = clears + ret + prologue + [_generated_call(info, "rev", with_adjoints, location)] + epilogue
-    ret = keep_ret + ret + ret_after
+        ret = clears + _as_at_call(ret, subscripts) + prologue + [
+            _generated_call(info, "rev", with_adjoints, location)] + epilogue
+    ret = keep_ret + ret + _as_at_call(ret_after, subscripts)
     reverser.comment(ret, text)
     return rec, ret
 
@@ -487,7 +488,7 @@ def _subscripts_at_call(actuals, written, reverser):
                     for index in actual.indices for ref in index.walk(Reference)
                     if not _shape_inquiry(ref)} & written)
     if not names:
-        return [], [], {}
+        return [], [], {}, {}
     ctx = reverser.ctx
     symbols = []
     for name in names:
@@ -520,7 +521,22 @@ def _subscripts_at_call(actuals, written, reverser):
                 if ref.symbol.name.lower() in kept:
                     ref.symbol = kept[ref.symbol.name.lower()]
         at_call[id(actual)] = copy
-    return rec, ret, at_call
+    return rec, ret, at_call, kept
+
+
+def _as_at_call(statements, kept):
+    """`statements` (restores of values saved before a call) naming the
+    elements by the subscripts' values at the call (`kept`: {name: local}):
+    the call may have changed the subscripts (``call bump(k, h(k))``), and
+    what was saved is the element the subscript named then."""
+    if kept:
+        for stmt in statements:
+            for array in stmt.walk(ArrayReference):
+                for index in array.indices:
+                    for ref in index.walk(Reference):
+                        if ref.symbol.name.lower() in kept:
+                            ref.symbol = kept[ref.symbol.name.lower()]
+    return statements
 
 
 class ADReverseCallTrans(ADReverseTrans):

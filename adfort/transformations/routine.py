@@ -191,7 +191,7 @@ def reverse_work(work, spec, options, names, filename=None):
     # again where their last reader is reversed.
     late_before, late = late_recomputed(work, recomputed, reads, conditions, alias,
                                         {**call_writes, **kept_writes})
-    reads, conditions = strip_late(reads, conditions, work, late)
+    reads, conditions = strip_late(reads, conditions, work, late, recomputed, cheap_calls)
     # Scalars each iteration sets and reads: pushed once per iteration.
     pushed = pushed_per_iteration(work, recomputed, reads, conditions, alias,
                                   {**call_writes, **kept_writes})
