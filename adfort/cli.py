@@ -215,6 +215,9 @@ _DIFF_OPTIONS = [
                   help="Leave the automatic arrays of generated routines as they are (gfortran "
                        "allocates each on the heap at every call) instead of passing them "
                        "sections of one buffer."),
+    click.option("--no-inline", is_flag=True,
+                  help="Keep calls of short functions and subroutines as calls (each gets its "
+                       "motions) instead of putting their statements in the caller."),
 ]
 
 
@@ -233,7 +236,8 @@ def _fail(err):
 
 
 def _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
-                        no_inline_operation_adjoints, no_pool_work_arrays=False):
+                        no_inline_operation_adjoints, no_pool_work_arrays=False,
+                        no_inline=False):
     """The options of the generated code (see :mod:`adfort.context`)."""
     return {
         "jacobian": jacobian,
@@ -242,6 +246,7 @@ def _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
         "simplify_n_times": simplify_n_times,
         "inline_operation_adjoints": not no_inline_operation_adjoints,
         "pool_work_arrays": not no_pool_work_arrays,
+        "inline": not no_inline,
     }
 
 
@@ -293,14 +298,15 @@ def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, link
          adjoint_libs,
          passive, search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian,
          verbose, timings, no_simplify, simplify_n_times, no_inline_operation_adjoints,
-         no_pool_work_arrays):
+         no_pool_work_arrays, no_inline):
     """Differentiate FILE and write the adjoint (default), tangent (--mode
     forward) or Hessian-vector product (--mode hvp) Fortran.
 
     EXTRA_FILES hold routines and modules that FILE's routines call.
     """
     options = _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
-                                  no_inline_operation_adjoints, no_pool_work_arrays)
+                                  no_inline_operation_adjoints, no_pool_work_arrays,
+                                  no_inline)
     try:
         if free_form and fixed_form:
             raise AdfortError("--free-form and --fixed-form exclude each other: give one")
@@ -400,7 +406,7 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoint
           adjoint_libs, passive,
           search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian, verbose,
           timings, no_simplify, simplify_n_times, no_inline_operation_adjoints,
-          no_pool_work_arrays, sizes, ranges,
+          no_pool_work_arrays, no_inline, sizes, ranges,
           plot, keep, adjoint_file, tangent_file, fflags, compile_files, seed, timeout):
     """Check the adjoint of a routine of FILE by running it.
 
@@ -415,7 +421,8 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoint
     from adfort.check.problem import parse_assignments
     from adfort.check.report import format_report, plain, plot as draw
     options = _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
-                                  no_inline_operation_adjoints, no_pool_work_arrays)
+                                  no_inline_operation_adjoints, no_pool_work_arrays,
+                                  no_inline)
     try:
         if free_form and fixed_form:
             raise AdfortError("--free-form and --fixed-form exclude each other: give one")

@@ -22,6 +22,9 @@ DEFAULT_OPTIONS = {
     # <tape>_put/_get; False: PACK/RESHAPE (for an adjoint differentiated
     # again, adfort/tangent/hvp.py, whose tangent mode reads them).
     "tape_copy_routines": True,
+    # Short functions and subroutines inlined into their callers
+    # (adfort/inlining.py).
+    "inline": True,
 }
 
 

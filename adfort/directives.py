@@ -131,6 +131,10 @@ class DirectedSchedule(ADReversalSchedule):
             return self.callees[link[1]][0] == "split"
         return self.base.is_split(caller, callee)
 
+    def names(self, caller, callee):
+        link = (caller.lower(), callee.lower())
+        return link in self.links or link[1] in self.callees or self.base.names(caller, callee)
+
     def __repr__(self):
         return f"DirectedSchedule({self.base!r}, links={self.links}, callees={self.callees})"
 

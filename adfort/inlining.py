@@ -34,6 +34,7 @@ from psyclone.psyir.symbols import (
 from adfort import naming
 from adfort.derived import is_variable
 from adfort.optional import callee_formals, matched_formals, optional_names
+from adfort.recompute import CHEAP_INTRINSICS
 from adfort.symbols import constant_copy, new_local
 
 _MAX_STATEMENTS = 16
@@ -43,7 +44,7 @@ _TYPES = (ScalarType.Intrinsic.REAL, ScalarType.Intrinsic.INTEGER,
 _EXPRESSION_NODES = (Reference, Literal, BinaryOperation, UnaryOperation, IntrinsicCall)
 
 
-def inline_functions(unit, taken=()):
+def inline_functions(unit, taken=(), schedule=None):
     """Put the statements of every short function `unit` calls in place of
     the call (``limiter_value = limiter(r)`` becomes the limiter's formula
     assigned to ``limiter_value``).  Run after
@@ -52,6 +53,8 @@ def inline_functions(unit, taken=()):
 
     :param unit: the caller (:class:`adfort.interprocedural.Unit`).
     :param taken: names new locals must avoid.
+    :param schedule: the reversal schedule: a link it names (``--link``, a
+        directive) keeps its calls, reversed as asked.
     """
     for call in list(unit.work.walk(Call)):
         if isinstance(call, IntrinsicCall):
@@ -60,6 +63,8 @@ def inline_functions(unit, taken=()):
         callee = unit.calls.get(id(call))
         if callee is None or id(call) in unit.passive or not inlinable(callee) \
                 or callee.original.root is not unit.original.root:
+            continue
+        if schedule is not None and schedule.names(unit.name, callee.name):
             continue
         if callee.result is not None:
             if not (isinstance(statement, Assignment) and statement.rhs is call):
@@ -104,13 +109,27 @@ def _inlinable(callee):
     for expr in expressions:
         for node in expr.walk(object):
             nodes += 1
-            if not isinstance(node, _EXPRESSION_NODES):
+            if not isinstance(node, _EXPRESSION_NODES) or _costly(node):
                 return False
             if isinstance(node, Call) and not isinstance(node, IntrinsicCall):
                 return False
             if type(node) not in (Reference, ArrayReference) and isinstance(node, Reference):
                 return False   # a structure component
     return bool(expressions) and statements[0] <= _MAX_STATEMENTS and nodes <= _MAX_NODES
+
+
+def _costly(node):
+    """Whether `node` is a costly operation (EXP, SQRT, a real power…).
+    A routine computing such values stays a call: its returning motion
+    computes them again, where inlined they would be taped per call (or the
+    whole call deferred, :mod:`adfort.deferral`, would run forward)."""
+    if isinstance(node, IntrinsicCall):
+        return node.intrinsic.name not in CHEAP_INTRINSICS
+    if isinstance(node, BinaryOperation) and node.operator == BinaryOperation.Operator.POW:
+        exponent = node.children[1]
+        return not (isinstance(exponent, Literal)
+                    and exponent.datatype.intrinsic == ScalarType.Intrinsic.INTEGER)
+    return False
 
 
 def _body_fits(children, callee, expressions, statements):

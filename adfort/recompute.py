@@ -31,8 +31,10 @@ from psyclone.psyir.symbols import DataSymbol, ScalarType
 from adfort.tape import written_names
 from adfort.transformations.reverser import enclosing_loop_indices
 
-_CHEAP = {"ABS", "MIN", "MAX", "MOD", "MODULO", "SIGN", "INT", "NINT", "REAL", "DBLE",
-          "FLOOR", "CEILING", "SIZE", "LBOUND", "UBOUND", "PRESENT", "AINT", "ANINT"}
+# Intrinsics cheap enough to evaluate again rather than tape.
+CHEAP_INTRINSICS = {"ABS", "MIN", "MAX", "MOD", "MODULO", "SIGN", "INT", "NINT", "REAL", "DBLE",
+                    "FLOOR", "CEILING", "SIZE", "LBOUND", "UBOUND", "PRESENT", "AINT", "ANINT"}
+_CHEAP = CHEAP_INTRINSICS
 _NUMERIC = (ScalarType.Intrinsic.INTEGER, ScalarType.Intrinsic.REAL)
 _MAX_NODES = 40
 # Beyond this many candidates, try them together only (planning cost).

@@ -19,6 +19,11 @@ class ADReversalSchedule:
         """Whether the call from `caller` to `callee` is reversed split."""
         raise NotImplementedError
 
+    def names(self, caller, callee):
+        """Whether the schedule chooses for this link by name (a ``--link``
+        or a directive): its calls stay calls (:mod:`adfort.inlining`)."""
+        return False
+
     def __repr__(self):
         return f"{type(self).__name__}()"
 
@@ -66,6 +71,11 @@ class LinkReversalSchedule(ADReversalSchedule):
         if link in self.weak_links:
             return False
         return self.default.is_split(caller, callee)
+
+    def names(self, caller, callee):
+        link = (caller.lower(), callee.lower())
+        return (link in self.strong_links or link in self.weak_links
+                or self.default.names(caller, callee))
 
     def __repr__(self):
         return (f"LinkReversalSchedule(strong_links={sorted(self.strong_links)}, "

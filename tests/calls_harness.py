@@ -114,16 +114,20 @@ class Schedule:
     name: str
     default: str
     links: Tuple[str, ...] = ()
+    flags: Tuple[str, ...] = ()
 
     def cli(self) -> List[str]:
         args = ["--schedule", self.default]
         for link in self.links:
             args += ["--link", link]
-        return args
+        return args + list(self.flags)
 
 
 SPLIT = Schedule("split", "split")
 JOINT = Schedule("joint", "joint")
+# Short functions and subroutines kept as calls (adfort/inlining.py puts
+# them in their callers by default): the calls' own reversal is checked.
+JOINT_CALLS = Schedule("joint-calls", "joint", flags=("--no-inline",))
 
 
 @dataclasses.dataclass
@@ -182,7 +186,7 @@ class Fixture:
 
     @property
     def schedules(self) -> List[Schedule]:
-        return [SPLIT, JOINT] + self.mixed
+        return [SPLIT, JOINT, JOINT_CALLS] + self.mixed
 
     def schedule(self, name: str) -> Schedule:
         for sched in self.schedules:

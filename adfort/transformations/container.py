@@ -304,7 +304,8 @@ class _ProgramBuild:
             positional_arguments(unit.work, unit.calls,
                                  source_name(unit.original) or self.filename)
             hoist_calls(unit.work, self._function_type(unit), unit.calls, taken)
-            inline_functions(unit, taken)
+            if self.options.get("inline", True):
+                inline_functions(unit, taken, self.schedule)
         # Dependents that come in with a value count as independents too:
         # their adjoints return the sensitivity to that value.
         self.activity = Activity(
