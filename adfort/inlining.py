@@ -29,7 +29,7 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall,
     Literal, Node, Reference, Schedule, UnaryOperation)
 from psyclone.psyir.symbols import (
-    AutomaticInterface, ContainerSymbol, DataSymbol, RoutineSymbol, ScalarType, Symbol)
+    ArgumentInterface, AutomaticInterface, ContainerSymbol, DataSymbol, RoutineSymbol, ScalarType, Symbol)
 
 from adfort import naming
 from adfort.derived import is_variable
@@ -215,8 +215,9 @@ def _actuals(unit, call, callee):
         if kind is None or kind != _type_key(formal.datatype, callee):
             return None
         if callee.result is None and callee.writes_formal(formal) and not (
-                is_variable(actual) and not actual.symbol.is_constant):
-            return None
+                is_variable(actual) and not actual.symbol.is_constant
+                and not _intent_in(actual.symbol)):
+            return None   # (a changed intent(in) argument is refused later)
         found[formal.name.lower()] = actual
     if len(found) != len([f for f in callee.formals if f is not callee.result]):
         return None
@@ -239,6 +240,12 @@ def _actuals(unit, call, callee):
                    for f, a in found.items() if _writes(callee, f) and is_variable(a)):
                 return None
     return found
+
+
+def _intent_in(symbol):
+    interface = symbol.interface
+    return isinstance(interface, ArgumentInterface) and \
+        interface.access == ArgumentInterface.Access.READ
 
 
 def _writes(callee, name):

@@ -946,7 +946,7 @@ _DECL_INTENT = re.compile(
 _ASSIGNED = re.compile(r"^\s*(\w+)\s*(?:\(.*?\))?\s*=(?!=)")
 
 
-def differentiate_text(workdir: Path, name: str, text: str) -> str:
+def differentiate_text(workdir: Path, name: str, text: str, extra_cli=()) -> str:
     """Write a small fixture source (dedented) as `workdir`/`name` and
     return what ``adfort diff`` makes of it with its metadata's routine,
     dependents and independents (default schedule)."""
@@ -957,7 +957,7 @@ def differentiate_text(workdir: Path, name: str, text: str) -> str:
     out = Path(workdir) / (source.stem + "_ad.f90")
     subprocess.run([sys.executable, "-m", "adfort", "diff", str(source),
                     "--routine", meta.routine, "--dep", ",".join(meta.dep),
-                    "--indep", ",".join(meta.indep), "-o", str(out)],
+                    "--indep", ",".join(meta.indep), "-o", str(out), *extra_cli],
                    check=True, capture_output=True)
     return out.read_text()
 

@@ -87,7 +87,8 @@ def test_joint_rerun_leaves_out_what_no_adjoint_reads():
     flux routine's own re-run skips its limiter loop (a cheap function whose
     values each reversed iteration computes again)."""
     text, _, _ = differentiate_file(str(BENCH / "advection_limiter.f90"), ["cost"],
-                                    ["c", "u"], JointReversalSchedule(), routine="run")
+                                    ["c", "u"], JointReversalSchedule(), routine="run",
+                                    options={"inline": False})
     step = _routine(text, "step_rev")
     assert "call fluxes(" not in step and "value_tape" not in step, step
     assert not re.search(r"^\s*c\(i\) = ", step, re.M), step

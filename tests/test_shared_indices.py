@@ -259,11 +259,11 @@ def _text(tmp_path, name):
     return harness.differentiate_text(tmp_path, name, CASES[name]).lower()
 
 
-def _split(path, routine, dep, indep):
+def _split(path, routine, dep, indep, options=None):
     from adfort.api import differentiate_file
     from adfort.schedules import SplitReversalSchedule
     return differentiate_file(str(path), dep, indep, SplitReversalSchedule(),
-                              routine=routine)[0].lower()
+                              routine=routine, options=options)[0].lower()
 
 
 def test_indices_of_several_loops_are_computed_again():
@@ -440,7 +440,7 @@ def test_short_function_value_is_computed_again_not_handed_over():
     # (through superbee_rec) instead of taking the value from the tape, so
     # the split tape holds only the time steps' states.
     path = harness.REPO_ROOT / "tests" / "fortran_fixtures" / "flux2d_limiter_chain.f90"
-    text = _split(path, "fv_run", ["cost"], ["q0", "cx"])
+    text = _split(path, "fv_run", ["cost"], ["q0", "cx"], {"inline": False})
     rec = harness.routine_source(text, "face_flux_rec")
     assert "value_tape" not in rec, rec
     ret = harness.routine_source(text, "face_flux_ret")

@@ -553,7 +553,7 @@ def test_limiter_partials_choose_between_integers():
     from adfort.schedules import SplitReversalSchedule
     bench = Path(__file__).resolve().parents[1] / "benchmarks" / "advection_limiter.f90"
     text = differentiate_file(str(bench), ["cost"], ["c", "u"], SplitReversalSchedule(),
-                              routine="run")[0].lower()
+                              routine="run", options={"inline": False})[0].lower()
     start = text.index("subroutine limiter_ret(")
     ret = text[start:text.index("end subroutine limiter_ret", start)]
     assert ".and." not in ret and "merge(1.0" not in ret, ret
