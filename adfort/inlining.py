@@ -16,7 +16,9 @@ The user's code and the function itself are left as they are.
 A function qualifies (:func:`inlinable`) when its body is at most
 ``_MAX_STATEMENTS`` assignments and IF blocks of at most ``_MAX_NODES``
 expression nodes in all, assigning only its result and local scalars,
-calling only intrinsics, changing no argument, with scalar arguments that
+calling only intrinsics and none of the costly ones (:func:`_costly`),
+changing no argument (a subroutine: only its scalar arguments), with
+scalar arguments that
 are not OPTIONAL, and reading nothing else but named constants and
 variables of its module that the caller sees under the same name.  A call
 is inlined when its actual arguments are variables or constants of the
