@@ -11,20 +11,35 @@ routine never changes, constants and other such scalars or handed-over
 scalars set once before it, holds that value from its statement to the
 end: the returning motion computes it again at its start, after the pops
 of the values still handed over, for the cost of a few operations per
-call.  Costly values (EXP, LOG, powers: :mod:`adfort.stored_values`) stay
+call.  A square root counts as cheap here (a flux routine's wave speeds);
+other costly values (EXP, LOG, powers: :mod:`adfort.stored_values`) stay
 on the tape.
+
+Local arrays one top-level loop sets from cheap formulas are computed again
+too (:func:`arrays_computed_again`): at the returning motion's start when
+what they read never changes, else (MUSCL slopes of the state a step then
+updates) just before the reversal of their last reader, when no statement
+from the loop to it changes what they read: the taping plan then counts
+that reader as reading the inputs, so the returning motion has them back.
 """
 
 import re
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, DataNode, IfBlock,
-    IntrinsicCall, Literal, Loop, Reference, Schedule)
+    IntrinsicCall, Literal, Loop, Node, Reference, Schedule)
 from psyclone.psyir.symbols import ArrayType, AutomaticInterface, DataSymbol
 
 from adfort.fresh_elements import unit_step
 from adfort.iterations import _MAX_REAL_NODES, _local_scalar
-from adfort.recompute import condition_reads
+from adfort.recompute import CHEAP_INTRINSICS, condition_reads
+from adfort.tape import written_names
+
+
+# A hand-over costs a push per call, kept on the tape for the whole run
+# under the split schedule; a square root costs about a division: computed
+# again.  EXP, LOG and real powers stay on the tape.
+_HANDOVER_CHEAP = CHEAP_INTRINSICS | {"SQRT"}
 
 
 def computed_again(routine, finals, written, call_writes, alias, constant=None,
@@ -104,7 +119,7 @@ def _formula_reads(stmt, cheap_calls):
                 return None
             names |= read
         return names
-    return condition_reads(stmt.rhs)
+    return condition_reads(stmt.rhs, _HANDOVER_CHEAP)
 
 
 def _cheap(stmt, cheap_calls=frozenset()):
@@ -134,7 +149,8 @@ def _reads_available(setter, once, candidates, finals, written, table, constant,
     return True
 
 
-def arrays_computed_again(routine, finals, again, written, call_writes, alias, constant=None):
+def arrays_computed_again(routine, finals, again, written, call_writes, alias, constant=None,
+                          reads=None):
     """(names, statements): the handed-over local arrays of `finals` that
     one top-level DO loop sets from cheap formulas, computed again at the
     returning motion's start (by copies of their statements: the element
@@ -152,10 +168,19 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
     the Thomas algorithm's forward sweep.
 
     :param again: names of the scalars :func:`computed_again` computes again.
-    :returns: (set of names, list of statement copies in source order).
+    :param reads: None, or {id(node): names} of what the adjoints (and the
+        conditions evaluated again) read: then the arrays whose formulas
+        read values later statements change (MUSCL slopes of the state a
+        time step updates) are the ones looked for, computed again where
+        the returning motion has those values back (see
+        :func:`arrays_computed_late`).
+    :returns: (set of names, list of statement copies in source order);
+        with `reads`, (set of names, {id(top-level statement T): statement
+        copies to run before T is reversed}, {id(node): names read instead}).
     """
+    late, adjoint_reads = reads is not None, reads
     if alias or not finals:
-        return set(), []
+        return (set(), {}, {}) if late else (set(), [])
     table = routine.symbol_table
     constant = constant or (lambda name: False)
     opaque = " ".join(str(n).lower() for b in routine.walk(CodeBlock)
@@ -173,7 +198,7 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
             name = stmt.lhs.symbol.name.lower()
             if count[name] == 1 and name not in by_calls and name not in loop_indices:
                 once[name] = stmt.position
-    found, copies = set(), []
+    found, copies, instead = set(), ({} if late else []), {}
     for loop in routine.children:
         # (Its index is set by the copy: not if the returning motion
         # receives its value.)
@@ -198,7 +223,19 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
                        if eligible(n) and _local_scalar(table.lookup(n, otherwise=None))
                        and count[n] == len(assigns)
                        and all(type(a.lhs) is Reference for a in assigns)}
+        if late:
+            # Scalars other loops set too, each iteration setting them
+            # first (im = i - 1): the copy sets its own (renamed) ones.
+            shared = {n for n, assigns in inside.items()
+                      if n not in temporaries and eligible(n)
+                      and _local_scalar(table.lookup(n, otherwise=None))
+                      and all(type(a.lhs) is Reference for a in assigns)
+                      and _set_first(loop, n)}
+            temporaries |= shared
         chosen = arrays | temporaries
+
+        loop_writes = written_names([loop], call_writes)
+        inputs = set()
 
         def available(name, position):
             symbol = table.lookup(name, otherwise=None)
@@ -207,7 +244,12 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
                 return True
             if getattr(symbol, "is_argument", False) and name not in written:
                 return True
-            return (name in again or name in finals) and once.get(name, position) < position
+            if (name in again or name in finals) and once.get(name, position) < position:
+                return True
+            if late and isinstance(symbol, DataSymbol) and name not in loop_writes:
+                inputs.add(name)   # back where the returning motion needs it?
+                return True
+            return False
 
         def reads_of(stmt):
             reads = condition_reads(stmt.rhs)
@@ -236,22 +278,77 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
                 break
             chosen -= dropped
         arrays &= chosen
-        if arrays:
+        if late:
+            placed = _placed_late(routine, loop, arrays, inputs, adjoint_reads, call_writes) \
+                if arrays and inputs and not any(ahead.get(n) for n in arrays) else None
+            if placed is not None:
+                target, replaced = placed
+                copy = _only(loop, chosen)
+                copy.adfort_shared = temporaries & chosen   # its own scalars
+                copies.setdefault(id(target), []).append(copy)
+                instead.update(replaced)
+                adjoint_reads = {**adjoint_reads, **replaced}
+                found |= arrays
+        elif arrays:
             copies += [s.copy() for s in routine.children[:loop.position]
                        if isinstance(s, Assignment) and isinstance(s.lhs, ArrayReference)
                        and s.lhs.symbol.name.lower() in arrays]
             copies.append(_only(loop, chosen))
             found |= arrays
-    return found, copies
+    return (found, copies, instead) if late else (found, copies)
+
+
+def _set_first(loop, name):
+    """Whether each iteration of `loop` sets scalar `name` first: the
+    first statement of its body naming it assigns it unconditionally from
+    a formula not reading it."""
+    for stmt in loop.loop_body.children:
+        if name not in {r.symbol.name.lower() for r in stmt.walk(Reference)}:
+            continue
+        return isinstance(stmt, Assignment) and type(stmt.lhs) is Reference and \
+            stmt.lhs.symbol.name.lower() == name and \
+            name not in {r.symbol.name.lower() for r in stmt.rhs.walk(Reference)}
+    return False
+
+
+def _placed_late(routine, loop, arrays, inputs, reads, call_writes):
+    """(T, {id(node): names read instead}) for local `arrays` that `loop`
+    sets from `inputs`, some of which later statements change: computed
+    again just before the reversal of T, the last top-level statement
+    whose adjoint reads them, when no statement from `loop` to T changes
+    an input and nothing up to `loop` reads the arrays; the reads of the
+    arrays become reads of the inputs (so the taping plan puts the inputs
+    back by then).  None otherwise."""
+    last = None
+    for stmt in routine.children:
+        nodes = [stmt] + stmt.walk(Node)
+        if not any(arrays & set(reads.get(id(n), ())) for n in nodes):
+            continue
+        if stmt.position <= loop.position:
+            return None
+        last = stmt
+    if last is None:
+        return None
+    if inputs & written_names(routine.children[loop.position + 1:last.position + 1],
+                              call_writes):
+        return None
+    replaced = {}
+    for stmt in routine.children[loop.position + 1:last.position + 1]:
+        for node in [stmt] + stmt.walk(Node):
+            names = set(reads.get(id(node), ()))
+            if names & arrays:
+                replaced[id(node)] = (names - arrays) | inputs
+    return last, replaced
 
 
 def _plain_loop(node):
-    """A DO loop of unit step holding only assignments and IFs (no ELSE)."""
+    """A DO loop of unit step holding only assignments and IFs (intrinsic
+    calls only: the formulas' own check keeps the cheap ones)."""
     if not isinstance(node, Loop) or unit_step(node) != 1:
         return False
-    return all(isinstance(s, (Assignment, IfBlock)) and not s.walk((Call, CodeBlock, Loop))
-               for s in node.loop_body.children) and \
-        all(b.else_body is None for b in node.loop_body.walk(IfBlock))
+    return all(isinstance(s, (Assignment, IfBlock)) and not s.walk((CodeBlock, Loop))
+               and all(isinstance(c, IntrinsicCall) for c in s.walk(Call))
+               for s in node.loop_body.children)
 
 
 def _local_array(symbol):
@@ -290,6 +387,8 @@ def _only(loop, arrays):
         if assign.lhs.symbol.name.lower() not in arrays:
             assign.detach()
     for block in reversed(copy.loop_body.walk(IfBlock)):
-        if not block.if_body.children:
+        if block.else_body is not None and not block.else_body.children:
+            block.children[2].detach()   # an empty ELSE
+        if not block.if_body.children and block.else_body is None:
             block.detach()
     return copy

@@ -239,6 +239,12 @@ def at_call(name):
     return f"{name}_at_call"
 
 
+def computed_again(name):
+    """A scalar a copy of a loop computed again while returning sets, in
+    place of `name` (which the returning motion may still need)."""
+    return f"{name}_again"
+
+
 def input_copy(name):
     """Name of a copy of the input value of variable `name`."""
     return name + INPUT_COPY_SUFFIX

@@ -55,16 +55,18 @@ def _plain_variable(symbol):
     return "pointer" not in str(dtype).lower()
 
 
-def condition_reads(condition):
+def condition_reads(condition, cheap=_CHEAP):
     """Names the condition reads, or None when it is not cheap to evaluate
-    again."""
+    again.
+
+    :param cheap: the names of the intrinsics counted as cheap."""
     nodes = condition.walk(Node)
     if len(nodes) > _MAX_NODES:
         return None
     names = set()
     for node in nodes:
         if isinstance(node, IntrinsicCall):
-            if node.intrinsic.name not in _CHEAP:
+            if node.intrinsic.name not in cheap:
                 return None
         elif isinstance(node, (Call, CodeBlock)):
             return None

@@ -4,6 +4,7 @@ again, checked against finite differences under both schedules (the
 benchmarks/ kernels and test_tape_savings show what is left off the
 tape)."""
 
+import re
 import shutil
 
 import pytest
@@ -109,6 +110,62 @@ CASES = {
           end subroutine sweep
         end module sweep_twice
         """,
+    # MUSCL-like slopes s of q, which the step updates at its end: s is
+    # computed again just before the flux loop's reversal, once q is put
+    # back (its index temporaries renamed: the flux loop sets ip too); g
+    # reads w, which changes before g's reader: handed over.
+    "late_slopes.f90": """\
+        ! adfort: routine=steps dep=cost indep=q
+        ! adfort: init n=8 nt=3 q=0.5:1.5
+        module late_slopes
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+        contains
+          subroutine step(n, q, w)
+            integer, intent(in) :: n
+            real(wp), intent(inout) :: q(n), w(n)
+            real(wp) :: s(n), f(0:n), g(n), d
+            integer :: i, im, ip
+            do i = 1, n
+              im = max(i - 1, 1)
+              ip = min(i + 1, n)
+              d = q(ip) - q(im)
+              if (d > 0.0_wp) then
+                s(i) = min(d, 2.0_wp*(q(i) - q(im)))
+              else
+                s(i) = max(d, 2.0_wp*(q(ip) - q(i)))
+              end if
+            end do
+            do i = 1, n
+              g(i) = w(i)*w(i)
+            end do
+            do i = 1, n
+              w(i) = w(i) + 0.1_wp*q(i)
+            end do
+            f(0) = 0.0_wp
+            do i = 1, n
+              ip = min(i + 1, n)
+              f(i) = (q(i) + 0.5_wp*s(i))*(q(ip) - 0.5_wp*s(ip))*g(i)
+            end do
+            do i = 1, n
+              q(i) = q(i) - 0.2_wp*(f(i) - f(i-1))
+            end do
+          end subroutine step
+
+          subroutine steps(n, nt, q, cost)
+            integer, intent(in) :: n, nt
+            real(wp), intent(inout) :: q(n)
+            real(wp), intent(out) :: cost
+            real(wp) :: w(n)
+            integer :: it
+            w = q
+            do it = 1, nt
+              call step(n, q, w)
+            end do
+            cost = sum(q*w)
+          end subroutine steps
+        end module late_slopes
+        """,
 }
 
 
@@ -117,3 +174,17 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_values_computed_again_at_the_edges(tmp_path, name, schedule):
     harness.check_source(tmp_path, name, CASES[name], schedule)
+
+
+def test_slopes_of_a_state_updated_later_are_computed_again_late(tmp_path):
+    text = harness.differentiate_text(tmp_path, "late_slopes.f90",
+                                      CASES["late_slopes.f90"]).lower()
+    rec = harness.routine_source(text, "step_rec")
+    ret = harness.routine_source(text, "step_ret")
+    # s is not handed over: step_ret computes it again with its own
+    # temporaries, after the reversed update of q and before the reversed
+    # flux loop; g is handed over.
+    assert not re.search(r"\bs = value_tape", ret) and "= s\n" not in rec, rec
+    assert re.search(r"\bg = value_tape", ret), ret
+    again = ret.index("d_again = q(ip_again) - q(im_again)")
+    assert ret.index("q(i) = value_tape") < again < ret.index("s_adj(i) = s_adj(i) +"), ret

@@ -21,6 +21,7 @@ from adfort.deferral import is_deferred, tag_deferred_split
 from adfort.errors import AdfortError, where
 from adfort.extents import declared_elements, elements_up_to, reached_any
 from adfort.pointers import canonical
+from adfort.sections import in_caller, section_references
 from adfort.reach import reached
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.derived import (
@@ -363,8 +364,13 @@ def overwritten_inputs(call, stmt, info, actuals, formals, reverser, for_rev=Fal
             if storage in written:
                 put_back.append(Reference(stmt.scope.symbol_table.lookup(storage)))
         elif name in written and name not in loop_indices:
-            put_back.append(reached(actual, formal, info.unit, call, written)
-                            or _sequence_base(actual, formal, reverser.ctx.filename))
+            sections = in_caller(actual, formal, info.unit, call, reverser.fixed) \
+                if reverser.fixed is not None and name not in info.module_writes else None
+            if sections is not None:
+                put_back.extend(section_references(actual, sections))
+            else:
+                put_back.append(reached(actual, formal, info.unit, call, written)
+                                or _sequence_base(actual, formal, reverser.ctx.filename))
     for name in info.module_writes:
         # (written by the callee, or by a routine it calls that alone
         # sees it)

@@ -19,6 +19,7 @@ from adfort.exprs import INTEGER_TYPE
 from adfort.errors import AdfortError, where
 from adfort.pointers import is_nullify, lifetime_end
 from adfort.reach import reached
+from adfort.sections import in_caller, section_references
 from adfort.forward_only import drop_reason_comment
 from adfort.writer import Writer
 
@@ -127,6 +128,10 @@ class Reverser:
         # ids of the statements a joint re-run (f_rev) leaves out, with
         # their pushes and pops (adfort/rerun.py): tagged NOT_RERUN.
         self.dead = set()
+        # fixed(name): the caller's variable holds one value throughout
+        # (a constant, an argument it never changes): what the sections of
+        # its saves around calls may read (adfort/sections.py).
+        self.fixed = None
 
     def block(self, statements):
         """Return (recording statements, returning statements) of a block."""
@@ -240,11 +245,12 @@ class Reverser:
         pairs, seen = [], set()
         for position, actual in enumerate(call.arguments):
             if is_variable(actual) and actual.symbol.name.lower() in names:
-                saved = saved_reference(call, position, info, formals, written, sequences)
-                text = saved.debug_string().lower()
-                if text not in seen:
-                    seen.add(text)
-                    pairs.append((text, *self.tapes.save(saved)))
+                for saved in saved_references(call, position, info, formals, written,
+                                              sequences, self.fixed):
+                    text = saved.debug_string().lower()
+                    if text not in seen:
+                        seen.add(text)
+                        pairs.append((text, *self.tapes.save(saved)))
         for name in sorted(names - {a.symbol.name.lower() for a in call.arguments
                                     if is_variable(a)}):
             # A module variable the callee writes.
@@ -271,23 +277,31 @@ class Reverser:
             statements[0].preceding_comment = "adjoint of: " + original
 
 
-def saved_reference(call, position, info, formals, written, sequences):
+def saved_references(call, position, info, formals, written, sequences, fixed=None):
     """What saving the actual argument at `position` around `call` saves:
-    the actual itself, or the part the callee can reach."""
+    the actual itself, or the parts the callee can change (a list).
+
+    :param fixed: ``fixed(name)``: whether the caller's variable holds one
+        value throughout (:mod:`adfort.sections`); None: no sections."""
     actual = call.arguments[position]
     if position in sequences:
         # a(k) starting an array dummy: the callee may change any element
         # of a from k on (a(k:) of a vector).
-        return _from_element_on(actual)
+        return [_from_element_on(actual)]
     if position < len(formals) and actual.symbol.name.lower() not in info.module_writes:
+        # The sections the callee changes (its boundary rows), unless it
+        # also writes the array as a module variable.
+        sections = in_caller(actual, formals[position], info.unit, call, fixed) \
+            if fixed is not None else None
+        if sections is not None:
+            return section_references(actual, sections)
         # A whole array given to an explicit-shape dummy: the callee reaches
-        # its leading section only (unless it also writes the array as a
-        # module variable).
-        return reached(actual, formals[position], info.unit, call, written) or actual.copy()
-    return actual.copy()
+        # its leading section only.
+        return [reached(actual, formals[position], info.unit, call, written) or actual.copy()]
+    return [actual.copy()]
 
 
-def whole_saves(statements, calls, sequences, call_writes):
+def whole_saves(statements, calls, sequences, call_writes, fixed=None):
     """{id(call statement): names} a save around the call would save
     whole: once saved there, the earlier adjoints reading them have their
     values back whatever later statements overwrite (see
@@ -304,9 +318,10 @@ def whole_saves(statements, calls, sequences, call_writes):
             names = set()
             for position, actual in enumerate(call.arguments):
                 if type(actual) is Reference and is_variable(actual):
-                    saved = saved_reference(call, position, info, formals,
-                                            call_writes[id(node)], sequences.get(id(node), ()))
-                    if type(saved) is Reference:
+                    saved = saved_references(call, position, info, formals,
+                                             call_writes[id(node)],
+                                             sequences.get(id(node), ()), fixed)
+                    if any(type(s) is Reference for s in saved):
                         names.add(actual.symbol.name.lower())
             if names:
                 found[id(node)] = names

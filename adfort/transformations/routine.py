@@ -17,6 +17,7 @@ from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, CommonBlockInterface, ScalarType)
 
 from adfort import naming
+from adfort.symbols import new_local
 from adfort.activity import active_variables, is_real
 from adfort.arrays import expr_rank, is_shape_inquiry, symbol_rank
 from adfort.context import ADContext
@@ -201,7 +202,13 @@ def reverse_work(work, spec, options, names, filename=None):
     # "the rest of the array" around the call (adfort.extents).
     entry_reads = {a.name.lower() for a in arguments if spec.callee and a is not result
                    and is_assumed_size(a) and a.name.lower() in written}
-    whole = whole_saves(work.children, spec.calls, spec.call_sequences, call_writes)
+    # What the sections saved around calls may read: the arguments the
+    # routine never changes (its returning motion gets them as they were).
+    unchanged = {a.name.lower() for a in arguments if a is not result} - written
+
+    def fixed(name):
+        return name in unchanged
+    whole = whole_saves(work.children, spec.calls, spec.call_sequences, call_writes, fixed)
 
     def replan(reevaluate, skipped=()):
         return plan_taping(
@@ -209,6 +216,29 @@ def reverse_work(work, spec, options, names, filename=None):
             {**call_writes, **kept_writes}, alias, reevaluate, spec.call_restores,
             spec.call_reads_after, fresh, entry_reads, skipped, whole)
     plan = choose(conditions, replan)
+
+    def module_constant(name):
+        return getattr((spec.module_variable(name) or (0, None))[1], "is_constant", False)
+    # Local arrays one loop sets from values later statements change (the
+    # slopes of the state a step then updates): computed again where the
+    # returning motion has those values back, not handed over.
+    late_arrays, late_loops = set(), {}
+    if plan.finals and not alias:
+        again_now, _ = computed_again(work, plan.finals, written,
+                                      {**call_writes, **kept_writes}, alias, module_constant,
+                                      cheap_calls)
+        found, placed, instead = arrays_computed_again(
+            work, plan.finals, again_now, written, {**call_writes, **kept_writes}, alias,
+            module_constant, reads={**reads, **plan.reevaluate})
+        if found:
+            before = (reads, plan)
+            reevaluate = {key: instead.get(key, names_) for key, names_ in plan.reevaluate.items()}
+            reads = {key: instead.get(key, names_) for key, names_ in reads.items()}
+            plan = replan(reevaluate)
+            if found & set(plan.finals):
+                reads, plan = before   # read elsewhere too: hand them over
+            else:
+                late_arrays, late_loops = found, _renamed_shared(placed, table, taken)
     # Statements f_rev's re-run leaves out (adjoint liveness, adfort.rerun).
     dead, rerun_exit_reads = set(), set()
     # Results f_rev delivers too, for a caller that defers the call.
@@ -223,8 +253,6 @@ def reverse_work(work, spec, options, names, filename=None):
     restores = restored_on_return(work, plan, [a for a in arg_names if result is None
                                                or a != result.name.lower()])
     # Cheap scalars set once are computed again, not handed over.
-    def module_constant(name):
-        return getattr((spec.module_variable(name) or (0, None))[1], "is_constant", False)
     again, again_stmts = computed_again(work, plan.finals, written,
                                         {**call_writes, **kept_writes}, alias, module_constant,
                                         cheap_calls)
@@ -234,7 +262,7 @@ def reverse_work(work, spec, options, names, filename=None):
     arrays, loops = arrays_computed_again(work, plan.finals, again, written,
                                           {**call_writes, **kept_writes}, alias,
                                           module_constant)
-    again |= arrays
+    again |= arrays | late_arrays
     again_stmts += loops
     finals = [name for name in plan.finals if name not in again]
     # Arguments a callee puts back from a local copy of their input values.
@@ -270,6 +298,7 @@ def reverse_work(work, spec, options, names, filename=None):
     reverser = Reverser(ctx, tapes, plan, adjoints, spec.calls, spec.schedule, work.name,
                         spec.call_clears)
     reverser.sequences = spec.call_sequences
+    reverser.fixed = fixed
     reverser.mpi_pairs = getattr(spec, "mpi_pairs", {})
     reverser.dead = dead
     reverser.recomputed = {key: (names, [computed_again_call(s, cheap, filename) for s in stmts])
@@ -277,6 +306,8 @@ def reverse_work(work, spec, options, names, filename=None):
     reverser.pushed = pushed
     reverser.before_reversal = {key: [s.copy() for s in stmts]
                                 for key, stmts in late_before.items()}
+    for key, stmts in late_loops.items():
+        reverser.before_reversal[key] = stmts + reverser.before_reversal.get(key, [])
     location = where(work, filename)
     try:
         if spec.deferred and not spec.callee:
@@ -453,8 +484,10 @@ def reverse_work(work, spec, options, names, filename=None):
     motions = RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
     motions.given = given
     # What the statements computed again read is read on entry too.
-    motions.exit_reads = (plan.exit_reads | {r.symbol.name.lower() for stmt in again_stmts
-                                             for r in stmt.walk(Reference)}) & set(arg_names)
+    motions.exit_reads = (plan.exit_reads | {
+        r.symbol.name.lower() for stmt in again_stmts + [s for stmts in late_loops.values()
+                                                        for s in stmts]
+        for r in stmt.walk(Reference)}) & set(arg_names)
     motions.extents = list(extents)
     if spec.callee:
         # The real arguments f_rev names at all (and all others, read in
@@ -468,6 +501,25 @@ def reverse_work(work, spec, options, names, filename=None):
     motions.pushes = tapes.pushes_made() > 0 or any(
         getattr(c, "pushes", True) for c in spec.calls.values() if c is not None)
     return motions
+
+
+def _renamed_shared(placed, table, taken):
+    """`placed` ({id: loop copies computed again late}) with the scalars
+    other statements set too (``adfort_shared`` of a copy) renamed to
+    locals of their own: the copy runs amid the returning motion, whose
+    statements may still read those scalars' values."""
+    fresh = {}
+    for copies in placed.values():
+        for copy in copies:
+            for ref in copy.walk(Reference):
+                name = ref.symbol.name.lower()
+                if name not in getattr(copy, "adfort_shared", ()):
+                    continue
+                if name not in fresh:
+                    fresh[name] = new_local(table, naming.computed_again(ref.symbol.name),
+                                            ref.symbol.datatype.copy(), taken)
+                ref.symbol = fresh[name]
+    return placed
 
 
 def _local_arrays(table, active):

@@ -1,0 +1,363 @@
+"""The sections of its array arguments a callee may change, in the terms
+of a caller.
+
+A caller saving what a call may overwrite (the split schedule keeps the
+values its later adjoints read; the joint schedule puts back what the
+callee reads on entry before running it again) needs only the elements the
+callee can change.  A boundary routine setting the edges of a 2-D field
+(``u(1, j) = 0`` and ``u(nx+1, j) = 0`` in a loop over ``j``) changes a few
+hundred elements of an array of forty thousand: saving it whole around every
+call made the tape a hundred times larger than it needs to be.
+
+The summary of a dummy array is a list of rectangular sections, one per
+assignment of its elements, each dimension either a range ``lo:hi`` or
+unknown (the whole dimension):
+
+- a subscript ``i + c`` of a DO loop over ``i`` with a literal unit step
+  and bounds reading only literals and integer dummies the callee never
+  changes covers ``start+c : stop+c``;
+- a subscript reading only such dummies and literals is one element;
+- a range ``lo:hi`` of such is itself;
+- anything else covers its whole dimension.
+
+The dummy given whole to a routine the callee calls contributes that
+routine's summary in the callee's terms.  Assigned whole, read or written
+by an I/O statement, an intrinsic subroutine or a code block, with a
+pointer or target attribute, or of more than ``_MAX_SECTIONS`` sections,
+the dummy has no summary: the caller saves the whole actual, as before.
+
+At a call the sections are written in the caller's terms (each dummy
+replaced by its actual argument) when the actual is the whole array with
+the dummy's shape (an explicit-shape dummy whose bounds, so translated,
+are the actual's declared bounds; an assumed-shape dummy of an array
+whose lower bounds are 1) and what the subscripts then read is constant in
+the caller: literals, named constants and arguments the caller never
+changes (the returning motion receives those as the recording had them).
+Saving more than is changed is harmless; saving less would lose values, so
+every doubt falls back to the whole array.
+"""
+
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal,
+    Loop, Range, Reference, Schedule, UnaryOperation, WhileLoop)
+from psyclone.psyir.symbols import ArrayType, DataSymbol, ScalarType
+
+from adfort.fresh_elements import _offset, unit_step
+from adfort.optional import callee_formals, matched_formals
+from adfort.reach import _plus
+
+_MAX_SECTIONS = 8
+_INTEGER = ScalarType.Intrinsic.INTEGER
+
+
+def formal_sections(unit, formal, _seen=None):
+    """The sections of array dummy `formal` that routine `unit` may change,
+    in its own terms: a list of per-dimension ``(lo, hi)`` pairs (PSyIR
+    expressions reading only literals and integer dummies the routine never
+    changes) or None (the whole dimension); None when unknown.
+
+    Memoised on the unit: the generated motions empty the working copy, so
+    the container asks before generating (as for ``writes_formal``).
+    """
+    memo = unit.__dict__.setdefault("_sections", {})
+    name = formal.name.lower()
+    if name not in memo:
+        seen = _seen if _seen is not None else set()
+        if (id(unit), name) in seen:
+            return None   # recursion: unknown
+        seen.add((id(unit), name))
+        memo[name] = _formal_sections(unit, formal, seen)
+    return memo[name]
+
+
+def _formal_sections(unit, formal, seen):
+    dtype = formal.datatype
+    if getattr(unit, "opaque", False) or not isinstance(dtype, ArrayType) or \
+            getattr(dtype, "is_allocatable", False) or getattr(dtype, "is_pointer", False) or \
+            not isinstance(getattr(dtype, "intrinsic", None), ScalarType.Intrinsic):
+        return None
+    if _has_attribute(formal, ("pointer", "target")):
+        return None
+    rank = len(dtype.shape)
+    work = unit.work
+    name = formal.name.lower()
+    for block in work.walk(CodeBlock):
+        text = " ".join(str(n).lower() for n in block.parse_tree_nodes)
+        if _named(text, name):
+            return None
+    fixed = _fixed_formals(unit)
+    sections = []
+    for ref in work.walk(Reference):
+        if ref.symbol.name.lower() != name:
+            continue
+        parent = ref.parent
+        if isinstance(parent, Assignment) and ref is parent.lhs:
+            if parent.is_pointer or type(ref) is not ArrayReference or \
+                    len(ref.indices) != rank:
+                return None
+            sections.append([_dimension(index, ref, fixed) for index in ref.indices])
+        elif isinstance(parent, IntrinsicCall):
+            if isinstance(parent.parent, Schedule):
+                return None   # an intrinsic subroutine may write it
+        elif isinstance(parent, Call) and ref is not parent.routine:
+            nested = _nested(unit, parent, ref, seen)
+            if nested is None:
+                return None
+            sections.extend(nested)
+        elif isinstance(parent, Loop) and ref is parent.variable:
+            return None
+    return _distinct(sections)
+
+
+def _has_attribute(symbol, names):
+    datatype = getattr(symbol, "datatype", None)
+    text = str(getattr(datatype, "declaration", "")).lower()
+    return any(n in text for n in names)
+
+
+def _named(text, name):
+    import re
+    return re.search(r"\b%s\b" % re.escape(name), text) is not None
+
+
+def _fixed_formals(unit):
+    """Lower-case names of the integer scalar dummies `unit` never changes."""
+    fixed = set()
+    for formal in unit.formals:
+        if formal is unit.result or not isinstance(formal, DataSymbol):
+            continue
+        dtype = formal.datatype
+        if isinstance(dtype, ScalarType) and dtype.intrinsic == _INTEGER and \
+                not unit.writes_formal(formal):
+            fixed.add(formal.name.lower())
+    return fixed
+
+
+def _invariant(expr, fixed):
+    """`expr` with the named integer constants of literal value folded in,
+    when it reads only literals and the `fixed` dummies; else None."""
+    if not isinstance(expr, (Literal, Reference, BinaryOperation, UnaryOperation)):
+        return None
+    expr = expr.copy()
+    for node in expr.walk((Call, Reference)):
+        if isinstance(node, Call):
+            return None
+    for ref in expr.walk(Reference):
+        symbol = ref.symbol
+        if type(ref) is not Reference:
+            return None
+        if ref.symbol.name.lower() in fixed:
+            continue
+        value = getattr(symbol, "initial_value", None)
+        if getattr(symbol, "is_constant", False) and isinstance(value, Literal) and \
+                value.value.isdigit():
+            if ref is expr:
+                expr = value.copy()
+            else:
+                ref.replace_with(value.copy())
+            continue
+        return None
+    for literal in expr.walk(Literal):
+        if not isinstance(literal.datatype, ScalarType) or \
+                literal.datatype.intrinsic != _INTEGER:
+            return None
+    return expr
+
+
+def _dimension(index, ref, fixed):
+    """(lo, hi) covered by subscript `index` of element write `ref`, or
+    None (the whole dimension)."""
+    if isinstance(index, Range):
+        if not (isinstance(index.step, Literal) and index.step.value == "1"):
+            return None
+        lo, hi = _invariant(index.start, fixed), _invariant(index.stop, fixed)
+        if lo is None or hi is None or _inquiry(index.start) or _inquiry(index.stop):
+            return None
+        return lo, hi
+    point = _invariant(index, fixed)
+    if point is not None:
+        return point, point.copy()
+    loop = ref.ancestor(Loop)
+    while loop is not None:
+        offset = _offset(index, loop.variable.name.lower())
+        if offset is not None:
+            break
+        loop = loop.ancestor(Loop)
+    if loop is None or unit_step(loop) is None:
+        return None
+    first, last = loop.start_expr, loop.stop_expr
+    if unit_step(loop) < 0:
+        first, last = last, first
+    first, last = _invariant(first, fixed), _invariant(last, fixed)
+    if first is None or last is None:
+        return None
+    return _plus(first, offset), _plus(last, offset)
+
+
+def _inquiry(expr):
+    return isinstance(expr, IntrinsicCall)
+
+
+def _nested(unit, call, ref, seen):
+    """The sections a call in `unit` may change of its dummy `ref` (given
+    whole), in `unit`'s terms; [] when the callee does not change it;
+    None when unknown."""
+    if isinstance(call, IntrinsicCall):
+        return []
+    callee = unit.calls.get(id(call))
+    if callee is None:
+        return None   # no source, or passive: what it changes is unknown
+    formals = matched_formals(call, callee_formals(callee))
+    position = next((p for p, a in enumerate(call.arguments) if a is ref), None)
+    if position is None or position >= len(formals) or formals[position] is None:
+        return None
+    formal = formals[position]
+    if not callee.writes_formal(formal):
+        return []
+    if type(ref) is not Reference:
+        return None
+    fixed = _fixed_formals(unit)
+    return in_caller(ref, formal, callee, call, lambda n: n in fixed, seen)
+
+
+def in_caller(actual, formal, callee, call, fixed, _seen=None):
+    """The sections of whole array `actual` that `call` (to `callee`,
+    `actual` given for `formal`) may change, in the caller's terms, or None
+    (the whole array).
+
+    :param fixed: ``fixed(name)``: whether the caller's variable `name`
+        (lower case) holds one value throughout the caller.
+    :returns: list of per-dimension ``(lo, hi)`` pairs or None (the whole
+        dimension).
+    """
+    symbol = getattr(actual, "symbol", None)
+    adtype = getattr(symbol, "datatype", None)
+    if type(actual) is not Reference or not isinstance(adtype, ArrayType) or \
+            getattr(adtype, "is_allocatable", False) or \
+            getattr(adtype, "is_pointer", False):
+        return None
+    sections = formal_sections(callee, formal, _seen)
+    if sections is None or len(formal.datatype.shape) != len(adtype.shape):
+        return None
+    formals = matched_formals(call, callee_formals(callee))
+    given = {f.name.lower(): a for f, a in zip(formals, call.arguments) if f is not None}
+    if not _same_shape(formal, adtype, given, fixed):
+        return None
+    mapped = []
+    for section in sections:
+        dims = []
+        for bounds in section:
+            if bounds is None:
+                dims.append(None)
+                continue
+            lo, hi = (_translated(b, given, fixed) for b in bounds)
+            if lo is None or hi is None:
+                return None
+            dims.append((lo, hi))
+        mapped.append(dims)
+    return _distinct(mapped)
+
+
+def _translated(expr, given, fixed):
+    """Callee expression `expr` (literals and integer dummies) in the
+    caller's terms, reading only what `fixed` says is constant there."""
+    expr = expr.copy()
+    for ref in expr.walk(Reference):
+        actual = given.get(ref.symbol.name.lower())
+        if actual is None:
+            return None
+        for inner in actual.walk((Call, Reference)):
+            if isinstance(inner, Call) or type(inner) is not Reference:
+                return None
+            isym = inner.symbol
+            if not (getattr(isym, "is_constant", False) or fixed(isym.name.lower())):
+                return None
+            dtype = getattr(isym, "datatype", None)
+            if not isinstance(dtype, ScalarType) or dtype.intrinsic != _INTEGER:
+                return None
+        for literal in actual.walk(Literal):
+            if not isinstance(literal.datatype, ScalarType) or \
+                    literal.datatype.intrinsic != _INTEGER:
+                return None
+        replacement = actual.copy()
+        if ref is expr:
+            expr = replacement
+        else:
+            ref.replace_with(replacement)
+    return expr
+
+
+def _same_shape(formal, adtype, given, fixed):
+    """Whether element (i, j, …) of the dummy is element (i, j, …) of the
+    actual: the same bounds in every dimension."""
+    for fdim, adim in zip(formal.datatype.shape, adtype.shape):
+        if not isinstance(adim, ArrayType.ArrayBounds) or \
+                not isinstance(adim.lower, (Literal, Reference, BinaryOperation)):
+            return False
+        if isinstance(fdim, ArrayType.ArrayBounds):
+            lower = _translated(fdim.lower, given, fixed) if \
+                not isinstance(fdim.lower, Literal) else fdim.lower.copy()
+            if lower is None or not _equal(lower, adim.lower):
+                return False
+            if isinstance(fdim.upper, ArrayType.Extent):
+                continue   # assumed shape with a declared lower bound
+            upper = _translated(fdim.upper, given, fixed) if \
+                not isinstance(fdim.upper, Literal) else fdim.upper.copy()
+            if upper is None or not isinstance(adim.upper, (Literal, Reference,
+                                                              BinaryOperation)) \
+                    or not _equal(upper, adim.upper):
+                return False
+        elif fdim in (ArrayType.Extent.ATTRIBUTE, ArrayType.Extent.DEFERRED):
+            if not (isinstance(adim.lower, Literal) and adim.lower.value == "1"):
+                return False
+        else:
+            return False
+    return True
+
+
+def _equal(left, right):
+    from adfort.known_zero import structural_key
+    return structural_key(left) == structural_key(right)
+
+
+def _distinct(sections):
+    """`sections` without repeats, or None when there are too many."""
+    from adfort.known_zero import structural_key
+    found, keys = [], set()
+    for section in sections:
+        key = tuple(None if b is None else (structural_key(b[0]), structural_key(b[1]))
+                    for b in section)
+        if key not in keys:
+            keys.add(key)
+            found.append(section)
+    if len(found) > _MAX_SECTIONS:
+        return None
+    return found
+
+
+def section_references(actual, sections):
+    """The references a save of `sections` of `actual` takes: ``a(lo:hi,
+    :)``…, or [`actual`] when a section is the whole array."""
+    symbol = actual.symbol
+    shape = symbol.datatype.shape
+    refs = []
+    for section in sections:
+        if all(b is None or _whole_dimension(b, dim) for b, dim in zip(section, shape)):
+            return [actual.copy()]
+        indices = []
+        for bounds in section:
+            if bounds is None:
+                indices.append(":")
+            elif _equal(bounds[0], bounds[1]):
+                # One element of this dimension: keep the rank of the
+                # section (a(1:1, :)) so that it is saved as an array.
+                indices.append(Range.create(bounds[0].copy(), bounds[1].copy()))
+            else:
+                indices.append(Range.create(bounds[0].copy(), bounds[1].copy()))
+        refs.append(ArrayReference.create(symbol, indices))
+    return refs
+
+
+def _whole_dimension(bounds, dim):
+    return isinstance(dim, ArrayType.ArrayBounds) and _equal(bounds[0], dim.lower) and \
+        not isinstance(dim.upper, ArrayType.Extent) and _equal(bounds[1], dim.upper)
