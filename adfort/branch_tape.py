@@ -61,14 +61,16 @@ class BranchTape(Tape):
         return [Call.create(RoutineSymbol(self.pop_name), [Reference(target)])]
 
     def routines_source(self):
-        """Fortran source of the push and pop routines."""
+        """Fortran source of the push and pop routines (as the writer lays
+        it out: it goes into the output verbatim)."""
         tape, top, word, count = (self.symbol.name, self.top.name, self.word.name,
                                   self.count.name)
         full = naming.BRANCH_BITS_PER_WORD
-        return f"""
+        return f"""\
 subroutine {self.push_name}(bit)
   integer, intent(in) :: bit
-  {word} = ior(ishft({word}, 1), int(bit, 8))
+
+  {word} = IOR(ISHFT({word}, 1), INT(bit, kind=8))
   {count} = {count} + 1
   if ({count} == {full}) then
     call {self.reserve_name}(1)
@@ -77,16 +79,19 @@ subroutine {self.push_name}(bit)
     {word} = 0
     {count} = 0
   end if
+
 end subroutine {self.push_name}
 subroutine {self.pop_name}(bit)
   integer, intent(out) :: bit
+
   if ({count} == 0) then
     {word} = {tape}({top})
     {top} = {top} - 1
     {count} = {full}
   end if
-  bit = int(iand({word}, 1_8))
-  {word} = ishft({word}, -1)
+  bit = INT(IAND({word}, 1_8))
+  {word} = ISHFT({word}, -1)
   {count} = {count} - 1
+
 end subroutine {self.pop_name}
 """

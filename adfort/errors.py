@@ -97,10 +97,24 @@ def where(node, filename=None):
         filename = source_name(node)
     line = node_line(node)
     if line and node is not None:
-        filename, line = original_line(node.root, filename, line)
+        filename, line = original_line(_origin_holder(node), filename, line)
     if filename and line:
         return f"{filename}:{line}"
     return filename or (f"line {line}" if line else None)
+
+
+def _origin_holder(node):
+    """The nearest of `node`'s ancestors (itself included) that knows the
+    origin of the parsed text's lines (the frontend gives it to the tree
+    and to each routine and module of it, which copies keep), else the
+    root."""
+    while node is not None:
+        if getattr(node, "adfort_origin", None) is not None:
+            return node
+        if node.parent is None:
+            return node
+        node = node.parent
+    return node
 
 
 def original_line(tree, filename, line):

@@ -62,7 +62,9 @@ def _read_file(path, preprocessing, plan):
     # RETURN are restructured), applied below.
     outline_checkpointed_loops(loaded.source, loaded.fixed, origin, path, requested,
                                check_only=True)
-    source, dropped = plan.prune(path, loaded) if plan is not None else (loaded.source, {})
+    source, dropped, kept = plan.prune(path, loaded) if plan is not None \
+        else (loaded.source, {}, None)
+    origin = _compose(origin, kept)
     source = rewrite_specifications(source, fixed)
     try:
         source = lower_associate(source, fixed, path)
@@ -105,6 +107,11 @@ def _read_file(path, preprocessing, plan):
                           _syntax_location(path, err, origin)) from None
     tree.adfort_filename = path
     tree.adfort_origin = origin
+    if origin is not None:
+        # Copies of routines (the working copies) keep it: messages about
+        # their nodes name the user's lines.
+        for unit in tree.walk((Routine, Container)):
+            unit.adfort_origin = origin
     tree.adfort_passive = passive
     mark_checkpointed_loops(tree, steps, hoisted)
     tree.adfort_dropped = {name for names in dropped.values() for name in names}

@@ -290,9 +290,12 @@ class ReadPlan:
         return found is not None
 
     def prune(self, path, loaded):
-        """(source, dropped names by module) of `path`: the planned units
-        kept, the lines of the others left empty (so that line numbers stay
-        those of the file, as messages about copied nodes need).
+        """(source, dropped names by module, moved) of `path`: the planned
+        units kept, the lines of the others left out; `moved` gives the
+        line of the loaded text each line of the source was (None when
+        nothing is left out), so that messages name the file's lines.
+        fparser reads every line it is given, empty or not: a file of
+        200 routines given whole for one of them cost a tenth of the run.
 
         :returns: the text as loaded when the plan keeps the whole file.
         """
@@ -300,18 +303,18 @@ class ReadPlan:
         keep = self._keep.get(key)
         found = self._scans.get(key)
         if keep is None or found is None:
-            return loaded.source, {}
+            return loaded.source, {}, None
         dropped = [u for u in found.units if id(u) not in keep]
         if not dropped:
-            return loaded.source, {}
-        lines = list(found.lines)
+            return loaded.source, {}, None
+        left_out = set()
         names = {}
         for unit in dropped:
-            for number in range(unit.first, unit.last + 1):
-                lines[number] = "\n"
+            left_out.update(range(unit.first, unit.last + 1))
             if unit.kind in ("subroutine", "function") and unit.name:
                 names.setdefault(unit.module, set()).add(unit.name)
-        return "".join(lines), names
+        kept = [number for number in range(len(found.lines)) if number not in left_out]
+        return "".join(found.lines[n] for n in kept), names, [(path, n + 1) for n in kept]
 
 
 def find_module_file(name, search_path):

@@ -343,37 +343,44 @@ class Tape:
         return [IfBlock.create(full, [call])]
 
     def reserve_routine_source(self, type_text):
-        """Fortran source of the routine that grows this tape geometrically."""
+        """Fortran source of the routine that grows this tape geometrically
+        (as the writer lays it out: it goes into the output verbatim,
+        see :class:`adfort.writer.VerbatimRoutine`)."""
         tape, top, name = self.symbol.name, self.top.name, self.reserve_name
-        return f"""
+        return f"""\
 subroutine {name}(need)
   integer, intent(in) :: need
   {type_text}, allocatable, dimension(:) :: grown
-  if (.not. allocated({tape})) then
-    allocate({tape}(max(need, {naming.TAPE_INITIAL_SIZE})))
-  else if ({top} + need > size({tape})) then
-    allocate(grown(max(2 * size({tape}), {top} + need)))
+
+  if (.NOT.ALLOCATED({tape})) then
+    ALLOCATE({tape}(1:MAX(need, {naming.TAPE_INITIAL_SIZE})))
+  elseif ({top} + need > SIZE({tape})) then
+    ALLOCATE(grown(1:MAX(2 * SIZE({tape}), {top} + need)))
     grown(1:{top}) = {tape}(1:{top})
     call move_alloc(grown, {tape})
   end if
+
 end subroutine {name}
 """
-
 
     def copy_routines_source(self, type_text):
         """Fortran source of the routines copying an array of rank > 1 onto
         this tape and back, above its top (the caller moves the top)."""
         tape, top = self.symbol.name, self.top.name
-        return f"""
+        return f"""\
 subroutine {self.put_name}(values, n)
   integer, intent(in) :: n
-  {type_text}, intent(in) :: values(n)
+  {type_text}, dimension(n), intent(in) :: values
+
   {tape}({top} + 1:{top} + n) = values
+
 end subroutine {self.put_name}
 subroutine {self.get_name}(values, n)
   integer, intent(in) :: n
-  {type_text}, intent(out) :: values(n)
+  {type_text}, dimension(n), intent(out) :: values
+
   values = {tape}({top} + 1:{top} + n)
+
 end subroutine {self.get_name}
 """
 

@@ -24,13 +24,15 @@ recording copy of the original code evaluates in the original order.
 """
 
 import contextlib
+import re
 
 from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.backend.visitor import VisitorError
 from psyclone.psyir.commentable_mixin import CommentableMixin
 from psyclone.psyir.nodes import (
-    BinaryOperation, Container, Literal, Node, Operation, Reference, Schedule, UnaryOperation)
-from psyclone.psyir.symbols import SymbolTable
+    BinaryOperation, Container, Literal, Node, Operation, Reference, Routine, Schedule,
+    UnaryOperation)
+from psyclone.psyir.symbols import NoType, RoutineSymbol, SymbolTable
 
 _BinOp = BinaryOperation.Operator
 _UnOp = UnaryOperation.Operator
@@ -191,6 +193,11 @@ class Writer(FortranWriter):
             result = result[:-1] + "  " + self._COMMENT_PREFIX + node.inline_comment + "\n"
         return result
 
+    def verbatimroutine_node(self, node):
+        """A :class:`VerbatimRoutine`: its text, indented where it stands."""
+        return "".join(self._nindent + line if line.strip() else line
+                       for line in node.text.splitlines(True))
+
     def routine_node(self, node):
         """PSyclone's, with the merges of empty symbol tables skipped: it
         merges the table of every schedule of the routine (each loop and
@@ -328,3 +335,28 @@ def _naming(symbol_table, constants):
             if sym not in constants and not sym.is_argument and not sym.is_import
             and not sym.is_unresolved
             and any(ref.symbol.name.lower() in names for ref in _datatype_references(sym))]
+
+
+class VerbatimRoutine(Routine):
+    """A routine of fixed text adfort writes as it is (the tapes' reserve,
+    copy and bit routines): nothing reads or transforms it, so it is never
+    parsed.  Its text is laid out as the writer would write it, indented
+    relative to the routine's own level.
+
+    :param str name: the routine's name.
+    :param str text: its Fortran source, ``subroutine`` to ``end``.
+    """
+
+    def __init__(self, name, text, **kwargs):
+        super().__init__(RoutineSymbol(name, NoType()), **kwargs)
+        self.text = text
+
+
+def verbatim_routines(source):
+    """The :class:`VerbatimRoutine` of each ``subroutine … end subroutine``
+    of `source`, in order."""
+    found = []
+    for match in re.finditer(r"^subroutine (\w+)\(.*?^end subroutine \1\n", source,
+                             re.M | re.S):
+        found.append(VerbatimRoutine(match.group(1), match.group(0)))
+    return found
