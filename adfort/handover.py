@@ -28,7 +28,7 @@ import re
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, DataNode, IfBlock,
     IntrinsicCall, Literal, Loop, Node, Reference, Schedule)
-from psyclone.psyir.symbols import ArrayType, AutomaticInterface, DataSymbol
+from psyclone.psyir.symbols import ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol
 
 from adfort.fresh_elements import unit_step
 from adfort.iterations import _MAX_REAL_NODES, _local_scalar
@@ -246,8 +246,11 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
                 return True
             if (name in again or name in finals) and once.get(name, position) < position:
                 return True
-            if late and isinstance(symbol, DataSymbol) and name not in loop_writes:
-                inputs.add(name)   # back where the returning motion needs it?
+            if late and isinstance(symbol, DataSymbol) and name not in loop_writes and \
+                    isinstance(symbol.interface, (ArgumentInterface, AutomaticInterface)):
+                # An argument or local: the taping plan puts it back for the
+                # reader (module and COMMON variables are the callers').
+                inputs.add(name)
                 return True
             return False
 

@@ -37,6 +37,8 @@ Saving more than is changed is harmless; saving less would lose values, so
 every doubt falls back to the whole array.
 """
 
+import re
+
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal,
     Loop, Range, Reference, Schedule, UnaryOperation, WhileLoop)
@@ -74,10 +76,11 @@ def _formal_sections(unit, formal, seen):
     dtype = formal.datatype
     if getattr(unit, "opaque", False) or not isinstance(dtype, ArrayType) or \
             getattr(dtype, "is_allocatable", False) or getattr(dtype, "is_pointer", False) or \
-            not isinstance(getattr(dtype, "intrinsic", None), ScalarType.Intrinsic):
-        return None
-    if _has_attribute(formal, ("pointer", "target")):
-        return None
+            not isinstance(getattr(dtype, "intrinsic", None), ScalarType.Intrinsic) or \
+            dtype.intrinsic == ScalarType.Intrinsic.CHARACTER:
+        return None   # (a string's element writes may be substrings)
+    if formal.name.lower() in (getattr(unit, "attributes", None) or {}):
+        return None   # a pointer or target: written through aliases too
     rank = len(dtype.shape)
     work = unit.work
     name = formal.name.lower()
@@ -109,14 +112,7 @@ def _formal_sections(unit, formal, seen):
     return _distinct(sections)
 
 
-def _has_attribute(symbol, names):
-    datatype = getattr(symbol, "datatype", None)
-    text = str(getattr(datatype, "declaration", "")).lower()
-    return any(n in text for n in names)
-
-
 def _named(text, name):
-    import re
     return re.search(r"\b%s\b" % re.escape(name), text) is not None
 
 

@@ -113,6 +113,40 @@ CASES = {
           end subroutine run
         end module halo_relax
     """,
+    # A target dummy written through a pointer into it too: the pointer's
+    # element is not a write of the dummy adfort can see, so the save
+    # stays whole (a section of b(1) alone lost p(1) = b(3)).
+    "target_dummy.f90": """\
+        ! adfort: routine=outer dep=cost indep=x
+        ! adfort: init n=6 x=0.5:1
+        module target_dummy
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+        contains
+          subroutine edge(n, b)
+            integer, intent(in) :: n
+            real(wp), target, intent(inout) :: b(n)
+            real(wp), pointer :: p(:)
+            p => b(3:n)
+            b(1) = b(1)**2
+            p(1) = p(1)*b(2)
+          end subroutine edge
+
+          subroutine outer(n, x, cost)
+            integer, intent(in) :: n
+            real(wp), intent(in) :: x(n)
+            real(wp), intent(out) :: cost
+            real(wp) :: a(n)
+            integer :: k
+            a = x
+            cost = 0.0_wp
+            do k = 1, 3
+              call edge(n, a)
+              cost = cost + a(3)*a(1)*a(2)
+            end do
+          end subroutine outer
+        end module target_dummy
+    """,
 }
 
 

@@ -361,17 +361,70 @@ def test_joint_caller_saves_no_input_a_linear_callee_never_reads():
     assert not re.search(r"\bp\(", rev.split("\n\n", 1)[1]), rev
 
 
-def test_whole_save_around_a_call_ends_the_need_for_older_values():
-    # swwall overwrites u and v after swstep, whose returning motion reads
-    # them as swstep left them: saved whole around swwall, they need no
-    # saving around the next step's swstep (the adjoints before it have
-    # their values back already).
+WALLS = """\
+module walls
+  implicit none
+  integer, parameter :: wp = kind(1.0d0)
+contains
+  subroutine stepu(n, u)
+    integer, intent(in) :: n
+    real(wp), intent(inout) :: u(n)
+    integer :: i
+    do i = 2, n - 1
+      u(i) = u(i) + 0.1_wp*u(i)*(u(i+1) - u(i-1))
+    end do
+  end subroutine stepu
+
+  subroutine wall(n, u)
+    integer, intent(in) :: n
+    real(wp), intent(inout) :: u(n)
+    integer :: m
+    m = mod(n, 3) + 1
+    u(m) = 0.5_wp*u(m)
+  end subroutine wall
+
+  subroutine run(n, nt, u, cost)
+    integer, intent(in) :: n, nt
+    real(wp), intent(inout) :: u(n)
+    real(wp), intent(out) :: cost
+    integer :: it
+    do it = 1, nt
+      call stepu(n, u)
+      call wall(n, u)
+    end do
+    cost = sum(u**2)
+  end subroutine run
+end module walls
+"""
+
+
+def test_whole_save_around_a_call_ends_the_need_for_older_values(tmp_path):
+    # wall overwrites u (at a subscript it computes: any element) after
+    # stepu, whose returning motion reads u as stepu left it: saved whole
+    # around wall, u needs no saving around the next step's stepu (the
+    # adjoints before it have their values back already).
+    path = tmp_path / "walls.f90"
+    path.write_text(WALLS)
+    text = _split(path, "run", ["cost"], ["u"])
+    rec = harness.routine_source(text, "run_rec")
+    loop = rec[rec.index("do it = 1"):]
+    loop = loop[:loop.index("enddo")]
+    assert re.findall(r"value_tape\([^\n]*\) = (\w+\b(?!\())", loop) == ["u"], loop
+    assert loop.index("= u\n") > loop.index("call stepu_rec"), loop
+
+
+def test_walls_save_their_edges_and_the_step_its_section():
+    # swwall sets the edges of u and v, swstep their interiors: each call
+    # is saved around on what it changes, not u and v whole
+    # (adfort/sections.py).
     text = _split(BENCH / "sw_cgrid_walls.f", "swrun", ["cost"], ["h0", "depth"])
     rec = harness.routine_source(text, "swrun_rec")
     loop = rec[rec.index("do it = 1"):]
     loop = loop[:loop.index("enddo")]
-    assert loop.count("value_tape_put(u,") == 1 and loop.count("value_tape_put(v,") == 1, loop
-    assert loop.index("value_tape_put(u,") > loop.index("call swstep_rec"), loop
+    saved = re.findall(r"value_tape_put\((\w+\([^;]*?\)), size", loop)
+    assert saved == ["u(2:nx,:ny)", "v(:nx,2:ny)", "u(:1,:ny)", "u(nx + 1:nx + 1,:ny)",
+                     "v(:nx,:1)", "v(:nx,ny + 1:ny + 1)"], loop
+    assert "value_tape_put(u," not in loop and "value_tape_put(v," not in loop, loop
 
 
 def test_value_updated_once_is_computed_again_before_its_update():
