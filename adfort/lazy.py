@@ -311,7 +311,20 @@ def plain_equal(exp1, exp2):
         return first == second
     if exp1 == exp2 and _integer_literals_only(exp1):
         return True
+    if _inquiry_or_extreme(exp1) or _inquiry_or_extreme(exp2):
+        # The hull of sections (``MIN(nmax, MAX(nz, 1))``) or a shape
+        # inquiry (``SIZE(a, dim=1)``) against a declared bound: sympy
+        # cannot tell such different expressions equal either (it would
+        # cost its import and most of a second), so the bound is written.
+        return exp1 == exp2
     return None
+
+
+def _inquiry_or_extreme(node):
+    """Whether `node` holds a MIN, MAX or an array inquiry."""
+    from psyclone.psyir.nodes import IntrinsicCall
+    return any(call.intrinsic.name in ("MIN", "MAX", "SIZE", "LBOUND", "UBOUND")
+               for call in node.walk(IntrinsicCall))
 
 
 class _PlainMaths:
