@@ -48,6 +48,33 @@ def test_diff_of_a_kernel_never_imports_sympy(tmp_path):
     assert re.search(r"^\s*end subroutine run_rev$", out.read_text(), re.M)
 
 
+def test_bounds_with_min_max_and_inquiries_need_no_sympy(tmp_path):
+    # The soil column's work arrays are handed over on MIN(nmax, MAX(nz, 1))
+    # elements, the shortwave fixture's on SIZE(albedo, dim=1): the writer
+    # compares those with declared bounds without sympy.
+    for source, routine, dep, indep in (
+            ("benchmarks/soil_column_newton.f", "SOILRN", "COST", "TS0,CND"),
+            ("tests/fortran_fixtures/shortwave_level_albedo.f90", None, None, None)):
+        if routine is None:
+            text = (ROOT / source).read_text()
+            routine = re.search(r"routine=(\w+)", text).group(1)
+            dep = re.search(r" dep=([\w,]+)", text).group(1)
+            indep = re.search(r"indep=([\w,]+)", text).group(1)
+        out = tmp_path / "out.f90"
+        done = run_python(f"""
+            import sys
+            from adfort.cli import main
+            try:
+                main(["diff", {source!r}, "--routine", {routine!r}, "--dep", {dep!r},
+                      "--indep", {indep!r}, "-o", {str(out)!r}], standalone_mode=False)
+            except SystemExit as stop:
+                assert not stop.code, stop.code
+            print("sympy.core" in sys.modules)
+            """)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == ["False"], (source, done.stdout + done.stderr)
+
+
 def test_sympy_is_loaded_when_something_uses_it():
     done = run_python("""
         import sys
