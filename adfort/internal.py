@@ -71,6 +71,13 @@ def _hoist(host, lines, origin, fixed_form, taken, rewritten, moves, removed):
     part = next(p for p in parts if isinstance(p, F.Internal_Subprogram_Part))
     inners = [u for u in implicit._children(part) if isinstance(u, _SUBPROGRAMS)]
     host_decls = _declared_entities(statements)
+    # FORTRAN 77 constants: typed in one statement, given their value in a
+    # PARAMETER statement (INTEGER MX / PARAMETER (MX = 200)).
+    parameters = {str(d.items[0]).lower() for s in statements if isinstance(s, F.Parameter_Stmt)
+                  for d in implicit._walk(s) if isinstance(d, F.Named_Constant_Def)}
+
+    def constant(name):
+        return name in parameters or _is_constant(host_decls[name][0])
     external = _is_external(host)
 
     names = {}
@@ -96,7 +103,7 @@ def _hoist(host, lines, origin, fixed_form, taken, rewritten, moves, removed):
         used = implicit._used_names(inner_statements + body)
         calls[inner_name] = [n for n in used if n in names and n != inner_name]
         own_uses[inner_name] = [n for n in used if n not in local and n in host_decls
-                                and not _is_constant(host_decls[n][0])]
+                                and not constant(n)]
     order = list(host_decls)
     passed = {}
     for inner_name in names:
@@ -108,11 +115,12 @@ def _hoist(host, lines, origin, fixed_form, taken, rewritten, moves, removed):
             seen.add(current)
             wanted |= set(own_uses[current])
             todo += calls[current]
-        wanted |= _bound_names(wanted, host_decls)
+        wanted |= _bound_names(wanted, host_decls, constant)
         passed[inner_name] = [n for n in order if n in wanted]
-    constants = [s for s in statements if isinstance(s, F.Type_Declaration_Stmt)
-                 and _is_constant(s)] + \
-        [s for s in statements if isinstance(s, F.Parameter_Stmt)]
+    # (The type of each FORTRAN 77 constant first, one per declaration.)
+    constants = [_dummy_declaration(*host_decls[n]) for n in host_decls
+                 if n in parameters and not _is_constant(host_decls[n][0])]
+    constants += [s for s in statements if _is_constant(s)]
     uses = [s for s in statements if isinstance(s, F.Use_Stmt)]
 
     # References to the internal procedures, in the host and in each other.
@@ -174,8 +182,9 @@ def _declared_entities(statements):
     return found
 
 
-def _bound_names(names, host_decls):
-    """Host variables named in the bounds or kinds of `names`' declarations."""
+def _bound_names(names, host_decls, constant):
+    """Host variables named in the bounds or kinds of `names`' declarations
+    (not the constants: `constant(name)`)."""
     found, todo = set(), list(names)
     while todo:
         statement, entity = host_decls[todo.pop()]
@@ -183,7 +192,7 @@ def _bound_names(names, host_decls):
             if isinstance(node, F.Name):
                 name = str(node).lower()
                 if name in host_decls and name not in found and name not in names \
-                        and not _is_constant(host_decls[name][0]):
+                        and not constant(name):
                     found.add(name)
                     todo.append(name)
     return found
@@ -274,8 +283,9 @@ def _moved(inner, new_name, extra, host_decls, constants, uses):
                  if isinstance(s, (F.Use_Stmt, F.Import_Stmt, F.Implicit_Stmt))]
         if heads:
             anchor = implicit._span(heads[-1])[1]
-    declarations = [_dummy_declaration(*host_decls[v]) for v in extra]
-    declarations += [str(c) for c in constants]
+    # Constants first: the dummies' bounds may name them.
+    declarations = [str(c) for c in constants]
+    declarations += [_dummy_declaration(*host_decls[v]) for v in extra]
     body = list(range(first_spec, anchor + 1)) + declarations + \
         list(range(anchor + 1, implicit._span(end)[0]))
     return pieces + body + [f"end {kind} {new_name}"]

@@ -211,6 +211,21 @@ def test_command_line_form(tmp_path, tmp_path_factory):
     assert same(result.lhs, plain_gradient(tmp_path_factory, "split", 13))
 
 
+@needs_gfortran
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_f77_parameter_constants_of_the_host(tmp_path, schedule):
+    # The C-grid model's arrays are declared with MX, MY of an F77 PARAMETER
+    # statement (INTEGER MX, MY / PARAMETER (MX = 200, MY = 200)): the
+    # outlined step declares them as constants, not as dummies (it took
+    # them for variables and stopped with an internal error).
+    path = tmp_path / "sw_cgrid_walls.f"
+    path.write_text((harness.REPO_ROOT / "benchmarks" / "sw_cgrid_walls.f").read_text())
+    result = run_case(path, schedule, tmp_path / schedule, 5,
+                      ["--checkpoint", "SWRUN:IT=binomial(snapshots=2)"])
+    assert "call adfort_binomial_schedule(ckpt_steps, 2," in \
+        result.generated.read_text().lower()
+
+
 # F77: the state in COMMON, written by the step's callee; a labelled loop.
 HEAT = """\
 C adfort: routine=run dep=cost indep=t0
