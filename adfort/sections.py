@@ -41,12 +41,12 @@ import re
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal,
-    Loop, Range, Reference, Schedule, UnaryOperation, WhileLoop)
+    Loop, Range, Reference, Schedule, UnaryOperation)
 from psyclone.psyir.symbols import ArrayType, DataSymbol, ScalarType
 
 from adfort.fresh_elements import _offset, unit_step
 from adfort.optional import callee_formals, matched_formals
-from adfort.reach import _plus
+from adfort.reach import _in_caller, _plus
 
 _MAX_SECTIONS = 8
 _INTEGER = ScalarType.Intrinsic.INTEGER
@@ -257,29 +257,12 @@ def in_caller(actual, formal, callee, call, fixed, _seen=None):
 def _translated(expr, given, fixed):
     """Callee expression `expr` (literals and integer dummies) in the
     caller's terms, reading only what `fixed` says is constant there."""
-    expr = expr.copy()
+    expr = _in_caller(expr, given)
+    if expr is None:
+        return None
     for ref in expr.walk(Reference):
-        actual = given.get(ref.symbol.name.lower())
-        if actual is None:
+        if not (getattr(ref.symbol, "is_constant", False) or fixed(ref.symbol.name.lower())):
             return None
-        for inner in actual.walk((Call, Reference)):
-            if isinstance(inner, Call) or type(inner) is not Reference:
-                return None
-            isym = inner.symbol
-            if not (getattr(isym, "is_constant", False) or fixed(isym.name.lower())):
-                return None
-            dtype = getattr(isym, "datatype", None)
-            if not isinstance(dtype, ScalarType) or dtype.intrinsic != _INTEGER:
-                return None
-        for literal in actual.walk(Literal):
-            if not isinstance(literal.datatype, ScalarType) or \
-                    literal.datatype.intrinsic != _INTEGER:
-                return None
-        replacement = actual.copy()
-        if ref is expr:
-            expr = replacement
-        else:
-            ref.replace_with(replacement)
     return expr
 
 
@@ -291,14 +274,12 @@ def _same_shape(formal, adtype, given, fixed):
                 not isinstance(adim.lower, (Literal, Reference, BinaryOperation)):
             return False
         if isinstance(fdim, ArrayType.ArrayBounds):
-            lower = _translated(fdim.lower, given, fixed) if \
-                not isinstance(fdim.lower, Literal) else fdim.lower.copy()
+            lower = _translated(fdim.lower, given, fixed)
             if lower is None or not _equal(lower, adim.lower):
                 return False
             if isinstance(fdim.upper, ArrayType.Extent):
                 continue   # assumed shape with a declared lower bound
-            upper = _translated(fdim.upper, given, fixed) if \
-                not isinstance(fdim.upper, Literal) else fdim.upper.copy()
+            upper = _translated(fdim.upper, given, fixed)
             if upper is None or not isinstance(adim.upper, (Literal, Reference,
                                                               BinaryOperation)) \
                     or not _equal(upper, adim.upper):
@@ -340,17 +321,11 @@ def section_references(actual, sections):
     for section in sections:
         if all(b is None or _whole_dimension(b, dim) for b, dim in zip(section, shape)):
             return [actual.copy()]
-        indices = []
-        for bounds in section:
-            if bounds is None:
-                indices.append(":")
-            elif _equal(bounds[0], bounds[1]):
-                # One element of this dimension: keep the rank of the
-                # section (a(1:1, :)) so that it is saved as an array.
-                indices.append(Range.create(bounds[0].copy(), bounds[1].copy()))
-            else:
-                indices.append(Range.create(bounds[0].copy(), bounds[1].copy()))
-        refs.append(ArrayReference.create(symbol, indices))
+        # (One element of a dimension stays a range, a(1:1, :): the section
+        # keeps its rank and is saved as an array.)
+        refs.append(ArrayReference.create(symbol, [
+            ":" if bounds is None else Range.create(bounds[0].copy(), bounds[1].copy())
+            for bounds in section]))
     return refs
 
 
