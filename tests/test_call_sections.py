@@ -147,6 +147,56 @@ CASES = {
           end subroutine outer
         end module target_dummy
     """,
+    # Joint: step's sections are put back once before step_rev in the
+    # first loop (nothing else there reads q); in the second loop a
+    # statement reads q after the call, so the values from before the
+    # call are put back after step_rev too.
+    "joint_restores.f90": """\
+        ! adfort: routine=run dep=cost indep=q0,w
+        ! adfort: init n=7 nt=3 q0=0.5:1 w=0.1:0.2
+        module joint_restores
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+        contains
+          subroutine step(n, w, q)
+            integer, intent(in) :: n
+            real(wp), intent(in) :: w
+            real(wp), intent(inout) :: q(0:n+1)
+            integer :: i
+            do i = 1, n
+              q(i) = q(i) + w*q(i)*(q(i+1) - q(i-1))
+            end do
+          end subroutine step
+
+          subroutine ends(n, q)
+            integer, intent(in) :: n
+            real(wp), intent(inout) :: q(0:n+1)
+            q(0) = q(n)
+            q(n+1) = q(1)
+          end subroutine ends
+
+          subroutine run(n, nt, q0, w, cost)
+            integer, intent(in) :: n, nt
+            real(wp), intent(in) :: q0(0:n+1), w
+            real(wp), intent(out) :: cost
+            real(wp) :: q(0:n+1), p(0:n+1)
+            integer :: it
+            q = q0
+            p = q0
+            cost = 0.0_wp
+            do it = 1, nt
+              call step(n, w, q)
+              call ends(n, q)
+            end do
+            do it = 1, nt
+              call step(n, w, p)
+              cost = cost + p(2)*p(3)
+              call ends(n, p)
+            end do
+            cost = cost + sum(q**2) + sum(p**2)
+          end subroutine run
+        end module joint_restores
+    """,
 }
 
 
@@ -234,3 +284,16 @@ def test_sections_reach_the_whole_array_when_shapes_differ(tmp_path):
     text = harness.differentiate_text(tmp_path, "shapes.f90", source,
                                       extra_cli=["--schedule", "joint"]).lower()
     assert re.search(r"value_tape_put\(a, size\(a\)\)", text), text
+
+
+def test_joint_puts_back_once_what_nothing_reads_after_the_call(tmp_path):
+    text = harness.differentiate_text(tmp_path, "joint_restores.f90",
+                                      CASES["joint_restores.f90"],
+                                      extra_cli=["--schedule", "joint"]).lower()
+    ret = harness.routine_source(text, "run_ret_given_body")
+    # (Reversed: the second loop, on p, comes first.)
+    p_loop, q_loop = [block[:block.index("enddo")] for block in ret.split("do it = nt")[1:]]
+    assert p_loop.count("p(1:n) = value_tape") == 2, p_loop
+    assert p_loop.index("call step_rev") < p_loop.rindex("p(1:n) = value_tape"), p_loop
+    assert q_loop.count("q(1:n) = value_tape") == 1, q_loop
+    assert q_loop.index("q(1:n) = value_tape") < q_loop.index("call step_rev"), q_loop

@@ -11,6 +11,8 @@ Either way the caller saves, around the call, the values the call may
 overwrite that its own adjoint still needs, as for any other overwrite.
 """
 
+import re
+
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Reference)
 from psyclone.psyir.symbols import (
@@ -311,6 +313,13 @@ def reverse_call(call, reverser, target=None):
         again = [t for t, _, _ in saves if t in {r.debug_string().lower() for r in put_back}]
         rec, ret_after = _saved_around([t for t in saves if t[0] not in again]
                                        + [t for t in saves if t[0] in again])
+        # Put back once, not again after f_rev, what nothing reads before
+        # the same call an iteration earlier puts it back itself.
+        dead = reverser.dead_restores.get(id(stmt), set())
+        once = bool(again) and id(stmt) not in reverser.dead and all(
+            re.match(r"\w+", t).group(0) in dead for t in again)
+        if once:
+            _, ret_after = _saved_around([t for t in saves if t[0] not in again])
         for save, _ in inputs:
             rec.extend(save)
         rec.extend(keep_rec)
@@ -320,7 +329,7 @@ def reverse_call(call, reverser, target=None):
         if again:
             kept = [s for _, _, restore in reversed([t for t in saves if t[0] in again])
                     for s in restore]
-            ret += [s.copy() for s in kept] + _undo_pops(kept, reverser.tapes)
+            ret += kept if once else [s.copy() for s in kept] + _undo_pops(kept, reverser.tapes)
         if id(stmt) in reverser.dead:
             # The re-run leaves the call out: no inputs to put back for
             # f_rev.  What the caller saves around the call stays: f_rev

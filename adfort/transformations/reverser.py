@@ -132,6 +132,9 @@ class Reverser:
         # (a constant, an argument it never changes): what the sections of
         # its saves around calls may read (adfort/sections.py).
         self.fixed = None
+        # id(call statement) -> names whose restore after a joint call's
+        # f_rev nothing reads (adfort/joint_restores.py).
+        self.dead_restores = {}
 
     def block(self, statements):
         """Return (recording statements, returning statements) of a block."""

@@ -35,6 +35,7 @@ from adfort.taping import plan_taping, restored_on_return
 from adfort.reach import written_section
 from adfort.fresh_elements import fresh_element_writes
 from adfort.handover import arrays_computed_again, computed_again
+from adfort.joint_restores import dead_restores
 from adfort.iteration_values import pushed_per_iteration, strip_pushed
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
@@ -308,6 +309,8 @@ def reverse_work(work, spec, options, names, filename=None):
                                 for key, stmts in late_before.items()}
     for key, stmts in late_loops.items():
         reverser.before_reversal[key] = stmts + reverser.before_reversal.get(key, [])
+    reverser.dead_restores = dead_restores(work, reads, plan.reevaluate, reverser.recomputed,
+                                           reverser.before_reversal, spec.calls)
     location = where(work, filename)
     try:
         if spec.deferred and not spec.callee:
