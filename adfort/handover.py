@@ -173,7 +173,7 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
         read values later statements change (MUSCL slopes of the state a
         time step updates) are the ones looked for, computed again where
         the returning motion has those values back (see
-        :func:`arrays_computed_late`).
+        :func:`_placed_late`).
     :returns: (set of names, list of statement copies in source order);
         with `reads`, (set of names, {id(top-level statement T): statement
         copies to run before T is reversed}, {id(node): names read instead}).
@@ -287,7 +287,7 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
             if placed is not None:
                 target, replaced = placed
                 copy = _only(loop, chosen)
-                copy.adfort_shared = temporaries & chosen   # its own scalars
+                copy.adfort_renamed = temporaries & chosen   # its own scalars
                 copies.setdefault(id(target), []).append(copy)
                 instead.update(replaced)
                 adjoint_reads = {**adjoint_reads, **replaced}

@@ -239,7 +239,7 @@ def reverse_work(work, spec, options, names, filename=None):
             if found & set(plan.finals):
                 reads, plan = before   # read elsewhere too: hand them over
             else:
-                late_arrays, late_loops = found, _renamed_shared(placed, table, taken)
+                late_arrays, late_loops = found, _renamed_scalars(placed, table, taken)
     # Statements f_rev's re-run leaves out (adjoint liveness, adfort.rerun).
     dead, rerun_exit_reads = set(), set()
     # Results f_rev delivers too, for a caller that defers the call.
@@ -506,17 +506,17 @@ def reverse_work(work, spec, options, names, filename=None):
     return motions
 
 
-def _renamed_shared(placed, table, taken):
+def _renamed_scalars(placed, table, taken):
     """`placed` ({id: loop copies computed again late}) with the scalars
-    other statements set too (``adfort_shared`` of a copy) renamed to
-    locals of their own: the copy runs amid the returning motion, whose
-    statements may still read those scalars' values."""
+    a copy sets (its ``adfort_renamed``) renamed to locals of their own:
+    the copy runs amid the returning motion, whose statements may still
+    read those scalars' values."""
     fresh = {}
     for copies in placed.values():
         for copy in copies:
             for ref in copy.walk(Reference):
                 name = ref.symbol.name.lower()
-                if name not in getattr(copy, "adfort_shared", ()):
+                if name not in getattr(copy, "adfort_renamed", ()):
                     continue
                 if name not in fresh:
                     fresh[name] = new_local(table, naming.computed_again(ref.symbol.name),
