@@ -183,10 +183,10 @@ program ckpt_meter
   print '(a, i0)', '@max_runs ', maxval(runs)
   print '(a, i0)', '@total_runs ', sum(int(runs, int64))
   print '(a, i0)', '@records ', records
-  print '(a, es25.17)', '@cost ', cost
+  print '(a, es27.17e3)', '@cost ', cost
   do j = 1, ny
     do i = 1, nx
-      print '(a, 3es25.17)', '@g ', h_adj(i, j), u_adj(i, j), v_adj(i, j)
+      print '(a, 3es27.17e3)', '@g ', h_adj(i, j), u_adj(i, j), v_adj(i, j)
     end do
   end do
 end program ckpt_meter

@@ -849,16 +849,16 @@ def write_check_driver(prob: Problem) -> str:
                       else w.var(name, "pre")))
         w.line(w.call(f"{fix.routine}_rev", True))
     w.primal_diff("adf_err", arg_names(prob))
-    w.line("print '(a,1x,es25.17)', '@primal_err', adf_err")
+    w.line("print '(a,1x,es27.17e3)', '@primal_err', adf_err")
     for k, name in enumerate(prob.modvars, start=1):
         w.primal_diff("adf_err", [name])
-        w.line(f"print '(a,1x,i0,1x,es25.17)', '@module_err', {k}, adf_err")
+        w.line(f"print '(a,1x,i0,1x,es27.17e3)', '@module_err', {k}, adf_err")
     for k, name in enumerate(fix.indep, start=1):
         adj = w.var(name, "adj")
         incr = adj if name in fix.dep else f"({adj} - {w.var(name, 'pre')})"
         w.line("adf_lhs = " + w.red(name, f"{w.var(name, 'dir')} * "
                                           f"real({incr}, adf_dp)"))
-        w.line(f"print '(a,1x,i0,1x,es25.17)', '@lhs', {k}, adf_lhs")
+        w.line(f"print '(a,1x,i0,1x,es27.17e3)', '@lhs', {k}, adf_lhs")
     # Fourth-order central differences, one independent at a time:
     # (8 (y(h) - y(-h)) - (y(2h) - y(-2h))) / 12h.
     for name in fix.dep:
@@ -879,7 +879,7 @@ def write_check_driver(prob: Problem) -> str:
                           f" - ({w.var(d, 'yp2')} - {w.var(d, 'ym2')}))")
                  for d in fix.dep]
         w.line("adf_rhs = (" + " + ".join(terms) + ") / (12.0_adf_dp * adf_h)")
-        w.line(f"print '(a,1x,i0,1x,es25.17)', '@rhs', {k}, adf_rhs")
+        w.line(f"print '(a,1x,i0,1x,es27.17e3)', '@rhs', {k}, adf_rhs")
     return w.program("adf_calls_check", [f"{fix.routine}_rev"])
 
 

@@ -1317,11 +1317,11 @@ def write_rev_driver(sig: Signature, meta: Metadata, fixture: Path) -> str:
                    f"(real({w.v(n, '_plus')}, adf_dp) - real({w.v(n, '_minus')}, adf_dp))")
              for n in dep]
     w.line(f"adf_rhs = ({' + '.join(terms)}) / (2.0_adf_dp * adf_fd_h)")
-    w.line("write(*, '(a, es25.17)') '@lhs0 ', adf_lhs0")
-    w.line("write(*, '(a, es25.17)') '@lhs ', adf_lhs")
-    w.line("write(*, '(a, es25.17)') '@rhs ', adf_rhs")
-    w.line("write(*, '(a, es25.17)') '@primal_err ', adf_primal_err")
-    w.line("write(*, '(a, es25.17)') '@outdep_adj ', adf_outdep_adj")
+    w.line("write(*, '(a, es27.17e3)') '@lhs0 ', adf_lhs0")
+    w.line("write(*, '(a, es27.17e3)') '@lhs ', adf_lhs")
+    w.line("write(*, '(a, es27.17e3)') '@rhs ', adf_rhs")
+    w.line("write(*, '(a, es27.17e3)') '@primal_err ', adf_primal_err")
+    w.line("write(*, '(a, es27.17e3)') '@outdep_adj ', adf_outdep_adj")
     return _assemble(w, "adfort_fd_check", [call_ad])
 
 
@@ -1385,7 +1385,7 @@ def write_jacobian_driver(sig: Signature, meta: Metadata, fixture: Path,
                    f"max(abs(adf_fd_plus({sl})), abs(adf_fd_minus({sl}))) / "
                    "(adf_fd_plus_x - adf_fd_minus_x)")
         w.line(f"do adf_i = 1, {nd}")
-        w.line(f"  write(*, '(a, 2i8, 3es25.17)') '@jac', adf_i, {col}, "
+        w.line(f"  write(*, '(a, 2i8, 3es27.17e3)') '@jac', adf_i, {col}, "
                f"real(adf_jac(adf_i, {col}), adf_dp), adf_fd_col(adf_i), "
                "adf_fd_noise(adf_i)")
         w.line("end do")
@@ -1426,7 +1426,7 @@ def write_jacobian_driver(sig: Signature, meta: Metadata, fixture: Path,
             store_deps(store)
         column(f"{off} + adf_k" if off else "adf_k")
         w.line("end do")
-    w.line("write(*, '(a, es25.17)') '@primal_err ', adf_primal_err")
+    w.line("write(*, '(a, es27.17e3)') '@primal_err ', adf_primal_err")
     return _assemble(w, "adfort_jac_check", [call_ad])
 
 

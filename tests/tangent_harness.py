@@ -140,7 +140,7 @@ def write_tangent_driver(sig, meta, fixture):
              for n in dep]
     w.line(f"adf_fd = ({' + '.join(terms)}) / (2.0_adf_dp * adf_fd_h)")
     for label in ("tdot", "adot", "fd", "primal_err"):
-        w.line(f"write(*, '(a, es25.17)') '@{label} ', adf_{label}")
+        w.line(f"write(*, '(a, es27.17e3)') '@{label} ', adf_{label}")
     procs = [f"{sig.routine}_rev"]
     lines = w.header("adfort_tangent_check", procs)
     if sig.module:
@@ -305,7 +305,7 @@ def write_hvp_driver(sig, meta, fixture, dep):
                           f"({w.v(n, '_gp2')} - {w.v(n, '_gm2')}))")
         for n in indep) + ") / (12 * adf_hvp_h)")
     for label in ("hvp", "fd", "grad_hvp", "grad_rev"):
-        w.line(f"write(*, '(a, es25.17)') '@{label} ', adf_{label}")
+        w.line(f"write(*, '(a, es27.17e3)') '@{label} ', adf_{label}")
     lines = w.header("adfort_hvp_check", [f"{sig.routine}_rev"])
     if sig.module:
         lines.insert(3, f"  use {sig.module}_hvp, only: {sig.routine}_hvp")
@@ -445,7 +445,7 @@ def write_calls_tangent_driver(prob):
         w.red(n, f"real({w.var(n, 'seed')}, adf_dp) * real({tangent(n)}, adf_dp)")
         for n in fix.dep))
     w.primal_diff("adf_err", ch.arg_names(prob) + list(prob.modvars))
-    w.line("print '(a,1x,es25.17)', '@primal_err', adf_err")
+    w.line("print '(a,1x,es27.17e3)', '@primal_err', adf_err")
     w.line("! adjoint")
     w.line("call adf_reset()")
     for name in active:
@@ -471,7 +471,7 @@ def write_calls_tangent_driver(prob):
                  f"{w.var(d, 'ym')}) - ({w.var(d, 'yp2')} - {w.var(d, 'ym2')}))")
         for d in fix.dep) + ") / (12.0_adf_dp * adf_h)")
     for label in ("tdot", "adot", "fd"):
-        w.line(f"print '(a,1x,es25.17)', '@{label}', adf_{label}")
+        w.line(f"print '(a,1x,es27.17e3)', '@{label}', adf_{label}")
     text = w.program("adf_tangent_check", [f"{fix.routine}_rev"])
     uses = []
     if prob.sig.module:

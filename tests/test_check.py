@@ -114,6 +114,22 @@ def test_default_real_fortran77(tmp_path):
     assert "-fdefault-real-8" in result.stdout
 
 
+def test_values_with_three_digit_exponents(tmp_path):
+    """A model whose values pass 1e99 (a diverging run, a cost in SI
+    units of energy): the driver's numbers must still be read back, not
+    end in an internal error on Fortran's ``1.0+132``."""
+    (tmp_path / "blowup.f90").write_text(
+        "subroutine blowup(n, x, e)\n"
+        "  integer, intent(in) :: n\n"
+        "  double precision, intent(in) :: x(n)\n"
+        "  double precision, intent(out) :: e\n"
+        "  e = sum(x**6)\n"
+        "end subroutine blowup\n")
+    result = adfort(["check", "blowup.f90", "--dep", "e", "--indep", "x", "--size", "n=5",
+                     "--range", "x=1e20:2e20"], tmp_path)
+    assert_passes(result)
+
+
 FUNCTION = """\
 module energy_mod
   implicit none

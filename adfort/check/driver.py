@@ -269,13 +269,13 @@ class Driver:
                 self.line(f"{var.tag}_g = {var.tag}_adj")
         for var in [v for v in deps if not v.is_global and v.intent == "out"
                     and "indep" not in v.roles]:
-            self.line(f"write(*, '(a, es25.17)') '@outzero {var.key} ', "
+            self.line(f"write(*, '(a, es27.17e3)') '@outzero {var.key} ', "
                       f"{self.maxabs(var, self.dp(var.tag + '_adj'))}")
         self.line("adf_v = " + (" + ".join(self.red(v, f"{v.tag}_g * {v.tag}_dir")
                                            for v in perturbed) or "0"))
         self.line("adf_a = " + (" + ".join(self.red(v, f"abs({v.tag}_g * {v.tag}_dir)")
                                            for v in perturbed) or "0"))
-        self.line("write(*, '(a, 2es25.17)') '@dot_adj ', adf_v, adf_a")
+        self.line("write(*, '(a, 2es27.17e3)') '@dot_adj ', adf_v, adf_a")
         if p.presettable:
             self.line("! again with the independent adjoints preset: incremented?")
             for var in p.presettable:
@@ -288,7 +288,7 @@ class Driver:
                 diff = f"{self.dp(var.tag + '_adj')} - {var.tag}_pre - {var.tag}_g"
                 scale = (f"max({self.maxabs(var, var.tag + '_pre')}, "
                          f"{self.maxabs(var, var.tag + '_g')}, tiny(1.0_adf_dp))")
-                self.line(f"write(*, '(a, es25.17)') '@incr {var.key} ', "
+                self.line(f"write(*, '(a, es27.17e3)') '@incr {var.key} ', "
                           f"{self.maxabs(var, diff)} / {scale}")
         if tangent:
             self._tangent(perturbed, deps)
@@ -299,7 +299,7 @@ class Driver:
             self._evaluate(perturbed, deps, "+", "adf_sp")
             self._evaluate(perturbed, deps, "-", "adf_sm")
             self.line(f"adf_noise = {NOISE_ULPS} * {eps} * adf_noise / (2 * adf_h)")
-            self.line("write(*, '(a, 3es25.17)') '@fd ', adf_h, (adf_sp - adf_sm) / "
+            self.line("write(*, '(a, 3es27.17e3)') '@fd ', adf_h, (adf_sp - adf_sm) / "
                       "(2 * adf_h), adf_noise")
         self.line("! Taylor test: remainders for halved steps")
         self.line("adf_s0 = " + " + ".join(
@@ -316,10 +316,10 @@ class Driver:
                 for v in deps) + ")")
             self.line("  adf_err = " + f"{NOISE_ULPS} * {eps} * sqrt(" + " + ".join(
                 self.red(v, f"{self.dp(v.tag + '_r')}**2") for v in deps) + ")")
-            self.line("  write(*, '(a, i3, 5es25.17)') '@taylor ', adf_i, adf_h, "
+            self.line("  write(*, '(a, i3, 5es27.17e3)') '@taylor ', adf_i, adf_h, "
                       "adf_s - adf_s0, adf_noise, adf_vn, adf_err")
         else:
-            self.line("  write(*, '(a, i3, 3es25.17)') '@taylor ', adf_i, adf_h, "
+            self.line("  write(*, '(a, i3, 3es27.17e3)') '@taylor ', adf_i, adf_h, "
                       "adf_s - adf_s0, adf_noise")
         self.line("end do")
         self.line("write(*, '(a)') '@end'")
@@ -368,7 +368,7 @@ class Driver:
                 err = f"merge(1.0_adf_dp, 0.0_adf_dp, {cur} /= {ref})"
             else:
                 err = f"merge(1.0_adf_dp, 0.0_adf_dp, any([{cur}] /= [{ref}]))"
-            self.line(indent + f"write(*, '(a, es25.17)') '@primal {motion} {var.key} ', {err}")
+            self.line(indent + f"write(*, '(a, es27.17e3)') '@primal {motion} {var.key} ', {err}")
             if indent:
                 self.line("end if")
             if motion == "rev" and not var.is_global and var.intent == "in":
@@ -381,7 +381,7 @@ class Driver:
                     diff = self.maxabs(var, f"{self.dp(cur)} - {self.dp(base)}")
                 else:
                     diff = f"merge(1.0_adf_dp, 0.0_adf_dp, any([{cur}] /= [{base}]))"
-                self.line(f"write(*, '(a, es25.17)') '@unchanged {var.key} ', {diff}")
+                self.line(f"write(*, '(a, es27.17e3)') '@unchanged {var.key} ', {diff}")
 
     def _tangent(self, perturbed, deps):
         """ẏ = J ẋ from r_fwd (tangent mode)."""
@@ -401,7 +401,7 @@ class Driver:
                                           for v in deps))
         self.line("adf_a = " + " + ".join(self.red(v, f"abs({v.tag}_seed * {v.tag}_yd)")
                                           for v in deps))
-        self.line("write(*, '(a, 2es25.17)') '@dot_tan ', adf_v, adf_a")
+        self.line("write(*, '(a, 2es27.17e3)') '@dot_tan ', adf_v, adf_a")
 
     def _procedures(self, tangent):
         p = self.p
