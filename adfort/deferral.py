@@ -47,13 +47,14 @@ the same forward work, no tape.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference,
-    Routine, Schedule, WhileLoop)
+    Routine, Schedule, Statement, WhileLoop)
 from psyclone.psyir.symbols import ArgumentInterface
 
 from adfort.arrays import is_shape_inquiry
 from adfort.optional import callee_formals, matched_formals
 
 _OUT = ArgumentInterface.Access.WRITE
+_INOUT = ArgumentInterface.Access.READWRITE
 
 
 def _enclosing(node):
@@ -163,7 +164,8 @@ def deferrable_calls(unit, chosen, is_split, module_writes, attributes):
                 break
             if not callee.writes_formal(formal):
                 continue
-            if (formal.interface.access != _OUT or type(actual) not in (Reference, ArrayReference)
+            if (formal.interface.access not in (_OUT, _INOUT)
+                    or type(actual) not in (Reference, ArrayReference)
                     or not actual.symbol.is_argument):
                 ok = False
                 break
@@ -192,6 +194,25 @@ def tag_deferred(statements, keys):
 
 
 _INSTEAD = "adfort_deferred_instead"
+_SAVE = "adfort_deferred_save"
+
+
+def tag_deferred_saves(statements):
+    """Mark `statements`: the saves and restores of what a deferred call
+    overwrites, which r_rev leaves out with the call (the call never runs
+    forward there: f_rev finds its inputs as they were)."""
+    for stmt in statements:
+        setattr(stmt, _SAVE, True)
+
+
+def _without_saves(statements):
+    """`statements` (a list) without those :func:`tag_deferred_saves`
+    marked, at any depth (detached from their parents)."""
+    for stmt in statements:
+        for node in stmt.walk(Statement):
+            if node is not stmt and getattr(node, _SAVE, False) and node.parent is not None:
+                node.detach()
+    return [s for s in statements if not getattr(s, _SAVE, False)]
 
 
 def is_deferred(node):
@@ -211,7 +232,7 @@ def with_deferred_reversed(statements):
     """`statements` (copies, modified in place) with ``call f_rev`` where a
     deferred call linked split has ``call f_ret``."""
     kept = []
-    for stmt in statements:
+    for stmt in _without_saves(statements):
         for node in stmt.walk(Call):
             instead = getattr(node, _INSTEAD, None)
             if instead is not None and node is not stmt and node.parent is not None:
@@ -224,6 +245,7 @@ def with_deferred_reversed(statements):
 def without_deferred(statements):
     """`statements` (copies, modified in place) without the marked calls,
     and without the DO loops and IF blocks left empty by that."""
+    statements = _without_saves(statements)
     for stmt in statements:
         for node in stmt.walk(Call):
             if getattr(node, _DEFERRED, False) and node.parent is not None:

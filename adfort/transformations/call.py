@@ -19,7 +19,7 @@ from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, DataSymbol, RoutineSymbol, ScalarType)
 
 from adfort import naming
-from adfort.deferral import is_deferred, tag_deferred_split
+from adfort.deferral import is_deferred, tag_deferred_saves, tag_deferred_split
 from adfort.errors import AdfortError, where
 from adfort.extents import declared_elements, elements_up_to, reached_any
 from adfort.pointers import canonical
@@ -330,6 +330,10 @@ def reverse_call(call, reverser, target=None):
             kept = [s for _, _, restore in reversed([t for t in saves if t[0] in again])
                     for s in restore]
             ret += kept if once else [s.copy() for s in kept] + _undo_pops(kept, reverser.tapes)
+        if is_deferred(stmt):
+            # r_rev runs f_rev on the inputs as they are (adfort.deferral):
+            # nothing is put back around it there.
+            tag_deferred_saves(ret + [s for save, _ in inputs for s in save])
         if id(stmt) in reverser.dead:
             # The re-run leaves the call out: no inputs to put back for
             # f_rev.  What the caller saves around the call stays: f_rev
@@ -337,6 +341,9 @@ def reverse_call(call, reverser, target=None):
             tag_not_rerun([stmt] + [s for save, restore in inputs for s in save + restore])
         ret = clears + _as_at_call(ret, subscripts) + prologue + [
             _generated_call(info, "rev", with_adjoints, location)] + epilogue
+    if is_deferred(stmt):
+        tag_deferred_saves([s for _, save, restore in saves for s in save + restore]
+                           + ret_after)
     ret = keep_ret + ret + _as_at_call(ret_after, subscripts)
     reverser.comment(ret, text)
     return rec, ret

@@ -14,7 +14,7 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, IntrinsicCall, Loop, Reference, Routine, Statement,
     WhileLoop)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, CommonBlockInterface, ScalarType)
+    ArgumentInterface, ArrayType, CommonBlockInterface, ScalarType, UnsupportedFortranType)
 
 from adfort import naming
 from adfort.symbols import new_local
@@ -245,7 +245,7 @@ def reverse_work(work, spec, options, names, filename=None):
     # Results f_rev delivers too, for a caller that defers the call.
     outputs = {a.name.lower() for a in arguments
                if spec.callee and spec.rev_outputs and a is not result
-               and a.interface.access == _OUT and a.name.lower() in written}
+               and a.interface.access in (_OUT, _INOUT) and a.name.lower() in written}
     if spec.callee and not alias and not kept_writes:
         dead, rerun_exit_reads = _not_rerun(work, spec, reads, reads_all, call_writes, plan,
                                             lambda skipped: replan(plan.reevaluate, skipped),
@@ -434,8 +434,12 @@ def reverse_work(work, spec, options, names, filename=None):
     fused = None
     delivered = set()
     deferred_targets = set().union(*spec.deferred.values()) if spec.deferred else set()
-    if deferred_targets & {name for _, name in plan.taped_calls}:
-        deferred_targets = set()  # put back after the call's reversal: not its results
+    # Saved around another statement, or handed over: put back after the
+    # call's reversal, so not its results.  (Saves around the deferred call
+    # itself are left out of r_rev with it.)
+    if deferred_targets & ({name for key, name in plan.taped_calls if key not in spec.deferred}
+                           | set(finals)):
+        deferred_targets = set()
     if not spec.callee and dynamic and not extents:
         reserves = {t.reserve_name.lower(): (t.symbol.name.lower(), t.put_name.lower())
                     for t in tape_list}
@@ -457,6 +461,16 @@ def reverse_work(work, spec, options, names, filename=None):
                                    and not among(s, entry_ret)])
         if outputs and not writes_any(ret_part, outputs):
             delivered = outputs
+        elif outputs:
+            # The returning part puts back input values of some results:
+            # f_rev keeps the results it computed and gives them back last.
+            kept = _kept_results(table, [a for a in arguments if a.name.lower() in outputs
+                                         and writes_any(ret_part, {a.name.lower()})],
+                                 taken, optional_names(work) | set(ctx.attributes))
+            if kept is not None:
+                lean += kept[0]
+                ret_part += kept[1]
+                delivered = outputs
         lean += ret_part
     given = None
     if fused is not None:
@@ -504,6 +518,26 @@ def reverse_work(work, spec, options, names, filename=None):
     motions.pushes = tapes.pushes_made() > 0 or any(
         getattr(c, "pushes", True) for c in spec.calls.values() if c is not None)
     return motions
+
+
+def _kept_results(table, results, taken, excluded):
+    """(statements copying the dummies `results` to locals, statements
+    copying them back), or None when one of them cannot be copied plainly
+    (assumed size or shape, allocatable, or named in `excluded`: optional,
+    pointer, target)."""
+    save, back = [], []
+    for symbol in results:
+        dtype = symbol.datatype
+        if (getattr(dtype, "is_allocatable", False) or is_assumed_size(symbol)
+                or symbol.name.lower() in excluded
+                or isinstance(dtype, UnsupportedFortranType)
+                or (isinstance(dtype, ArrayType) and any(
+                    not isinstance(d, ArrayType.ArrayBounds) for d in dtype.shape))):
+            return None
+        keep = new_local(table, naming.output_copy(symbol.name), dtype.copy(), taken)
+        save.append(Assignment.create(Reference(keep), Reference(symbol)))
+        back.append(Assignment.create(Reference(symbol), Reference(keep)))
+    return save, back
 
 
 def _renamed_scalars(placed, table, taken):
