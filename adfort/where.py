@@ -216,6 +216,9 @@ class _Lowering:
             raise _CannotLower()
         self.indices = [new_local(self.table, naming.WHERE_INDEX, INTEGER_TYPE)
                         for _ in range(rank)]
+        fused = self.fused(clauses, ast)
+        if fused is not None:
+            return [fused]
         written = {lhs.symbol.name.lower() for lhs in assigned}
         mask_reads = {r.symbol.name.lower() for mask, _, _ in clauses if mask is not None
                       for r in mask.walk(Reference)}
@@ -255,6 +258,61 @@ class _Lowering:
                 nest.ast = mask_ast if mask_ast is not None else statement
                 body.append(nest)
         return self.before + body + self.after
+
+    def fused(self, clauses, ast):
+        """The whole WHERE as one loop nest taking each element through
+        its clauses (``if (m1) then … else if (m2) then … else … end if``),
+        or None when that could be another program.
+
+        It is the same program when every expression is elementwise (no
+        temporaries to store first, no user function) and each array the
+        construct assigns is named, everywhere in it (masks included), at
+        the one element being assigned: no element then sees a value
+        another element's assignments made, and each mask reads, at its
+        element, what Fortran's order of evaluation would have it read.
+        One pass over memory, no mask arrays, and conditions the reverse
+        sweep can test again instead of taping them."""
+        written = {lhs.symbol.name.lower() for _, read, _ in clauses for lhs, _, _ in read}
+        built, seen = [], {}
+        try:
+            for mask, read, mask_ast in clauses:
+                exprs = ([] if mask is None else [(mask, None)]) + \
+                    [(rhs, lhs) for lhs, rhs, _ in read]
+                for expr, lhs in exprs:
+                    if self.parts(expr, lhs) or any(not isinstance(c, IntrinsicCall)
+                                                    for c in expr.walk(Call)):
+                        return None
+                condition = None if mask is None else self.elementwise(mask)
+                assigns = []
+                for lhs, rhs, statement in read:
+                    if _reads_own_element(rhs, lhs) is not None:
+                        return None
+                    assign = Assignment.create(self.elementwise(lhs), self.elementwise(rhs))
+                    assign.ast = statement if getattr(statement, "item", None) else ast
+                    assigns.append(assign)
+                built.append((condition, assigns, mask_ast))
+        except _CannotLower:
+            return None
+        for condition, assigns, _ in built:
+            for node in ([condition] if condition is not None else []) + assigns:
+                for ref in node.walk(Reference):
+                    name = ref.symbol.name.lower()
+                    if name in written and seen.setdefault(
+                            name, ref.debug_string().lower()) != ref.debug_string().lower():
+                        return None
+        body = None
+        for condition, assigns, mask_ast in reversed(built):
+            if condition is None:        # the final ELSEWHERE
+                body = assigns
+                continue
+            branch = IfBlock.create(condition, assigns, body)
+            branch.ast = mask_ast
+            body = [branch]
+        if body is None:
+            return None
+        nest = self.nest(*body)
+        nest.ast = built[0][2] if built[0][2] is not None else ast
+        return nest
 
     def mask_array(self, base):
         symbol = new_local(self.table, base, ArrayType(
