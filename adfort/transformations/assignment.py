@@ -5,6 +5,7 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, IntrinsicCall, Literal, Reference,
     UnaryOperation)
 
+from adfort.final_writes import tag_overwrite
 from adfort.arrays import expr_rank
 from adfort.derived import (
     STRUCTURE_REFERENCES, is_derived_value, is_real_value, leaf_references, may_overlap,
@@ -211,6 +212,7 @@ def reverse_assignment(stmt, reverser):
         return [stmt.detach() if stmt.parent is not None else stmt], []
     if id(stmt) in reverser.plan.taped:
         save, restore = reverser.tapes.save(stmt.lhs)
+        tag_overwrite(stmt, save + restore)
         rec.extend(save)
         ret.extend(restore)
     ret.extend(reverser.adjoints.get(id(stmt), []))

@@ -40,6 +40,7 @@ from adfort.iteration_values import pushed_per_iteration, strip_pushed
 from adfort.iterations import (
     cheap_function, keep_needed, recomputed_in_loops, strip_conditions, strip_reads)
 from adfort.entry_copies import entry_copies
+from adfort.final_writes import direct_final_writes, without_pops
 from adfort.deferral import (
     tag_deferred, with_deferred_reversed, without_deferred, writes_any)
 from adfort.late_values import late_recomputed, strip_late
@@ -56,7 +57,7 @@ from adfort.transformations.reverser import (
     Reverser, drop_not_rerun, enclosing_loop_indices, whole_saves)
 from adfort.transformations.building import _argument_symbols, _make_routine
 from adfort.extents import extent_argument, is_assumed_size, measure, measured_arguments
-from adfort.transformations.reversing import _int, _jacobian, _reversing
+from adfort.transformations.reversing import _copy, _int, _jacobian, _local_copy, _reversing
 from adfort.transformations.motions import RoutineMotions, UnitSpec  # noqa: F401 (API)
 
 _IN = ArgumentInterface.Access.READ
@@ -446,7 +447,15 @@ def reverse_work(work, spec, options, names, filename=None):
         rec_part = [s.copy() for s in rec_body if not among(s, final_rec)]
         if deferred_targets:
             rec_part = without_deferred(rec_part)
-        fused = (drop_idle_reserves(rec_part, reserves), None, deferred_targets)
+        # Final writes of results straight into their output copies.
+        rec_part, direct, direct_names, copied_back = direct_final_writes(
+            rec_part, [a for a in arguments if a.name.lower() in restored
+                       and a is not result],
+            optional_names(work) | set(ctx.attributes) | deferred_targets,
+            table, taken,
+            lambda symbol, name: _local_copy(table, symbol, name, taken, filename),
+            lambda keep, symbol: [_copy(keep, symbol)])
+        fused = (drop_idle_reserves(rec_part, reserves), None, deferred_targets | direct_names)
     recording = _make_routine(work, names["rec"], rec_body,
                               arguments + tape_args + list(extents.values()), rec_intents,
                               ctx.module_variable, ctx.attributes)
@@ -478,8 +487,9 @@ def reverse_work(work, spec, options, names, filename=None):
             work, names.get("ret_given") or naming.returning_given(work.name), ret_body,
             (handover_ret, final_ret), adj_args + tape_args,
             [table.lookup(name) for name in finals], ret_intents, ctx,
-            with_deferred_reversed if deferred_targets else None)
-        fused = (fused[0], ret_part, fused[2])
+            lambda part: without_pops(with_deferred_reversed(part) if deferred_targets
+                                      else part, direct))
+        fused = (fused[0], ret_part + copied_back, fused[2])
     returning = _make_routine(work, names["ret"], ret_body,
                               adj_args + tape_args, ret_intents, ctx.module_variable, ctx.attributes)
 
