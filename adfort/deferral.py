@@ -258,7 +258,7 @@ def without_deferred(statements):
             for node in reversed(stmt.walk((Loop, IfBlock))):
                 if _empty(node) and _loop_variable_unused(node, kept):
                     if node is stmt:
-                        kept.remove(stmt)
+                        kept = [s for s in kept if s is not stmt]
                     elif node.parent is not None:
                         node.detach()
                     changed = True

@@ -151,8 +151,8 @@ def direct_final_writes(rec_part, arguments, excluded, table, taken, local_copy,
         for stmt in pushes:
             if stmt.parent is not None:
                 stmt.detach()
-            else:
-                rec_part.remove(stmt)
+        # (by identity: equal statements are not the same statement)
+        rec_part = [s for s in rec_part if not any(s is p for p in pushes)]
         keep = local_copy(symbol, naming.output_copy(symbol.name))
         lhs = assign.lhs
         if isinstance(lhs, ArrayReference):
@@ -160,7 +160,7 @@ def direct_final_writes(rec_part, arguments, excluded, table, taken, local_copy,
         else:
             target = Reference(keep)
         lhs.replace_with(target)
-        position = rec_part.index(top)
+        position = next(i for i, s in enumerate(rec_part) if s is top)
         rec_part[position:position] = copy(keep, symbol)
         back.append(Assignment.create(Reference(symbol), Reference(keep)))
         done.add(key)
