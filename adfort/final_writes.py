@@ -24,9 +24,13 @@ An assignment qualifies (:func:`direct_final_writes`) when
 - its target is a dummy argument of the routine whose overwritten value
   is taped (:func:`tag_overwrite`), not optional, pointer, target,
   allocatable or assumed-size;
-- it is the only statement writing that argument in the last top-level
+- it is the last statement writing that argument in the last top-level
   statement naming it, which holds no calls naming it, and names it
-  nowhere after the assignment;
+  nowhere after the assignment; earlier writes there are in the same
+  iteration of the innermost loop around it, before the statement of its
+  body holding it (a microphysics column updating ``qr(k)`` by
+  evaporation, then by accretion): each iteration then copies the element
+  as they leave it, just before that statement;
 - every reference to the argument there is the same text, and names,
   for each DO loop around the assignment, that loop's variable alone in
   a dimension of its own (no DO WHILE): no iteration reads what another
@@ -81,10 +85,24 @@ def _loops_alone(ref, stmt, top):
     return True
 
 
+def _innermost_loop(stmt, top):
+    """The innermost DO loop around `stmt` inside `top` (itself included),
+    or None."""
+    node = stmt.parent
+    while node is not None:
+        if isinstance(node, Loop):
+            return node
+        if node is top:
+            return None
+        node = node.parent
+    return None
+
+
 def _candidate(statements, symbol):
-    """The assignment of `symbol` to redirect among `statements` (the
-    recording's top-level statements) and the top-level statement holding
-    it, or None."""
+    """(the assignment of `symbol` to redirect, the top-level statement of
+    `statements` holding it, the statement before which each iteration
+    copies the element, or None when the copy before the top-level
+    statement does), or None."""
     name = symbol.name.lower()
     top = None
     for stmt in statements:
@@ -95,9 +113,9 @@ def _candidate(statements, symbol):
     refs = [r for r in top.walk(Reference) if r.symbol.name.lower() == name
             and not is_shape_inquiry(r)]
     writes = [a for a in top.walk(Assignment) if a.lhs.symbol.name.lower() == name]
-    if len(writes) != 1 or getattr(writes[0], _TAG + "_here", None) is None:
+    if not writes or getattr(writes[-1], _TAG + "_here", None) is None:
         return None
-    assign = writes[0]
+    assign = writes[-1]
     for call in top.walk(Call):
         if not isinstance(call, IntrinsicCall) and any(
                 r.symbol.name.lower() == name for r in call.walk(Reference)):
@@ -114,7 +132,22 @@ def _candidate(statements, symbol):
         return None
     if not _loops_alone(assign.lhs, assign, top):
         return None
-    return assign, top
+    if len(writes) == 1:
+        return assign, top, None
+    # Written before in the same iteration: each iteration copies the
+    # element as those writes leave it, just before the statement of the
+    # loop's body holding the last write.
+    loop = _innermost_loop(assign, top)
+    if loop is None:
+        return None
+    point = assign
+    while point.parent is not loop.loop_body:
+        point = point.parent
+    body = loop.loop_body.children
+    before = {id(n) for stmt in body[:point.position] for n in stmt.walk(Assignment)}
+    if any(id(w) not in before for w in writes[:-1]):
+        return None
+    return assign, top, point
 
 
 def direct_final_writes(rec_part, arguments, excluded, table, taken, local_copy, copy):
@@ -142,7 +175,7 @@ def direct_final_writes(rec_part, arguments, excluded, table, taken, local_copy,
         found = _candidate(rec_part, symbol)
         if found is None:
             continue
-        assign, top = found
+        assign, top, point = found
         key = getattr(assign, _TAG + "_here")
         pushes = [s for stmt in rec_part for s in stmt.walk(Statement)
                   if getattr(s, _TAG, None) == key]
@@ -159,6 +192,9 @@ def direct_final_writes(rec_part, arguments, excluded, table, taken, local_copy,
             target = ArrayReference.create(keep, [i.copy() for i in lhs.indices])
         else:
             target = Reference(keep)
+        if point is not None:
+            point.parent.addchild(Assignment.create(target.copy(), lhs.copy()),
+                                  point.position)
         lhs.replace_with(target)
         position = next(i for i, s in enumerate(rec_part) if s is top)
         rec_part[position:position] = copy(keep, symbol)
