@@ -78,3 +78,78 @@ def test_body_name_clash_is_resolved(tmp_path):
                               JointReversalSchedule(), routine="physics_step")[0].lower()
     assert "subroutine mix_column_rec_body_1(" in text, text
     assert "call mix_column_rec_body_1(" in _part(text, "mix_column_rec")
+
+
+SMOOTHER = """\
+module grow_mod
+  implicit none
+  integer, parameter :: dp = kind(1.0d0)
+contains
+  subroutine smooth(n, x)
+    integer, intent(in) :: n
+    real(dp), intent(inout) :: x(n)
+    real(dp) :: w(n), v(n)
+    integer :: k
+    w = x
+    v(1) = w(1)
+    v(n) = w(n)
+    do k = 2, n - 1
+      v(k) = 0.25_dp*w(k-1) + 0.5_dp*w(k) + 0.25_dp*w(k+1)
+    end do
+    x = v
+  end subroutine smooth
+end module grow_mod
+"""
+
+def test_saved_buffer_grows_between_calls(tmp_path):
+    """The heap buffer of a wrapper is kept between calls (saved, never
+    freed: freeing it made every call fault its pages in again) and made
+    larger when a call needs more: calls of growing, shrinking and stack
+    sizes in one run give the adjoint of each size (checked against the
+    transposed smoother computed here)."""
+    import subprocess
+    (tmp_path / "grow.f90").write_text(SMOOTHER)
+    text = differentiate_file(str(tmp_path / "grow.f90"), ["x"], ["x"],
+                              SplitReversalSchedule(), routine="smooth")[0]
+    (tmp_path / "grow_ad.f90").write_text(text)
+    wrapper = _part(text, "smooth_rev")
+    assert re.search(r"allocatable, dimension\(:\), save :: work_heap", wrapper), wrapper
+    assert "deallocate(work_heap)" in wrapper and "size(work_heap) <" in wrapper, wrapper
+    driver = """\
+program grow
+  use grow_mod
+  use grow_mod_ad
+  implicit none
+  integer, parameter :: sizes(5) = [3000, 6000, 4000, 100, 7000]
+  integer :: i, n, k
+  real(dp), allocatable :: x(:), ybar(:), expect(:)
+  real(dp) :: err
+  err = 0.0_dp
+  do i = 1, 5
+    n = sizes(i)
+    allocate(x(n), ybar(n), expect(n))
+    call random_number(x)
+    call random_number(ybar)
+    ! The smoother's transpose applied to ybar.
+    expect = 0.0_dp
+    expect(1) = ybar(1) + 0.25_dp*ybar(2)
+    expect(n) = ybar(n) + 0.25_dp*ybar(n-1)
+    do k = 2, n - 1
+      expect(k) = expect(k) + 0.5_dp*ybar(k)
+      if (k > 2) expect(k) = expect(k) + 0.25_dp*ybar(k-1)
+      if (k < n - 1) expect(k) = expect(k) + 0.25_dp*ybar(k+1)
+    end do
+    call smooth_rev(n, x, ybar)
+    err = max(err, maxval(abs(ybar - expect)))
+    deallocate(x, ybar, expect)
+  end do
+  write(*, '(a, es12.4)') 'ERR', err
+end program grow
+"""
+    (tmp_path / "driver.f90").write_text(driver)
+    fc = harness.gfortran()
+    subprocess.run([fc, "-O1", "-fcheck=all", "grow.f90", "grow_ad.f90", "driver.f90",
+                    "-o", "grow"], cwd=tmp_path, check=True, capture_output=True)
+    out = subprocess.run([str(tmp_path / "grow")], cwd=tmp_path, check=True,
+                         capture_output=True, text=True).stdout
+    assert float(out.split()[-1]) < 1e-14, out

@@ -16,7 +16,9 @@ So a generated routine ``r_ret`` with such arrays becomes two:
 - ``r_ret``: same name and arguments, holding one fixed-size buffer of
   :data:`STACK_ELEMENTS` elements (on the stack: no allocation at all) and
   passing consecutive sections of it to ``r_ret_body``; when the arrays
-  need more, one allocatable buffer of the exact size instead.
+  need more, one saved allocatable buffer instead, allocated at the first
+  call that needs it and again larger when too small, never freed (as the
+  tapes are kept).
 
 Sections are passed to explicit-shape dummies of the same size (sequence
 association, no copy: the sections are contiguous), so nothing else
@@ -27,9 +29,10 @@ entry to the routine.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall, Literal,
-    Node, Range, Reference, Routine)
+    Node, Range, Reference, Routine, UnaryOperation)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, RoutineSymbol, ScalarType)
+    ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, RoutineSymbol, ScalarType,
+    StaticInterface)
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE, int_literal
@@ -174,9 +177,11 @@ def _fill_wrapper(wrapper, groups, body_name):
         arrays = [table.lookup(n) for n in names]
         element = arrays[0].datatype.elemental_type
         sizes = [size(a) for a in arrays]
+        heap = new_symbol(naming.WORK_HEAP, ArrayType(
+            element.copy(), [ArrayType.Extent.DEFERRED]))
+        heap.interface = StaticInterface()
         pools.append((sizes, new_symbol(naming.WORK_STACK, ArrayType(
-            element.copy(), [STACK_ELEMENTS])), new_symbol(naming.WORK_HEAP, ArrayType(
-                element.copy(), [ArrayType.Extent.DEFERRED]))))
+            element.copy(), [STACK_ELEMENTS])), heap))
 
     statements = [Assignment.create(Reference(local), IntrinsicCall.create(
         IntrinsicCall.Intrinsic.MAX, [int_literal(0), expr]))
@@ -202,12 +207,30 @@ def _fill_wrapper(wrapper, groups, body_name):
             tested.add(fit.debug_string())
             fits = fit if fits is None else BinaryOperation.create(
                 BinaryOperation.Operator.AND, fits, fit)
-        allocations.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
-            ArrayReference.create(heap, [_sum(sizes)])]))
+        allocations.extend(_grown(heap, _sum(sizes)))
     statements.append(IfBlock.create(fits, [call(True)], allocations + [call(False)]))
     for stmt in statements:
         wrapper.addchild(stmt)
     prune_symbols(wrapper)    # (the arrays, and what only the body uses)
+
+
+def _grown(heap, need):
+    """Statements making the saved buffer `heap` hold at least `need`
+    elements: allocated on first use, again larger when too small, never
+    freed.  An allocatable local freed at each return made glibc give the
+    pages back and fault them in again at the next call (``mmap``, or a
+    trimmed heap top): the sea-ice balance's adjoint ran at 2.9 times the
+    primal instead of 1.5."""
+    allocated = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [Reference(heap)])
+    small = BinaryOperation.create(
+        BinaryOperation.Operator.LT,
+        IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [Reference(heap)]), need.copy())
+    return [
+        IfBlock.create(allocated, [IfBlock.create(small, [IntrinsicCall.create(
+            IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(heap)])])]),
+        IfBlock.create(UnaryOperation.create(UnaryOperation.Operator.NOT, allocated.copy()), [
+            IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+                ArrayReference.create(heap, [need.copy()])])])]
 
 
 def _extent(dim):
