@@ -189,6 +189,44 @@ CASES = {
           end subroutine column
         end module state_read_after
         """, False, False),
+    # The same callee also called on locals whose values before the call
+    # an adjoint reads: its f_rev now gives back its results there too,
+    # and the caller puts back its own saves after it.  (The second call
+    # runs forward in r_rev, so the text check counts the case as not
+    # deferred; under split neither is: p goes to both calls.)
+    "shared_callee.f90": ("""\
+        ! adfort: routine=column dep=t,q,s indep=t,q,s,p
+        ! adfort: init n=6 p=500:1000 t=270:300 q=0.004:0.02 s=0.5:1.5
+        module hazard
+          implicit none
+          integer, parameter :: dp = kind(1.0d0)
+        contains
+          subroutine adjust(p, t, q)
+            real(dp), intent(in) :: p
+            real(dp), intent(inout) :: t, q
+            real(dp) :: qs, dq
+            qs = 0.622_dp*6.112_dp*exp(17.67_dp*(t - 273.15_dp)/(t - 29.65_dp))/p
+            dq = (q - qs)/(1.0_dp + 5.4e3_dp*qs/t**2)
+            t = t + 2.5e3_dp*dq*q
+            q = q - dq*t/300.0_dp
+          end subroutine adjust
+          subroutine column(n, p, t, q, s)
+            integer, intent(in) :: n
+            real(dp), intent(in) :: p(n)
+            real(dp), intent(inout) :: t(n), q(n), s(4)
+            real(dp) :: w, r
+            integer :: k
+            do k = 1, n
+              call adjust(p(k), t(k), q(k))
+            end do
+            w = 280.0_dp + s(1)
+            r = 0.01_dp*s(2)
+            s(4) = w**2*r
+            call adjust(p(1), w, r)
+            s(3) = w*r**2
+          end subroutine column
+        end module hazard
+        """, False, False),
     # The results are read again (a column sum): the call must run forward.
     "results_read.f90": ("""\
         ! adfort: routine=column dep=te,tot indep=t,q
