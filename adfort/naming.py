@@ -29,6 +29,7 @@ BRANCH_BITS_PER_WORD = 64
 BRANCH_TAKEN = "branch_taken"
 TAPE_INITIAL_SIZE = 1024
 ITERATION_COUNT = "iteration_count"
+POPPED_VALUE = "popped_value"     # a control value popped as soon as pushed
 EXIT_FLAG = "exiting"
 # Stands for the '*' of an assumed-size array while adfort works on it.
 ASSUMED_SIZE = "adfort_assumed_size"

@@ -45,6 +45,7 @@ from adfort.deferral import (
     tag_deferred, with_deferred_reversed, without_deferred, writes_any)
 from adfort.late_values import late_recomputed, strip_late
 from adfort.liveness import drop_idle_reserves, lean_recording
+from adfort.popped_at_once import keep_popped_at_once
 from adfort.rerun import not_rerun
 from adfort.shadows import rename_shadowing_locals
 from adfort.stored_values import store_costly_values
@@ -481,6 +482,13 @@ def reverse_work(work, spec, options, names, filename=None):
                 ret_part += kept[1]
                 delivered = outputs
         lean += ret_part
+        # A control value pushed last and popped first: kept in a local.
+        before = len(lean)
+        keep_popped_at_once(lean, [(t.symbol, t.top) for t in tape_list if t.dynamic
+                                   and t.datatype.intrinsic == ScalarType.Intrinsic.INTEGER],
+                            table, taken)
+        if len(lean) < before:
+            lean = drop_idle_reserves(lean, reserves)
     given = None
     if fused is not None:
         given, ret_part = returning_given(
