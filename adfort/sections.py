@@ -298,7 +298,8 @@ def _equal(left, right):
 
 
 def _distinct(sections):
-    """`sections` without repeats, or None when there are too many."""
+    """`sections` without repeats, adjacent ones merged, or None when
+    there are too many."""
     from adfort.known_zero import structural_key
     found, keys = [], set()
     for section in sections:
@@ -307,9 +308,50 @@ def _distinct(sections):
         if key not in keys:
             keys.add(key)
             found.append(section)
+    found = _merged(found)
     if len(found) > _MAX_SECTIONS:
         return None
     return found
+
+
+def _follows(first, second):
+    """Whether the range `second` starts just after `first` ends
+    (``1:n-1`` then ``n:n``)."""
+    from adfort.known_zero import structural_key
+    return structural_key(_plus(first[1].copy(), 1)) == structural_key(second[0])
+
+
+def _merged(sections):
+    """`sections` with any two that differ in one dimension only, where
+    one range follows the other, made one (a back substitution's ``x(n)``
+    and ``x(1:n-1)`` are all of ``x``: saved whole, in one piece)."""
+    from adfort.known_zero import structural_key
+
+    def key(bounds):
+        return None if bounds is None else (structural_key(bounds[0]),
+                                            structural_key(bounds[1]))
+    sections = list(sections)
+    changed = True
+    while changed:
+        changed = False
+        for i, one in enumerate(sections):
+            for j, other in enumerate(sections):
+                if i == j or len(one) != len(other):
+                    continue
+                differ = [d for d in range(len(one)) if key(one[d]) != key(other[d])]
+                if len(differ) != 1 or one[differ[0]] is None or other[differ[0]] is None:
+                    continue
+                d = differ[0]
+                if _follows(one[d], other[d]):
+                    joined = list(one)
+                    joined[d] = (one[d][0], other[d][1])
+                    sections = [s for k, s in enumerate(sections) if k not in (i, j)]
+                    sections.insert(min(i, j), joined)
+                    changed = True
+                    break
+            if changed:
+                break
+    return sections
 
 
 def section_references(actual, sections):

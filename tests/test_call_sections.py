@@ -297,3 +297,44 @@ def test_joint_puts_back_once_what_nothing_reads_after_the_call(tmp_path):
     assert p_loop.index("call step_rev") < p_loop.rindex("p(1:n) = value_tape"), p_loop
     assert q_loop.count("q(1:n) = value_tape") == 1, q_loop
     assert q_loop.index("q(1:n) = value_tape") < q_loop.index("call step_rev"), q_loop
+
+
+def test_adjacent_sections_are_one_save(tmp_path):
+    """A back substitution writes x(n), then x(1:n-1): together all of x,
+    saved whole in one piece around the call.  Saved whole, it also gives
+    the adjoints before the call their values back, so a later call that
+    overwrites the column (a heating increment) saves nothing more."""
+    import subprocess
+    import sys
+    fixture = harness.FIXTURE_DIR / "implicit_column_tendencies.f90"
+    out = tmp_path / "out.f90"
+    subprocess.run([sys.executable, "-m", "adfort", "diff", str(fixture),
+                    "--routine", "column_run", "--dep", "cost", "--indep", "t,q,kdiff",
+                    "--schedule", "joint", "-o", str(out)], check=True, capture_output=True)
+    rev = harness.routine_source(out.read_text(), "column_run_rev_body").lower()
+    step = rev[rev.index("do it = 1, nt"):rev.index("call shift_down(")]
+    assert re.findall(r"value_tape\([^=]*\) = (.+)", step) == ["t", "q(2:)", "q(:nlev - 1)"], \
+        step
+
+
+def test_merged_sections():
+    from psyclone.psyir.nodes import Literal, Reference
+    from psyclone.psyir.symbols import DataSymbol
+    from adfort.exprs import INTEGER_TYPE
+    from adfort.reach import _plus
+    from adfort.sections import _merged
+    n = DataSymbol("n", INTEGER_TYPE)
+
+    def one():
+        return Literal("1", INTEGER_TYPE)
+    # (n:n) and (1:n-1) in the first dimension, the same second dimension.
+    rows = (one(), Reference(n))
+    found = _merged([[(Reference(n), Reference(n)), rows],
+                     [(one(), _plus(Reference(n), -1)), (one(), Reference(n))]])
+    assert len(found) == 1
+    assert [b.debug_string() for b in found[0][0]] == ["1", "n"]
+    # Gaps and differences in two dimensions stay apart.
+    assert len(_merged([[(one(), one())], [(Reference(n), Reference(n))]])) == 2
+    assert len(_merged([[(one(), one()), (one(), one())],
+                        [(Literal("2", INTEGER_TYPE), Literal("2", INTEGER_TYPE)),
+                         (Literal("2", INTEGER_TYPE), Literal("2", INTEGER_TYPE))]])) == 2
