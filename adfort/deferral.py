@@ -71,7 +71,7 @@ def _enclosing(node):
     return loops
 
 
-def _fresh_per_iteration(actual, loops):
+def fresh_per_iteration(actual, loops):
     """Whether `actual` names, for each loop in `loops`, elements
     subscripted by that loop's variable alone in a dimension of its own."""
     if not loops:
@@ -171,7 +171,7 @@ def deferrable_calls(unit, chosen, is_split, module_writes, attributes):
                 break
             name = actual.symbol.name.lower()
             if (attributes.get(name) or in_call.get(name) != 1 or counts.get(name) != 1
-                    or not _fresh_per_iteration(actual, loops)):
+                    or not fresh_per_iteration(actual, loops)):
                 ok = False
                 break
             outputs.add(formal.name.lower())

@@ -49,6 +49,7 @@ from psyclone.psyir.symbols import ArrayType
 
 from adfort import naming
 from adfort.arrays import is_shape_inquiry
+from adfort.deferral import fresh_per_iteration
 
 _TAG = "adfort_overwrite_of"
 
@@ -63,26 +64,19 @@ def tag_overwrite(stmt, statements):
 
 def _loops_alone(ref, stmt, top):
     """Whether `ref` names, for each DO loop around `stmt` inside `top`
-    (itself included), its variable alone in a dimension of its own."""
-    used = set()
+    (itself included), its variable alone in a dimension of its own (no DO
+    WHILE around it)."""
+    loops = []
     node = stmt
     while node is not None:
         if isinstance(node, WhileLoop):
             return False
         if isinstance(node, Loop):
-            if not isinstance(ref, ArrayReference):
-                return False
-            name = node.variable.name.lower()
-            found = [i for i, index in enumerate(ref.indices)
-                     if type(index) is Reference and index.symbol.name.lower() == name
-                     and i not in used]
-            if not found:
-                return False
-            used.add(found[0])
+            loops.append(node)
         if node is top:
             break
         node = node.parent
-    return True
+    return fresh_per_iteration(ref, loops)
 
 
 def _innermost_loop(stmt, top):

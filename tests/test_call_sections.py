@@ -304,14 +304,10 @@ def test_adjacent_sections_are_one_save(tmp_path):
     saved whole in one piece around the call.  Saved whole, it also gives
     the adjoints before the call their values back, so a later call that
     overwrites the column (a heating increment) saves nothing more."""
-    import subprocess
-    import sys
     fixture = harness.FIXTURE_DIR / "implicit_column_tendencies.f90"
-    out = tmp_path / "out.f90"
-    subprocess.run([sys.executable, "-m", "adfort", "diff", str(fixture),
-                    "--routine", "column_run", "--dep", "cost", "--indep", "t,q,kdiff",
-                    "--schedule", "joint", "-o", str(out)], check=True, capture_output=True)
-    rev = harness.routine_source(out.read_text(), "column_run_rev_body").lower()
+    text = harness.differentiate_text(tmp_path, fixture.name, fixture.read_text(),
+                                      ["--schedule", "joint"])
+    rev = harness.routine_source(text, "column_run_rev").lower()
     step = rev[rev.index("do it = 1, nt"):rev.index("call shift_down(")]
     assert re.findall(r"value_tape\([^=]*\) = (.+)", step) == ["t", "q(2:)", "q(:nlev - 1)"], \
         step

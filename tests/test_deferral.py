@@ -6,9 +6,6 @@ compared to r's; the text checks say whether the call was deferred."""
 
 import re
 import shutil
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -291,15 +288,9 @@ def test_deferred_calls_give_the_gradient_and_results(tmp_path, name, schedule):
 def test_which_calls_are_deferred(tmp_path, name, schedule):
     text, joint, split = CASES[name]
     deferred = joint if schedule == "joint" else split
-    source = tmp_path / name
-    source.write_text(textwrap.dedent(text))
-    meta = harness.parse_metadata(source)
-    out = tmp_path / "out.f90"
-    subprocess.run([sys.executable, "-m", "adfort", "diff", str(source),
-                    "--routine", meta.routine, "--dep", ",".join(meta.dep),
-                    "--indep", ",".join(meta.indep), "--schedule", schedule, "-o", str(out)],
-                   check=True, capture_output=True)
-    rev = _rev_body(out.read_text(), meta.routine)
+    generated = harness.differentiate_text(tmp_path, name, text, ["--schedule", schedule])
+    meta = harness.parse_metadata(tmp_path / name)
+    rev = _rev_body(generated, meta.routine)
     # r_rev runs its recording inline (or calls r_rec, when that measures
     # assumed-size arguments): a deferred call is not run forward there
     # (neither the primal call nor its recording motion).

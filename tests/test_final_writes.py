@@ -6,9 +6,6 @@ writes were redirected."""
 
 import re
 import shutil
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -147,23 +144,14 @@ def test_final_writes_give_the_gradient_and_results(tmp_path, name, schedule):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_which_final_writes_are_redirected(tmp_path, name):
     text, redirected = CASES[name]
-    source = tmp_path / name
-    source.write_text(textwrap.dedent(text))
-    meta = harness.parse_metadata(source)
-    out = tmp_path / "out.f90"
-    subprocess.run([sys.executable, "-m", "adfort", "diff", str(source),
-                    "--routine", meta.routine, "--dep", ",".join(meta.dep),
-                    "--indep", ",".join(meta.indep), "-o", str(out)],
-                   check=True, capture_output=True)
-    generated = out.read_text()
-    rev = harness.routine_source(generated, f"{meta.routine}_rev_body") or \
-        harness.routine_source(generated, f"{meta.routine}_rev")
+    generated = harness.differentiate_text(tmp_path, name, text)
+    routine = harness.parse_metadata(tmp_path / name).routine
+    rev = harness.routine_source(generated, f"{routine}_rev")
     found = set(re.findall(r"^\s*(\w+)_out\(\w+\) = ", rev, re.MULTILINE))
     assert found == redirected, rev
     # r_rec keeps its pushes for callers that link the routine split; r_rev
     # pushes none for the writes redirected.
-    rec = harness.routine_source(generated, f"{meta.routine}_rec_body") or \
-        harness.routine_source(generated, f"{meta.routine}_rec")
+    rec = harness.routine_source(generated, f"{routine}_rec")
     assert "value_tape(value_tape_top + 1" in rec, rec
     for name in redirected:
         push = rf"value_tape\(value_tape_top \+ 1\) = {name}\b"

@@ -7,9 +7,6 @@ the text checks say which lowering was taken."""
 
 import re
 import shutil
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -106,18 +103,9 @@ def test_where_gives_the_gradient_and_results(tmp_path, name, schedule):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_which_where_is_fused(tmp_path, name):
     text, fused = CASES[name]
-    source = tmp_path / name
-    source.write_text(textwrap.dedent(text))
-    meta = harness.parse_metadata(source)
-    out = tmp_path / "out.f90"
-    subprocess.run([sys.executable, "-m", "adfort", "diff", str(source),
-                    "--routine", meta.routine, "--dep", ",".join(meta.dep),
-                    "--indep", ",".join(meta.indep), "-o", str(out)],
-                   check=True, capture_output=True)
-    generated = out.read_text()
-    # (r_rec_body when r_rec hands its automatic arrays a buffer)
-    rec = harness.routine_source(generated, f"{meta.routine}_rec_body") or \
-        harness.routine_source(generated, f"{meta.routine}_rec")
+    generated = harness.differentiate_text(tmp_path, name, text)
+    # (with r_rec_body when r_rec hands its automatic arrays a buffer)
+    rec = harness.routine_source(generated, f"{harness.parse_metadata(tmp_path / name).routine}_rec")
     assert ("where_mask" not in rec and "where_pending" not in rec) == fused, rec
     if fused:
         # One loop per WHERE, each element taken through its clauses.
@@ -129,11 +117,7 @@ def test_masks_of_inputs_are_tested_again(tmp_path):
     the reverse sweep tests the mask again, so the recording pushes no
     branch bits (they were one per element and clause)."""
     fixture = harness.FIXTURE_DIR / "sea_ice_where.f90"
-    out = tmp_path / "out.f90"
-    subprocess.run([sys.executable, "-m", "adfort", "diff", str(fixture),
-                    "--routine", "ice_surface", "--dep", "qnet,hice",
-                    "--indep", "tsurf,hice,swdown", "-o", str(out)],
-                   check=True, capture_output=True)
-    rec = harness.routine_source(out.read_text(), "ice_surface_rec_body")
+    generated = harness.differentiate_text(tmp_path, fixture.name, fixture.read_text())
+    rec = harness.routine_source(generated, "ice_surface_rec")
     assert "bits_push" not in rec and "where_mask" not in rec, rec
     assert len(re.findall(r"do where_index", rec)) == 2, rec
