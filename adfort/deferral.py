@@ -48,9 +48,12 @@ the same forward work, no tape.
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference,
     Routine, Schedule, Statement, WhileLoop)
-from psyclone.psyir.symbols import ArgumentInterface
+from psyclone.psyir.symbols import ArgumentInterface, ArrayType, UnsupportedFortranType
 
+from adfort import naming
 from adfort.arrays import is_shape_inquiry
+from adfort.extents import is_assumed_size
+from adfort.symbols import new_local
 from adfort.optional import callee_formals, matched_formals
 
 _OUT = ArgumentInterface.Access.WRITE
@@ -307,3 +310,25 @@ def writes_any(statements, names):
                     ref.symbol.name.lower() in names for ref in node.walk(Reference)):
                 return True
     return False
+
+
+def kept_results(table, results, taken, excluded):
+    """For a callee's f_rev that delivers its results (see
+    :attr:`RoutineMotions.rev_outputs`) while its returning part puts some
+    of them back: (statements copying the dummies `results` to locals,
+    statements copying them back), or None when one of them cannot be
+    copied plainly (assumed size or shape, allocatable, or named in
+    `excluded`: optional, pointer, target)."""
+    save, back = [], []
+    for symbol in results:
+        dtype = symbol.datatype
+        if (getattr(dtype, "is_allocatable", False) or is_assumed_size(symbol)
+                or symbol.name.lower() in excluded
+                or isinstance(dtype, UnsupportedFortranType)
+                or (isinstance(dtype, ArrayType) and any(
+                    not isinstance(d, ArrayType.ArrayBounds) for d in dtype.shape))):
+            return None
+        keep = new_local(table, naming.output_copy(symbol.name), dtype.copy(), taken)
+        save.append(Assignment.create(Reference(keep), Reference(symbol)))
+        back.append(Assignment.create(Reference(symbol), Reference(keep)))
+    return save, back

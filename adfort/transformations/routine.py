@@ -14,7 +14,7 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, IntrinsicCall, Loop, Reference, Routine, Statement,
     WhileLoop)
 from psyclone.psyir.symbols import (
-    ArgumentInterface, ArrayType, CommonBlockInterface, ScalarType, UnsupportedFortranType)
+    ArgumentInterface, ArrayType, CommonBlockInterface, ScalarType)
 
 from adfort import naming
 from adfort.symbols import new_local
@@ -42,7 +42,7 @@ from adfort.iterations import (
 from adfort.entry_copies import entry_copies
 from adfort.final_writes import direct_final_writes, without_pops
 from adfort.deferral import (
-    tag_deferred, with_deferred_reversed, without_deferred, writes_any)
+    kept_results, tag_deferred, with_deferred_reversed, without_deferred, writes_any)
 from adfort.late_values import late_recomputed, strip_late
 from adfort.liveness import drop_idle_reserves, lean_recording
 from adfort.popped_at_once import keep_popped_at_once
@@ -474,7 +474,7 @@ def reverse_work(work, spec, options, names, filename=None):
         elif outputs:
             # The returning part puts back input values of some results:
             # f_rev keeps the results it computed and gives them back last.
-            kept = _kept_results(table, [a for a in arguments if a.name.lower() in outputs
+            kept = kept_results(table, [a for a in arguments if a.name.lower() in outputs
                                          and writes_any(ret_part, {a.name.lower()})],
                                  taken, optional_names(work) | set(ctx.attributes))
             if kept is not None:
@@ -536,26 +536,6 @@ def reverse_work(work, spec, options, names, filename=None):
     motions.pushes = tapes.pushes_made() > 0 or any(
         getattr(c, "pushes", True) for c in spec.calls.values() if c is not None)
     return motions
-
-
-def _kept_results(table, results, taken, excluded):
-    """(statements copying the dummies `results` to locals, statements
-    copying them back), or None when one of them cannot be copied plainly
-    (assumed size or shape, allocatable, or named in `excluded`: optional,
-    pointer, target)."""
-    save, back = [], []
-    for symbol in results:
-        dtype = symbol.datatype
-        if (getattr(dtype, "is_allocatable", False) or is_assumed_size(symbol)
-                or symbol.name.lower() in excluded
-                or isinstance(dtype, UnsupportedFortranType)
-                or (isinstance(dtype, ArrayType) and any(
-                    not isinstance(d, ArrayType.ArrayBounds) for d in dtype.shape))):
-            return None
-        keep = new_local(table, naming.output_copy(symbol.name), dtype.copy(), taken)
-        save.append(Assignment.create(Reference(keep), Reference(symbol)))
-        back.append(Assignment.create(Reference(symbol), Reference(keep)))
-    return save, back
 
 
 def _renamed_scalars(placed, table, taken):
