@@ -233,14 +233,16 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
                       and _set_first(loop, n)}
             temporaries |= shared
         chosen = arrays | temporaries
+        given = set() if late else _given_arrays(loop, inside, finals, count, table,
+                                                 eligible)
 
         loop_writes = written_names([loop], call_writes)
         inputs = set()
 
         def available(name, position):
             symbol = table.lookup(name, otherwise=None)
-            if name == index or name in chosen or getattr(symbol, "is_constant", False) \
-                    or constant(name):
+            if name == index or name in chosen or name in given \
+                    or getattr(symbol, "is_constant", False) or constant(name):
                 return True
             if getattr(symbol, "is_argument", False) and name not in written:
                 return True
@@ -299,6 +301,40 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
             copies.append(_only(loop, chosen))
             found |= arrays
     return (found, copies, instead) if late else (found, copies)
+
+
+def _given_arrays(loop, inside, finals, count, table, eligible):
+    """Handed-over local arrays that `loop` alone sets, element `i` at the
+    top level of its body (``rhs(k) = t(k)``), and that its statements
+    after those read only at element `i`: each iteration of a copy of the
+    loop finds there, in the array the returning motion is handed, the
+    value the recording's iteration read.  (The copy of the loop leaves
+    their statements out: it does not set them.)"""
+    index = loop.variable.name.lower()
+    body = loop.loop_body.children
+    given = set()
+    for name, assigns in inside.items():
+        if name not in finals or not eligible(name) or count[name] != len(assigns) \
+                or not _local_array(table.lookup(name, otherwise=None)) \
+                or not all(a.parent is loop.loop_body and _indexed_by(a, index)
+                           for a in assigns):
+            continue
+        last = max(a.position for a in assigns)
+        lhs = {id(a.lhs) for a in assigns}
+        if all(stmt.position > last and type(ref) is ArrayReference
+               and _indexed_by_ref(ref, index)
+               for stmt in body for ref in stmt.walk(Reference)
+               if ref.symbol.name.lower() == name and id(ref) not in lhs) \
+                and not any(r.symbol.name.lower() == name for stmt in body
+                            for r in stmt.walk(Reference) if stmt.position < last
+                            and id(r) not in lhs):
+            given.add(name)
+    return given
+
+
+def _indexed_by_ref(ref, index):
+    return len(ref.indices) == 1 and type(ref.indices[0]) is Reference \
+        and ref.indices[0].symbol.name.lower() == index
 
 
 def _set_first(loop, name):

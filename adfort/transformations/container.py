@@ -12,6 +12,7 @@ from adfort.activity import is_real
 from adfort.arrays import expr_rank, is_shape_inquiry, symbol_rank
 from adfort.commons import common_statements, parse_common
 from adfort.context import checked_options
+from adfort.copy_forwarding import forward_copies
 from adfort.deferral import deferrable_calls
 from adfort.derived import TypeRegistry, is_derived, is_variable
 from adfort.pointers import lower_declarations
@@ -307,6 +308,8 @@ class _ProgramBuild:
             hoist_calls(unit.work, self._function_type(unit), unit.calls, taken)
             if self.options.get("inline", True):
                 inline_functions(unit, taken, self.schedule)
+            # Coefficients read from the copy of the state a solver overwrites.
+            forward_copies(unit)
         # Dependents that come in with a value count as independents too:
         # their adjoints return the sensitivity to that value.
         self.activity = Activity(
