@@ -47,11 +47,12 @@ and the copy moves to the top of the body.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference,
+    ArrayReference, Assignment, Call, CodeBlock, IntrinsicCall, Literal, Loop, Reference,
     WhileLoop)
 from psyclone.psyir.symbols import ArrayType, AutomaticInterface, DataSymbol
 
 from adfort.derived import is_variable
+from adfort.fresh_elements import unit_step
 from adfort.optional import callee_formals, matched_formals
 
 
@@ -72,6 +73,12 @@ def forward_copies(unit):
     call_written = _call_written(unit)
     attributes = getattr(unit, "attributes", {}) or {}
     count = 0
+    for loop in [node for node in routine.children if isinstance(node, Loop)]:
+        for stmt in list(loop.loop_body.children):
+            target = _forwardable(stmt, loop, assigned, call_written, attributes)
+            if target is not None and _hoist(unit, stmt, loop, target, attributes):
+                count += 1
+                break
     for loop in routine.walk(Loop):
         for stmt in list(loop.loop_body.children):
             target = _forwardable(stmt, loop, assigned, call_written, attributes)
@@ -189,3 +196,148 @@ def _forward(stmt, loop, source):
         stmt.detach()
         loop.loop_body.children.insert(0, stmt)
     return True
+
+
+def _hoist(unit, stmt, loop, source, attributes):
+    """Copy the whole of `source` before the earliest top-level statement
+    from which on nothing changes it, or the copy, before `loop`, and make
+    the reads of `source` from there to `loop` read the copy.  Whether
+    anything was forwarded.
+
+    ``C(k) = A(k)`` must run over the whole of rank-1 ``A`` in a loop of
+    its own at the top level, with ``C`` declared with ``A``'s bounds, so
+    that ``C(e)`` is ``A(e)`` for every subscript ``e`` a statement may
+    read ``A`` at; the loop's bounds must read nothing the statements it
+    moves over change, nor may they use its index.
+    """
+    routine = unit.work
+    copy = stmt.lhs.symbol
+    if not (source.is_argument or isinstance(source.interface, AutomaticInterface)):
+        return False    # a call may change a module variable unseen
+    if loop.parent is not routine or not _covers(loop, source) or \
+            not _same_bounds(copy, source):
+        return False
+    cname, sname = copy.name.lower(), source.name.lower()
+    index = loop.variable.name.lower()
+    bounds = {r.symbol.name.lower() for e in (loop.start_expr, loop.stop_expr, loop.step_expr)
+              for r in e.walk(Reference)}
+    first = loop.position
+    while first > 0:
+        before = routine.children[first - 1]
+        if before.walk(CodeBlock) or any(a.is_pointer for a in before.walk(Assignment)):
+            break
+        writes = _statement_writes(unit, before)
+        names = {r.symbol.name.lower() for r in before.walk(Reference)}
+        if sname in writes or cname in names or bounds & writes or \
+                (index in names and not _index_only_looped(before, index)):
+            break
+        first -= 1
+    # The statements in between and the loop read the copy.
+    replaced = 0
+    for node in routine.children[first:loop.position] + [loop]:
+        for ref in node.walk(Reference):
+            if ref.symbol.name.lower() != sname or ref is stmt.rhs or \
+                    _in_user_call(ref, node):
+                continue
+            if type(ref) is ArrayReference:
+                ref.replace_with(ArrayReference.create(copy, [i.copy() for i in ref.indices]))
+            elif type(ref) is Reference:
+                ref.replace_with(Reference(copy))
+            else:
+                continue
+            replaced += 1
+    if not replaced:
+        return False
+    if first < loop.position:
+        stmt.detach()
+        hoisted = Loop.create(loop.variable, loop.start_expr.copy(), loop.stop_expr.copy(),
+                              loop.step_expr.copy(), [stmt])
+        routine.addchild(hoisted, first)
+        if not loop.loop_body.children:
+            loop.detach()
+    elif stmt.position != 0:
+        stmt.detach()
+        loop.loop_body.children.insert(0, stmt)
+    return True
+
+
+def _statement_writes(unit, stmt):
+    """Lower-case names top-level `stmt` may change (assignments, loop
+    indices, calls)."""
+    names = {a.lhs.symbol.name.lower() for a in stmt.walk(Assignment)}
+    names |= {loop.variable.name.lower() for loop in stmt.walk(Loop)}
+    for call in stmt.walk(Call):
+        if isinstance(call, IntrinsicCall):
+            if call.intrinsic.name in ("ALLOCATE", "DEALLOCATE"):
+                names |= {a.symbol.name.lower() for a in call.arguments if is_variable(a)}
+            continue
+        callee = unit.calls.get(id(call))
+        formals = matched_formals(call, callee_formals(callee)) if callee is not None \
+            else [None] * len(call.arguments)
+        for actual, formal in zip(call.arguments, formals):
+            if formal is None or callee.writes_formal(formal):
+                names |= {r.symbol.name.lower() for r in actual.walk(Reference)}
+    return names
+
+
+def _index_only_looped(stmt, index):
+    """Whether every reference to `index` in `stmt` is inside a DO loop
+    over it (a copy loop run before `stmt` leaves it a value it never
+    reads)."""
+    for ref in stmt.walk(Reference):
+        if ref.symbol.name.lower() != index:
+            continue
+        node = ref.parent
+        while node is not None and not (isinstance(node, Loop)
+                                        and node.variable.name.lower() == index):
+            node = node.parent
+        if node is None:
+            return False
+    return True
+
+
+def _in_user_call(ref, top):
+    node = ref.parent
+    while node is not None and node is not top.parent:
+        if isinstance(node, Call) and not isinstance(node, IntrinsicCall):
+            return True
+        node = node.parent
+    return False
+
+
+def _covers(loop, array):
+    """Whether `loop` runs over every element of the rank-1 `array`, in
+    unit steps upwards."""
+    shape = array.datatype.shape
+    if len(shape) != 1 or unit_step(loop) != 1:
+        return False
+    extent = shape[0]
+    start, stop = loop.start_expr, loop.stop_expr
+    if isinstance(extent, ArrayType.ArrayBounds) and not isinstance(
+            extent.upper, ArrayType.Extent):
+        return _text(start) == _text(extent.lower) and _text(stop) == _text(extent.upper)
+    return (isinstance(start, Literal) and start.value == "1"
+            and isinstance(stop, IntrinsicCall) and stop.intrinsic.name == "SIZE"
+            and len(stop.arguments) == 1 and type(stop.arguments[0]) is Reference
+            and stop.arguments[0].symbol is array)
+
+
+def _same_bounds(copy, source):
+    """Whether local `copy` is declared with the bounds of `source` (rank
+    1; ``SIZE(a)`` elements from 1 for an assumed-shape `source`)."""
+    cshape, sshape = copy.datatype.shape, source.datatype.shape
+    if len(cshape) != 1 or len(sshape) != 1:
+        return False
+    cext, sext = cshape[0], sshape[0]
+    if not isinstance(cext, ArrayType.ArrayBounds) or isinstance(cext.upper, ArrayType.Extent):
+        return False
+    if isinstance(sext, ArrayType.ArrayBounds) and not isinstance(sext.upper, ArrayType.Extent):
+        return _text(cext.lower) == _text(sext.lower) and _text(cext.upper) == _text(sext.upper)
+    upper = cext.upper
+    return (_text(cext.lower) == "1" and isinstance(upper, IntrinsicCall)
+            and upper.intrinsic.name == "SIZE" and len(upper.arguments) == 1
+            and type(upper.arguments[0]) is Reference and upper.arguments[0].symbol is source)
+
+
+def _text(node):
+    return node.debug_string().replace(" ", "").lower()

@@ -208,8 +208,12 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
         inside, ahead = {}, {}
         for assign in loop.loop_body.walk(Assignment):
             inside.setdefault(assign.lhs.symbol.name.lower(), []).append(assign)
-        for stmt in routine.children[:loop.position]:
-            if isinstance(stmt, Assignment) and isinstance(stmt.lhs, ArrayReference):
+        # Element writes at the top level around the loop (``cp(1) = …``
+        # before it, ``ke(nlev) = 0`` after it): computed again in order.
+        for stmt in routine.children:
+            if stmt is not loop and isinstance(stmt, Assignment) and \
+                    isinstance(stmt.lhs, ArrayReference) and (not late or
+                                                              stmt.position < loop.position):
                 ahead.setdefault(stmt.lhs.symbol.name.lower(), []).append(stmt)
 
         def eligible(name):
@@ -233,8 +237,8 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
                       and _set_first(loop, n)}
             temporaries |= shared
         chosen = arrays | temporaries
-        given = set() if late else _given_arrays(loop, inside, finals, count, table,
-                                                 eligible)
+        given = set() if late else _given_arrays(routine, loop, inside, finals, count, table,
+                                                 eligible, by_calls)
 
         loop_writes = written_names([loop], call_writes)
         inputs = set()
@@ -295,24 +299,35 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
                 adjoint_reads = {**adjoint_reads, **replaced}
                 found |= arrays
         elif arrays:
-            copies += [s.copy() for s in routine.children[:loop.position]
-                       if isinstance(s, Assignment) and isinstance(s.lhs, ArrayReference)
-                       and s.lhs.symbol.name.lower() in arrays]
+            around = [s for s in routine.children if s is not loop
+                      and isinstance(s, Assignment) and isinstance(s.lhs, ArrayReference)
+                      and s.lhs.symbol.name.lower() in arrays]
+            copies += [s.copy() for s in around if s.position < loop.position]
             copies.append(_only(loop, chosen))
+            copies += [s.copy() for s in around if s.position > loop.position]
             found |= arrays
     return (found, copies, instead) if late else (found, copies)
 
 
-def _given_arrays(loop, inside, finals, count, table, eligible):
-    """Handed-over local arrays that `loop` alone sets, element `i` at the
-    top level of its body (``rhs(k) = t(k)``), and that its statements
-    after those read only at element `i`: each iteration of a copy of the
-    loop finds there, in the array the returning motion is handed, the
-    value the recording's iteration read.  (The copy of the loop leaves
-    their statements out: it does not set them.)"""
+def _given_arrays(routine, loop, inside, finals, count, table, eligible, by_calls):
+    """Handed-over local arrays each iteration of a copy of `loop` finds,
+    in the array the returning motion is handed, as the recording's
+    iteration read them: those only top-level statements before `loop`
+    set (``rhs(k) = t(k)`` in a loop of their own), and those that `loop`
+    alone sets, element `i` at the top level of its body, and that its
+    statements after those read only at element `i`.  (The copy of the
+    loop leaves their statements out: it does not set them.)"""
     index = loop.variable.name.lower()
     body = loop.loop_body.children
     given = set()
+    for name in finals:
+        if name in inside or name in by_calls or not eligible(name) or \
+                not _local_array(table.lookup(name, otherwise=None)):
+            continue
+        setters = [a for stmt in routine.children[:loop.position]
+                   for a in stmt.walk(Assignment) if a.lhs.symbol.name.lower() == name]
+        if setters and len(setters) == count.get(name, 0):
+            given.add(name)
     for name, assigns in inside.items():
         if name not in finals or not eligible(name) or count[name] != len(assigns) \
                 or not _local_array(table.lookup(name, otherwise=None)) \

@@ -36,9 +36,11 @@ _SOLVER = """\
 """
 
 
-def _column(loop_body, after="", header="! adfort: routine=run dep=cost indep=t,kd"):
+def _column(loop_body, after="", header="! adfort: routine=run dep=cost indep=t,kd",
+            before=""):
     """An implicit diffusion step on a column, stepped in time, whose
-    coefficient loop is `loop_body`; `after` follows the solver call."""
+    coefficient loop is `loop_body`, after the statements `before`;
+    `after` follows the solver call."""
     return f"""\
         {header}
         ! adfort: init n=9 nt=3 kd=0.5:2 t=260:300
@@ -51,8 +53,9 @@ def _column(loop_body, after="", header="! adfort: routine=run dep=cost indep=t,
             integer, intent(in) :: n
             real(wp), intent(in) :: kd
             real(wp), intent(inout) :: t(n)
-            real(wp) :: a(n), b(n), c(n), rhs(n), kz
+            real(wp) :: a(n), b(n), c(n), rhs(n), kz, ri, ke(0:n)
             integer :: k
+{before}
             do k = 1, n
 {loop_body}
             end do
@@ -101,6 +104,28 @@ CASES = {
     "copy_read_first.f90": (_column("              if (k > 1) rhs(k) = rhs(k-1)\n"
                                     + _COEFFICIENTS + "\n              rhs(k) = t(k)"), False),
 }
+
+# Diffusivities at the interfaces from a Richardson number (reading t(k)
+# and t(k+1)) in a loop before the copy's: the copy is made first, in a
+# loop of its own, and both loops read it.
+_RICHARDSON = """\
+            do k = 1, n - 1
+              ri = 9.81_wp*(t(k) - t(k+1))/(1.0e-2_wp*t(k) + 1.0_wp)
+              ke(k) = kd/(1.0_wp + 5.0_wp*max(ri, 0.0_wp))
+            end do
+            ke(0) = 0.0_wp
+            ke(n) = 0.0_wp"""
+_FROM_KE = """\
+              a(k) = -0.05_wp*ke(k-1)
+              c(k) = -0.05_wp*ke(k)
+              b(k) = 1.0_wp - a(k) - c(k)
+              rhs(k) = t(k)"""
+CASES["copy_hoisted.f90"] = (_column(_FROM_KE, before=_RICHARDSON), True)
+# The surface value changed between the two loops: the copy goes no
+# higher, and the Richardson loop keeps reading the state.
+CASES["copy_hoist_blocked.f90"] = (_column(_FROM_KE, before=_RICHARDSON
+                                           + "\n            t(n) = max(t(n), 250.0_wp)"),
+                                   False)
 
 # A 2-D state relaxed in place: the copy's subscripts name both loops'
 # indices.  The state never changed after the loop would make forwarding
@@ -156,6 +181,16 @@ def test_which_reads_are_forwarded(tmp_path, name):
         return
     rec = harness.routine_source(generated, "step_rec")
     ret = harness.routine_source(generated, "step_ret")
+    if "hoist" in name:
+        # The Richardson loop reads the copy, made first in its own loop;
+        # only the copy is handed over, the diffusivities computed again.
+        assert ("(rhs(k) - rhs(k + 1))" in rec) == forwarded, rec
+        if forwarded:
+            assert re.search(r"do k = 1, n, 1\n\s*rhs\(k\) = t\(k\)\n\s*enddo\n\s*do k = 1, n - 1",
+                             rec), rec
+            assert rec.count("value_tape(value_tape_top + 1") == 1, rec
+            assert "ke(k) = kd / (1.0_wp + 5.0_wp * MAX(ri, 0.0_wp))" in ret, ret
+        return
     reads_copy = "(rhs(k) - 270.0_wp)" in rec
     assert reads_copy == forwarded, rec
     if forwarded:
