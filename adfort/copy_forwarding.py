@@ -48,7 +48,7 @@ and the copy moves to the top of the body.
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, CodeBlock, IntrinsicCall, Literal, Loop, Reference,
-    WhileLoop)
+    Schedule, WhileLoop)
 from psyclone.psyir.symbols import ArrayType, AutomaticInterface, DataSymbol
 
 from adfort.derived import is_variable
@@ -93,8 +93,9 @@ def _call_written(unit):
     names = set()
     for call in unit.work.walk(Call):
         if isinstance(call, IntrinsicCall):
-            if call.intrinsic.name in ("ALLOCATE", "DEALLOCATE"):
-                names |= {a.symbol.name.lower() for a in call.arguments if is_variable(a)}
+            if isinstance(call.parent, Schedule):
+                # ALLOCATE, RANDOM_NUMBER, MOVE_ALLOC…: may set what they name.
+                names |= {r.symbol.name.lower() for r in call.walk(Reference)}
             continue
         callee = unit.calls.get(id(call))
         formals = matched_formals(call, callee_formals(callee)) if callee is not None \
@@ -268,8 +269,9 @@ def _statement_writes(unit, stmt):
     names |= {loop.variable.name.lower() for loop in stmt.walk(Loop)}
     for call in stmt.walk(Call):
         if isinstance(call, IntrinsicCall):
-            if call.intrinsic.name in ("ALLOCATE", "DEALLOCATE"):
-                names |= {a.symbol.name.lower() for a in call.arguments if is_variable(a)}
+            if isinstance(call.parent, Schedule):
+                # ALLOCATE, RANDOM_NUMBER, MOVE_ALLOC…: may set what they name.
+                names |= {r.symbol.name.lower() for r in call.walk(Reference)}
             continue
         callee = unit.calls.get(id(call))
         formals = matched_formals(call, callee_formals(callee)) if callee is not None \
@@ -317,7 +319,7 @@ def _covers(loop, array):
             extent.upper, ArrayType.Extent):
         return _text(start) == _text(extent.lower) and _text(stop) == _text(extent.upper)
     return (isinstance(start, Literal) and start.value == "1"
-            and isinstance(stop, IntrinsicCall) and stop.intrinsic.name == "SIZE"
+            and isinstance(stop, IntrinsicCall) and _intrinsic_name(stop) == "SIZE"
             and len(stop.arguments) == 1 and type(stop.arguments[0]) is Reference
             and stop.arguments[0].symbol is array)
 
@@ -335,9 +337,15 @@ def _same_bounds(copy, source):
         return _text(cext.lower) == _text(sext.lower) and _text(cext.upper) == _text(sext.upper)
     upper = cext.upper
     return (_text(cext.lower) == "1" and isinstance(upper, IntrinsicCall)
-            and upper.intrinsic.name == "SIZE" and len(upper.arguments) == 1
+            and _intrinsic_name(upper) == "SIZE" and len(upper.arguments) == 1
             and type(upper.arguments[0]) is Reference and upper.arguments[0].symbol is source)
 
 
 def _text(node):
     return node.debug_string().replace(" ", "").lower()
+
+
+def _intrinsic_name(call):
+    """The name of intrinsic `call` (None where PSyclone's symbol has none:
+    RANDOM_NUMBER read as a call)."""
+    return getattr(getattr(call.routine.symbol, "intrinsic", None), "name", None)

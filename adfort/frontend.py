@@ -353,6 +353,11 @@ def _report_unreadable_units(tree, path):
                                   or _passes_routine(text, full))
             error.commons = _common_blocks(full)
             tree.adfort_unreadable[name.group(1).lower()] = error
+            # The routines of a module kept whole as a block: asking for
+            # one says why its module cannot be read.
+            for inner in re.finditer(r"^\s*(?:[\w(),=*\s]*\s)?(?:subroutine|function)\s+(\w+)",
+                                     full, re.IGNORECASE | re.MULTILINE):
+                tree.adfort_unreadable.setdefault(inner.group(1).lower(), error)
 
 
 def _drop_continue_statements(tree):

@@ -12,7 +12,8 @@ later iteration's write follows an earlier iteration's read.
 import re
 
 from psyclone.psyir.nodes import (
-    Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, Schedule, WhileLoop)
+    Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, Schedule, Statement,
+    WhileLoop)
 
 from adfort.derived import STRUCTURE_REFERENCES
 from adfort.loop_snapshots import snapshot_candidates
@@ -215,7 +216,7 @@ def _walk(statements, reads, used, plan):
     return used
 
 
-def restored_on_return(routine, plan, formals):
+def restored_on_return(routine, plan, formals, skipped=()):
     """Names among `formals` that the returning motion leaves as they were
     when the recording motion started: every write of each (assignments,
     calls, kept statements) has its overwritten value put back, by this
@@ -229,13 +230,28 @@ def restored_on_return(routine, plan, formals):
     :param routine: the working copy the plan was made for.
     :param plan: its :class:`TapingPlan`.
     :param formals: lower-case names of its dummy arguments.
+    :param skipped: ids of statements that do not run (``f_rev``'s re-run
+        leaves them out, :mod:`adfort.rerun`): their writes do not count.
     :rtype: set of str
     """
     candidates = set(formals) - set(plan.alias) - set(plan.alias.values())
+    if skipped:
+        def runs(node):
+            while node is not None:
+                if id(node) in skipped:
+                    return False
+                node = node.parent
+            return True
+    else:
+        def runs(node):
+            return True
     for loop in routine.walk(Loop):
-        candidates.discard(loop.variable.name.lower())
+        if runs(loop):
+            candidates.discard(loop.variable.name.lower())
     calls = set(plan.call_writes)
     for node in routine.walk((Call, CodeBlock)):
+        if not runs(node):
+            continue
         if isinstance(node, CodeBlock):
             if id(node) not in calls:
                 text = " ".join(str(a).lower() for a in node.parse_tree_nodes)
@@ -251,7 +267,7 @@ def restored_on_return(routine, plan, formals):
                 for w in plan.snapshot_candidates[key][name][2]}
     for assign in routine.walk(Assignment):
         name = assign.lhs.symbol.name.lower()
-        if name not in candidates:
+        if name not in candidates or not runs(assign):
             continue
         if id(assign) in plan.call_writes:
             continue  # a function call's target: checked with the calls
@@ -259,7 +275,10 @@ def restored_on_return(routine, plan, formals):
             candidates.discard(name)
     targets = {id(a): a.lhs.symbol.name.lower() for a in routine.walk(Assignment)
                if id(a) in plan.call_writes and id(a) in plan.taped}
+    statements = {id(node): node for node in routine.walk(Statement)} if skipped else {}
     for key, names in plan.call_writes.items():
+        if key in statements and not runs(statements[key]):
+            continue
         restores = plan.call_restores.get(key, ())
         for name in names & candidates:
             if (key, name) not in plan.taped_calls and name not in restores \

@@ -69,6 +69,8 @@ class CalleeMotions:
         # Formals its f_rev names at all (None: any): the only inputs a
         # joint caller puts back for it.
         self.rev_reads = getattr(motions, "rev_reads", None)
+        # Dummies f_rev leaves as it found them (adfort.taping.restored_on_return).
+        self.rev_restores = set(getattr(motions, "rev_restores", ()))
         if motions is not None:
             for motion, routine in (("rec", motions.recording), ("ret", motions.returning),
                                     ("rev", motions.reversing)):
@@ -315,7 +317,9 @@ def reverse_call(call, reverser, target=None):
                                        + [t for t in saves if t[0] in again])
         # Put back once, not again after f_rev, what nothing reads before
         # the same call an iteration earlier puts it back itself.
-        dead = reverser.dead_restores.get(id(stmt), set())
+        # Nor what f_rev leaves as it found it: the values it was given back.
+        dead = reverser.dead_restores.get(id(stmt), set()) | _left_by_rev(info, actuals,
+                                                                          formals)
         once = bool(again) and id(stmt) not in reverser.dead and all(
             re.match(r"\w+", t).group(0) in dead for t in again)
         if once:
@@ -570,3 +574,22 @@ class ADReverseCallTrans(ADReverseTrans):
         """Return the (recording, returning) statements of `node`."""
         self.validate(node)
         return reverse_call(node, reverser, target)
+
+
+def _left_by_rev(info, actuals, formals):
+    """Lower-case names of the caller's variables passed to the call whose
+    ``f_rev`` leaves them as it found them: every dummy they go to is
+    put back by it (or never changed), and the callee writes none as a
+    module variable."""
+    names, changed = set(), set()
+    for actual, formal in zip(actuals, formals):
+        if not is_variable(actual):
+            continue
+        name = actual.symbol.name.lower()
+        names.add(name)
+        if formal is None or not formal.is_argument or (
+                formal.name.lower() not in info.rev_restores
+                and info.unit.writes_formal(formal)):
+            changed.add(name)
+    written = {w.split("::")[-1].strip().lower() for w in info.module_writes}
+    return names - changed - written

@@ -255,6 +255,11 @@ def reverse_work(work, spec, options, names, filename=None):
     # Before reversing (which takes statements out of `work`).
     restores = restored_on_return(work, plan, [a for a in arg_names if result is None
                                                or a != result.name.lower()])
+    # What f_rev leaves as it found it: a joint caller need not put it back
+    # after f_rev (it delivers the results a deferring caller asks for).
+    rev_restores = restored_on_return(work, plan, [a for a in arg_names if result is None
+                                                   or a != result.name.lower()],
+                                      skipped=dead) - outputs if spec.callee else set()
     # Cheap scalars set once are computed again, not handed over.
     again, again_stmts = computed_again(work, plan.finals, written,
                                         {**call_writes, **kept_writes}, alias, module_constant,
@@ -531,6 +536,7 @@ def reverse_work(work, spec, options, names, filename=None):
             a.name.lower() for a in arguments
             if not is_real(a) or is_derived(a.datatype)}) & set(arg_names)
     motions.restores = restores
+    motions.rev_restores = rev_restores
     motions.rev_outputs = delivered
     # Whether r_rec may push onto shared tapes (itself or through a callee).
     motions.pushes = tapes.pushes_made() > 0 or any(
