@@ -57,7 +57,7 @@ from adfort.transformations.reverser import enclosing_loop_indices
 
 
 def recomputed_in_loops(routine, alias, call_writes=None, cheap_calls=frozenset(),
-                        fresh=None):
+                        fresh=None, constant=None):
     """{id(Loop): (names, statements)}: the variables each loop's reversed
     iterations compute again, and the top-level statements of its body
     (assignments and IF blocks, in order) that compute them, to be copied.
@@ -73,6 +73,8 @@ def recomputed_in_loops(routine, alias, call_writes=None, cheap_calls=frozenset(
     :param fresh: {id(Assignment): id(Loop)} of the fresh element writes
         (:mod:`adfort.fresh_elements`): an element an earlier iteration
         set may be read.
+    :param constant: whether a name the routine's own table does not hold
+        is a named constant of a module (``eps`` in a limiter's test).
     """
     if alias:
         return {}
@@ -91,7 +93,8 @@ def recomputed_in_loops(routine, alias, call_writes=None, cheap_calls=frozenset(
         found = {}
         for loop in loops:
             names, statements = _loop_recomputed(routine, loop, written, opaque, calls,
-                                                 cheap_calls, fresh or {}, banned)
+                                                 cheap_calls, fresh or {}, banned,
+                                                 constant or (lambda name: False))
             if names:
                 found[id(loop)] = (names, statements)
         # A name qualifies only if every mention of it is in a loop where it
@@ -121,13 +124,16 @@ def keep_needed(found, reads, conditions, routine, cheap_calls=frozenset()):
             needed |= set(conditions.get(id(node), ())) & names
         while True:  # what the statements setting the needed ones read
             more = {n for s in statements if (_setters(s, names) or set()) & needed
-                    for n in (_cheap_reads(s, cheap_calls) or set()) & names} - needed
+                    for n in (_cheap_reads(s, cheap_calls, [
+                        a for a in s.walk(Assignment) if a.lhs.symbol.name.lower() in names])
+                        or set()) & names} - needed
             if not more:
                 break
             needed |= more
         statements = [s for s in statements if (_setters(s, names) or set()) & needed]
         if statements:
-            kept[id(loop)] = ({n for s in statements for n in _setters(s, names)}, statements)
+            found_names = {n for s in statements for n in _setters(s, names)}
+            kept[id(loop)] = (found_names, [_filtered(s, found_names) for s in statements])
     return kept
 
 
@@ -197,20 +203,41 @@ def _defines(stmt, name):
     return True
 
 
+def _set_before_use(stmt, name):
+    """Whether IF block `stmt` (naming `name`, which nothing after it in
+    the iteration names) sets `name` before any use on every path that
+    names it (a limiter's ratio computed in the upwind branch only): an
+    iteration taking another path reads no value of it."""
+    if isinstance(stmt, Assignment):
+        return _defines(stmt, name)
+    if not isinstance(stmt, IfBlock) or name in _named(stmt.condition):
+        return False
+    branches = [stmt.if_body.children] + (
+        [stmt.else_body.children] if stmt.else_body is not None else [])
+    for branch in branches:
+        naming = [s for s in branch if name in _named(s)]
+        if not naming or _defines(naming[0], name):
+            continue
+        # Set on some paths of a nested block only: nothing after it reads.
+        if len(naming) > 1 or not _set_before_use(naming[0], name):
+            return False
+    return True
+
+
 def _named(node):
     return {r.symbol.name.lower() for r in node.walk(Reference)}
 
 
-def _setting_block(stmt, names):
-    """Whether `stmt` is an IF block holding only assignments to `names`
-    (and such IF blocks)."""
+def _setting_block(stmt):
+    """Whether `stmt` is an IF block holding only assignments to scalars
+    (and such IF blocks): a copy of it holding those to the variables
+    computed again (:func:`_filtered`) computes them again."""
     if not isinstance(stmt, IfBlock):
         return False
     body = list(stmt.if_body.children) + (
         list(stmt.else_body.children) if stmt.else_body is not None else [])
-    return all((isinstance(s, Assignment) and type(s.lhs) is Reference
-                and s.lhs.symbol.name.lower() in names) or _setting_block(s, names)
-               for s in body)
+    return all((isinstance(s, Assignment) and type(s.lhs) is Reference)
+               or _setting_block(s) for s in body)
 
 
 def _setters(stmt, names):
@@ -220,16 +247,56 @@ def _setters(stmt, names):
         if type(stmt.lhs) is Reference and stmt.lhs.symbol.name.lower() in names:
             return {stmt.lhs.symbol.name.lower()}
         return None
-    if _setting_block(stmt, names):
-        return {a.lhs.symbol.name.lower() for a in stmt.walk(Assignment)}
+    if _setting_block(stmt):
+        found = {a.lhs.symbol.name.lower() for a in stmt.walk(Assignment)} & set(names)
+        return found or None
     return None
 
 
-def _cheap_reads(stmt, cheap_calls=frozenset()):
+def _blocks_around(node, top):
+    """The IF blocks from `node` up to `top` (included)."""
+    found = []
+    while node is not None:
+        if isinstance(node, IfBlock):
+            found.append(node)
+        if node is top:
+            break
+        node = node.parent
+    return found
+
+
+def _filtered(stmt, names):
+    """A copy of setting statement `stmt` holding only the assignments to
+    `names` (an IF block's others, a limiter's flux in the upwind branch
+    say, are left out: the returning motion must not change them)."""
+    copy = stmt.copy()
+    if isinstance(copy, Assignment):
+        return copy
+    for assign in copy.walk(Assignment):
+        if assign.lhs.symbol.name.lower() not in names:
+            assign.detach()
+    for block in reversed(copy.walk(IfBlock)):
+        if block.else_body is not None and not block.else_body.children:
+            block.children[2].detach()   # an empty ELSE
+        if not block.if_body.children and block.else_body is None and block is not copy:
+            block.detach()
+    return copy
+
+
+def _cheap_reads(stmt, cheap_calls=frozenset(), only=None):
     """Names the expressions of setting statement `stmt` read, or None if
     one is not cheap (a call to a short function, whole right-hand side
-    of an assignment, reads what its arguments read)."""
-    exprs = [a.rhs for a in stmt.walk(Assignment)] + [b.condition for b in stmt.walk(IfBlock)]
+    of an assignment, reads what its arguments read).
+
+    :param only: None, or the assignments of `stmt` to count (with the
+        conditions of the IF blocks around them)."""
+    if only is None:
+        exprs = [a.rhs for a in stmt.walk(Assignment)] + [
+            b.condition for b in stmt.walk(IfBlock)]
+    else:
+        exprs = [a.rhs for a in only]
+        blocks = {id(b): b for a in only for b in _blocks_around(a, stmt)}
+        exprs += [b.condition for b in blocks.values()]
     names = set()
     for expr in exprs:
         parts = expr.arguments if id(expr) in cheap_calls else [expr]
@@ -241,7 +308,8 @@ def _cheap_reads(stmt, cheap_calls=frozenset()):
     return names
 
 
-def _loop_recomputed(routine, loop, written, opaque, calls, cheap_calls, fresh, banned):
+def _loop_recomputed(routine, loop, written, opaque, calls, cheap_calls, fresh, banned,
+                     constant):
     """The names `loop` computes again and their statements (`banned`:
     names mentioned outside the loops where they qualify)."""
     table = routine.symbol_table
@@ -261,7 +329,7 @@ def _loop_recomputed(routine, loop, written, opaque, calls, cheap_calls, fresh, 
         dropped = set()
         for name in candidates:
             if not _qualifies(name, body, candidates, indices, written, written_here,
-                              table, calls, (cheap_calls, loop, fresh)):
+                              table, calls, (cheap_calls, loop, fresh, constant)):
                 dropped.add(name)
         if not dropped:
             break
@@ -283,7 +351,7 @@ def _may_set(call, name, call_writes):
 
 def _qualifies(name, body, candidates, indices, written, written_here, table, calls,
                context):
-    cheap_calls, loop, fresh = context
+    cheap_calls, loop, fresh, constant = context
     setters, others = [], []
     for position, stmt in enumerate(body):
         if name not in _named(stmt):
@@ -299,15 +367,20 @@ def _qualifies(name, body, candidates, indices, written, written_here, table, ca
         others.append(position)
     if not setters:
         return False
-    if not _defines(body[setters[0]], name) or (others and min(others) < setters[0]):
+    if not (_defines(body[setters[0]], name) or (
+            len(setters) == 1 and not others and _set_before_use(body[setters[0]], name))) \
+            or (others and min(others) < setters[0]):
         return False  # carried from the iteration before
     if others and min(others) < setters[-1]:
         return False  # read between two of its settings
     real = table.lookup(name).datatype.intrinsic == ScalarType.Intrinsic.REAL
     for position in setters:
-        reads = _cheap_reads(body[position], cheap_calls)
+        # Its own formulas and the conditions around them (the copy's other
+        # assignments are checked with their own variables).
+        own = [a for a in body[position].walk(Assignment) if a.lhs.symbol.name.lower() == name]
+        reads = _cheap_reads(body[position], cheap_calls, own)
         if reads is None or (real and any(len(a.rhs.walk(DataNode)) > _MAX_REAL_NODES
-                                          for a in body[position].walk(Assignment))):
+                                          for a in own)):
             return False
         for read in reads - {name} - indices:
             if read in candidates:
@@ -315,6 +388,8 @@ def _qualifies(name, body, candidates, indices, written, written_here, table, ca
             symbol = table.lookup(read, otherwise=None)
             if read in written_here and earlier_elements(loop, body[position], read, fresh):
                 continue  # cp(k-1), set by the iteration before and kept
+            if symbol is None and read not in written and constant(read):
+                continue   # a module's named constant
             if read in written_here or not isinstance(symbol, DataSymbol):
                 return False
             if isinstance(symbol.interface, AutomaticInterface) or symbol.is_argument:

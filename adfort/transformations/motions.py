@@ -78,6 +78,10 @@ class UnitSpec:
         self.types = types
         self.attributes = attributes or {}
 
+    def module_constant(self, name):
+        """Whether `name` is a named constant of a module the routine uses."""
+        return getattr((self.module_variable(name) or (0, None))[1], "is_constant", False)
+
 
 class RoutineMotions:
     """The routines generated for one differentiated routine.

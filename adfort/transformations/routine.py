@@ -157,6 +157,7 @@ def reverse_work(work, spec, options, names, filename=None):
     # I/O statements (kept in the recording motion only) may overwrite
     # variables too (READ, internal WRITE, IOSTAT=): taped like a call's.
     kept_writes = kept_statement_writes(work)
+    all_writes = {**call_writes, **kept_writes}
     written = {canonical(a.lhs.symbol.name.lower(), alias) for a in assignments
                if not a.is_pointer} | \
         {loop.variable.name.lower() for loop in work.walk(Loop)}
@@ -180,11 +181,12 @@ def reverse_work(work, spec, options, names, filename=None):
                             if info is not None and not info.opaque
                             and cheap_function(info.unit))
     fresh = fresh_element_writes(work, alias)
-    recomputed = recomputed_in_loops(work, alias, call_writes, cheap_calls, fresh)
+    recomputed = recomputed_in_loops(work, alias, call_writes, cheap_calls, fresh,
+                                     spec.module_constant)
     recomputed = {key: (names, [s.copy() for s in stmts])
                   for key, (names, stmts) in recomputed.items()}
     conditions = candidates(work, alias)
-    conditions.update(loop_candidates(work, alias, {**call_writes, **kept_writes}))
+    conditions.update(loop_candidates(work, alias, all_writes))
     # What each adjoint reads, before what is computed again or pushed per
     # iteration stands in for it (the re-run below keeps both).
     reads_all = {key: set(names_) for key, names_ in reads.items()}
@@ -193,12 +195,10 @@ def reverse_work(work, spec, options, names, filename=None):
     conditions = strip_conditions(conditions, work, recomputed, cheap_calls)
     # Cheap scalars of an iteration whose inputs it changes later: computed
     # again where their last reader is reversed.
-    late_before, late = late_recomputed(work, recomputed, reads, conditions, alias,
-                                        {**call_writes, **kept_writes})
+    late_before, late = late_recomputed(work, recomputed, reads, conditions, alias, all_writes)
     reads, conditions = strip_late(reads, conditions, work, late, recomputed, cheap_calls)
     # Scalars each iteration sets and reads: pushed once per iteration.
-    pushed = pushed_per_iteration(work, recomputed, reads, conditions, alias,
-                                  {**call_writes, **kept_writes})
+    pushed = pushed_per_iteration(work, recomputed, reads, conditions, alias, all_writes)
     reads, conditions = strip_pushed(reads, conditions, work, pushed)
     # A callee puts back what it assigns in its assumed-size dummies
     # (BLAS's dy(*)): a caller giving it an element of an array cannot save
@@ -216,22 +216,20 @@ def reverse_work(work, spec, options, names, filename=None):
     def replan(reevaluate, skipped=()):
         return plan_taping(
             work.children, reads, (written & own) - set(arg_names) - allocatables,
-            {**call_writes, **kept_writes}, alias, reevaluate, spec.call_restores,
+            all_writes, alias, reevaluate, spec.call_restores,
             spec.call_reads_after, fresh, entry_reads, skipped, whole)
     plan = choose(conditions, replan)
 
-    def module_constant(name):
-        return getattr((spec.module_variable(name) or (0, None))[1], "is_constant", False)
+    module_constant = spec.module_constant
     # Local arrays one loop sets from values later statements change (the
     # slopes of the state a step then updates): computed again where the
     # returning motion has those values back, not handed over.
     late_arrays, late_loops = set(), {}
     if plan.finals and not alias:
-        again_now, _ = computed_again(work, plan.finals, written,
-                                      {**call_writes, **kept_writes}, alias, module_constant,
-                                      cheap_calls)
+        again_now, _ = computed_again(work, plan.finals, written, all_writes, alias,
+                                      module_constant, cheap_calls)
         found, placed, instead = arrays_computed_again(
-            work, plan.finals, again_now, written, {**call_writes, **kept_writes}, alias,
+            work, plan.finals, again_now, written, all_writes, alias,
             module_constant, reads={**reads, **plan.reevaluate})
         if found:
             before = (reads, plan)
@@ -253,28 +251,23 @@ def reverse_work(work, spec, options, names, filename=None):
                                             lambda skipped: replan(plan.reevaluate, skipped),
                                             outputs)
     # Before reversing (which takes statements out of `work`).
-    restores = restored_on_return(work, plan, [a for a in arg_names if result is None
-                                               or a != result.name.lower()])
-    # What f_rev leaves as it found it: a joint caller need not put it back
-    # after f_rev (it delivers the results a deferring caller asks for).
-    rev_restores = restored_on_return(work, plan, [a for a in arg_names if result is None
-                                                   or a != result.name.lower()],
-                                      skipped=dead) - outputs if spec.callee else set()
+    formals = [a for a in arg_names if result is None or a != result.name.lower()]
+    restores = restored_on_return(work, plan, formals)
+    # What f_rev (but the results it delivers) leaves as it found it.
+    rev_restores = restored_on_return(work, plan, formals, dead) - outputs
     # Cheap scalars set once are computed again, not handed over.
-    again, again_stmts = computed_again(work, plan.finals, written,
-                                        {**call_writes, **kept_writes}, alias, module_constant,
-                                        cheap_calls)
+    again, again_stmts = computed_again(work, plan.finals, written, all_writes, alias,
+                                        module_constant, cheap_calls)
     cheap = {spec.calls[key].unit.name.lower(): spec.calls[key] for key in cheap_calls}
     again_stmts = [computed_again_call(s.copy(), cheap, filename) for s in again_stmts]
     # So are local arrays one loop sets from cheap formulas (coefficients).
-    arrays, loops = arrays_computed_again(work, plan.finals, again, written,
-                                          {**call_writes, **kept_writes}, alias,
+    arrays, loops = arrays_computed_again(work, plan.finals, again, written, all_writes, alias,
                                           module_constant)
     again |= arrays | late_arrays
     again_stmts += loops
     finals = [name for name in plan.finals if name not in again]
     # Arguments a callee puts back from a local copy of their input values.
-    entry = entry_copies(work, finals, written, {**call_writes, **kept_writes}, alias) \
+    entry = entry_copies(work, finals, written, all_writes, alias) \
         if spec.callee else {}
     restores |= set(entry)
     entry_ret = [s for stmts in entry.values() for s in stmts]
