@@ -42,7 +42,8 @@ import re
 
 from psyclone.psyir.nodes import (
     Assignment, Call, CodeBlock, DataNode, IfBlock, IntrinsicCall, Loop, Reference, WhileLoop)
-from psyclone.psyir.symbols import AutomaticInterface, DataSymbol, ScalarType
+from psyclone.psyir.symbols import (
+    AutomaticInterface, CommonBlockInterface, DataSymbol, ScalarType)
 
 from adfort.fresh_elements import earlier_elements
 from adfort.recompute import condition_reads
@@ -229,15 +230,15 @@ def _named(node):
 
 
 def _setting_block(stmt):
-    """Whether `stmt` is an IF block holding only assignments to scalars
-    (and such IF blocks): a copy of it holding those to the variables
-    computed again (:func:`_filtered`) computes them again."""
+    """Whether `stmt` is an IF block holding only assignments (and such IF
+    blocks): a copy of it holding those to the variables computed again
+    (:func:`_filtered`) computes them again."""
     if not isinstance(stmt, IfBlock):
         return False
     body = list(stmt.if_body.children) + (
         list(stmt.else_body.children) if stmt.else_body is not None else [])
-    return all((isinstance(s, Assignment) and type(s.lhs) is Reference)
-               or _setting_block(s) for s in body)
+    return all((isinstance(s, Assignment) and not s.is_pointer) or _setting_block(s)
+               for s in body)
 
 
 def _setters(stmt, names):
@@ -394,6 +395,9 @@ def _qualifies(name, body, candidates, indices, written, written_here, table, ca
                 return False
             if isinstance(symbol.interface, AutomaticInterface) or symbol.is_argument:
                 continue  # unchanged in L; restored for L's reversal if changed after
+            if isinstance(symbol.interface, CommonBlockInterface) and read not in written \
+                    and calls is None:
+                continue  # a COMMON constant of the grid (DX, EPSL) set by a caller
             if not symbol.is_constant and (read in written or calls is not None
                                            or not symbol.is_import):
                 return False
