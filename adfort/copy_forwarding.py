@@ -87,23 +87,23 @@ def forward_copies(unit):
     return count
 
 
-def _call_written(unit):
-    """Lower-case names of the variables the user calls of `unit` may
-    change (all the actuals of a call without source)."""
+def _call_written(unit, node=None):
+    """Lower-case names of the variables the calls in `node` (default: all
+    of `unit`'s routine) may change: a user call's actuals whose dummies it
+    may change (all of them for a routine without source), every variable
+    an intrinsic subroutine names (ALLOCATE, RANDOM_NUMBER, MOVE_ALLOC…)."""
     names = set()
-    for call in unit.work.walk(Call):
+    for call in (node if node is not None else unit.work).walk(Call):
         if isinstance(call, IntrinsicCall):
             if isinstance(call.parent, Schedule):
-                # ALLOCATE, RANDOM_NUMBER, MOVE_ALLOC…: may set what they name.
                 names |= {r.symbol.name.lower() for r in call.walk(Reference)}
             continue
         callee = unit.calls.get(id(call))
         formals = matched_formals(call, callee_formals(callee)) if callee is not None \
             else [None] * len(call.arguments)
         for actual, formal in zip(call.arguments, formals):
-            for ref in actual.walk(Reference):
-                if formal is None or callee.writes_formal(formal):
-                    names.add(ref.symbol.name.lower())
+            if formal is None or callee.writes_formal(formal):
+                names |= {r.symbol.name.lower() for r in actual.walk(Reference)}
     return names
 
 
@@ -267,19 +267,7 @@ def _statement_writes(unit, stmt):
     indices, calls)."""
     names = {a.lhs.symbol.name.lower() for a in stmt.walk(Assignment)}
     names |= {loop.variable.name.lower() for loop in stmt.walk(Loop)}
-    for call in stmt.walk(Call):
-        if isinstance(call, IntrinsicCall):
-            if isinstance(call.parent, Schedule):
-                # ALLOCATE, RANDOM_NUMBER, MOVE_ALLOC…: may set what they name.
-                names |= {r.symbol.name.lower() for r in call.walk(Reference)}
-            continue
-        callee = unit.calls.get(id(call))
-        formals = matched_formals(call, callee_formals(callee)) if callee is not None \
-            else [None] * len(call.arguments)
-        for actual, formal in zip(call.arguments, formals):
-            if formal is None or callee.writes_formal(formal):
-                names |= {r.symbol.name.lower() for r in actual.walk(Reference)}
-    return names
+    return names | _call_written(unit, stmt)
 
 
 def _index_only_looped(stmt, index):

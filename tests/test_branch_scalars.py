@@ -65,59 +65,12 @@ CASES = {
           end subroutine advect
         end module upwind_limiter
         """,
-    # F77: the grid's constants in COMMON, the flux written in each
-    # branch, a difference kept off zero by a conditional re-set.
-    "lax_wendroff_mc.f": """\
-C adfort: routine=LWRUN dep=COST indep=Q,VEL
-C adfort: init N=12 NT=4 Q=0.5:1.5 VEL=-0.9:0.9
-      SUBROUTINE LWSTEP(N, Q, VEL)
-      IMPLICIT DOUBLE PRECISION (A-H, O-Z)
-      DIMENSION Q(N), VEL(N), F(0:200)
-      COMMON /GRID/ DX, DT, EPSL
-      DO 10 I = 1, N
-        IM = I - 1
-        IF (IM .LT. 1) IM = N
-        IP = I + 1
-        IF (IP .GT. N) IP = 1
-        IPP = IP + 1
-        IF (IPP .GT. N) IPP = 1
-        C = VEL(I)*DT/DX
-        DQ = Q(IP) - Q(I)
-        IF (ABS(DQ) .LT. EPSL) DQ = SIGN(EPSL, DQ)
-        IF (C .GE. 0.0D0) THEN
-          R = (Q(I) - Q(IM))/DQ
-          PHI = MAX(0.0D0, MIN(2.0D0*R, 0.5D0*(1.0D0 + R), 2.0D0))
-          F(I) = VEL(I)*(Q(I) + 0.5D0*(1.0D0 - C)*PHI*DQ)
-        ELSE
-          R = (Q(IPP) - Q(IP))/DQ
-          PHI = MAX(0.0D0, MIN(2.0D0*R, 0.5D0*(1.0D0 + R), 2.0D0))
-          F(I) = VEL(I)*(Q(IP) - 0.5D0*(1.0D0 + C)*PHI*DQ)
-        END IF
-   10 CONTINUE
-      F(0) = F(N)
-      DO 20 I = 1, N
-        Q(I) = Q(I) - DT/DX*(F(I) - F(I-1))
-   20 CONTINUE
-      RETURN
-      END
-      SUBROUTINE LWRUN(N, NT, Q, VEL, COST)
-      IMPLICIT DOUBLE PRECISION (A-H, O-Z)
-      DIMENSION Q(N), VEL(N)
-      COMMON /GRID/ DX, DT, EPSL
-      DX = 1.0D0
-      DT = 0.4D0
-      EPSL = 1.0D-8
-      DO 30 IT = 1, NT
-        CALL LWSTEP(N, Q, VEL)
-   30 CONTINUE
-      COST = 0.0D0
-      DO 40 I = 1, N
-        COST = COST + Q(I)**2
-   40 CONTINUE
-      RETURN
-      END
-""",
 }
+
+
+# F77: the grid's constants in COMMON, the flux written in each branch, a
+# difference kept off zero by a conditional re-set (a fixture).
+CASES["lax_wendroff_mc.f"] = (harness.FIXTURE_DIR / "f77_laxwendroff_mc.f").read_text()
 
 
 @needs_gfortran
