@@ -12,8 +12,7 @@ later iteration's write follows an earlier iteration's read.
 import re
 
 from psyclone.psyir.nodes import (
-    Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, Schedule, Statement,
-    WhileLoop)
+    Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, Schedule, WhileLoop)
 
 from adfort.derived import STRUCTURE_REFERENCES
 from adfort.loop_snapshots import snapshot_candidates
@@ -216,7 +215,7 @@ def _walk(statements, reads, used, plan):
     return used
 
 
-def restored_on_return(routine, plan, formals, skipped=()):
+def restored_on_return(routine, plan, formals, skipped=None):
     """Names among `formals` that the returning motion leaves as they were
     when the recording motion started: every write of each (assignments,
     calls, kept statements) has its overwritten value put back, by this
@@ -230,8 +229,12 @@ def restored_on_return(routine, plan, formals, skipped=()):
     :param routine: the working copy the plan was made for.
     :param plan: its :class:`TapingPlan`.
     :param formals: lower-case names of its dummy arguments.
-    :param skipped: ids of statements that do not run (``f_rev``'s re-run
-        leaves them out, :mod:`adfort.rerun`): their writes do not count.
+    :param skipped: None, or (for ``f_rev``) ids of the statements its
+        re-run leaves out (:mod:`adfort.rerun`): their assignments do not
+        count, and a call's writes count as put back only when this routine
+        saves them around it (``f_rev`` reverses its calls by their
+        ``f_rev``, even those its re-run leaves out, not by the returning
+        motions that put back what they change).
     :rtype: set of str
     """
     candidates = set(formals) - set(plan.alias) - set(plan.alias.values())
@@ -246,12 +249,9 @@ def restored_on_return(routine, plan, formals, skipped=()):
         def runs(node):
             return True
     for loop in routine.walk(Loop):
-        if runs(loop):
-            candidates.discard(loop.variable.name.lower())
+        candidates.discard(loop.variable.name.lower())
     calls = set(plan.call_writes)
     for node in routine.walk((Call, CodeBlock)):
-        if not runs(node):
-            continue
         if isinstance(node, CodeBlock):
             if id(node) not in calls:
                 text = " ".join(str(a).lower() for a in node.parse_tree_nodes)
@@ -275,11 +275,10 @@ def restored_on_return(routine, plan, formals, skipped=()):
             candidates.discard(name)
     targets = {id(a): a.lhs.symbol.name.lower() for a in routine.walk(Assignment)
                if id(a) in plan.call_writes and id(a) in plan.taped}
-    statements = {id(node): node for node in routine.walk(Statement)} if skipped else {}
+    # (A call the re-run leaves out is still reversed, by its f_rev, which
+    # may change what it writes.)
     for key, names in plan.call_writes.items():
-        if key in statements and not runs(statements[key]):
-            continue
-        restores = plan.call_restores.get(key, ())
+        restores = plan.call_restores.get(key, ()) if skipped is None else ()
         for name in names & candidates:
             if (key, name) not in plan.taped_calls and name not in restores \
                     and targets.get(key) != name:
