@@ -11,6 +11,7 @@ import shutil
 import pytest
 
 import harness
+from test_copy_forwarding import _SOLVER
 
 needs_gfortran = pytest.mark.skipif(shutil.which("gfortran") is None, reason="no gfortran")
 
@@ -67,25 +68,7 @@ _SOLVER_STEP = """\
           implicit none
           integer, parameter :: wp = kind(1.0d0)
         contains
-          subroutine tridiag(n, a, b, cc, d, x)
-            integer, intent(in) :: n
-            real(wp), intent(in) :: a(n), b(n), cc(n), d(n)
-            real(wp), intent(out) :: x(n)
-            real(wp) :: cp(n), dp(n), den
-            integer :: k
-            cp(1) = cc(1)/b(1)
-            dp(1) = d(1)/b(1)
-            do k = 2, n
-              den = b(k) - a(k)*cp(k-1)
-              cp(k) = cc(k)/den
-              dp(k) = (d(k) - a(k)*dp(k-1))/den
-            end do
-            x(n) = dp(n)
-            do k = n - 1, 1, -1
-              x(k) = dp(k) - cp(k)*x(k+1)
-            end do
-          end subroutine tridiag
-
+{solver}
           subroutine step(n, c, q)
             integer, intent(in) :: n
             real(wp), intent(in) :: c
@@ -117,7 +100,7 @@ _SOLVER_STEP = """\
             end do
           end subroutine run
         end module lw_model
-        """
+        """.format(solver=_SOLVER)
 
 CASES = {
     "solver_changes_q.f90": (_SOLVER_STEP, False),
