@@ -187,9 +187,7 @@ def _forward(stmt, loop, source):
                 continue
             if not all(a == b for a, b in zip(ref.indices, indices)):
                 continue
-            if isinstance(ref.parent, Assignment) and ref.parent.lhs is ref:
-                return False   # (L writes no A: cannot happen)
-            ref.replace_with(stmt.lhs.copy())
+            ref.replace_with(stmt.lhs.copy())   # (a read: L writes no A)
             replaced += 1
     if not replaced:
         return False
