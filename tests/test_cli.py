@@ -557,3 +557,20 @@ def test_jacobian_with_module_array_independents(tmp_path):
     assert compiled.returncode == 0, compiled.stderr
     ran = subprocess.run(["./check"], cwd=tmp_path, capture_output=True, text=True)
     assert ran.returncode == 0 and float(ran.stdout) < 1e-6, ran.stdout + ran.stderr
+
+
+def test_routine_of_an_unreadable_module_says_why(tmp_path):
+    """A module PSyclone keeps whole as a code block (here a duplicated
+    declaration): asking for one of its routines names the module's
+    problem at file:line, not "no routine 's' in this file"."""
+    (tmp_path / "bad.f90").write_text(
+        "module m\n  implicit none\ncontains\n  subroutine s(n, x, y)\n"
+        "    integer, intent(in) :: n\n    real, intent(inout) :: x(n), y\n"
+        "    real, intent(out) :: y\n    y = sum(x)\n  end subroutine s\nend module m\n")
+    before = digest(tmp_path / "bad.f90")
+    result = run(["diff", "bad.f90", "--routine", "s", "--dep", "y", "--indep", "x",
+                  "-o", "bad_ad.f90"], tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert_clean_failure(result, tmp_path, "bad.f90:1:", "cannot read 'MODULE m'")
+    assert "no routine" not in result.stderr
+    assert digest(tmp_path / "bad.f90") == before
