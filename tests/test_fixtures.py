@@ -1,6 +1,7 @@
 """Finite-difference checks of generated adjoints on every Fortran fixture,
 plus self-tests proving the harness itself can tell right from wrong."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,21 @@ def test_fixture_set_is_substantial():
 SCHEDULE_AGREEMENT = 1e-10
 _LHS: dict = {}
 
+# Sizes for the tests whose cost grows with the square of the problem (a
+# Jacobian column, or a finite difference, per independent element).  The
+# adjoint test above runs each fixture at its own size: column_work_arrays
+# is big there to take its automatic arrays' allocated (not stack) path.
+SQUARE_COST_SIZES = {"column_work_arrays.f90": {"ncol": "20"}}
+
+
+def _square_cost_metadata(fixture):
+    """The fixture's metadata, with :data:`SQUARE_COST_SIZES` applied."""
+    meta = harness.parse_metadata(fixture)
+    sizes = SQUARE_COST_SIZES.get(fixture.name)
+    if sizes:
+        meta = dataclasses.replace(meta, init={**meta.init, **sizes})
+    return meta
+
 
 @pytest.mark.parametrize("schedule", SCHEDULES)
 @pytest.mark.parametrize("fixture", _pending(FIXTURES))
@@ -124,7 +140,8 @@ JAC_FIXTURES = [f for f in FIXTURES if harness.parse_metadata(f).dep]
 
 @pytest.mark.parametrize("fixture", _pending(JAC_FIXTURES, jacobian=True))
 def test_jacobian_matches_finite_differences(fixture, workdir):
-    res = harness.check_jacobian(fixture, "split", workdir)
+    res = harness.check_jacobian(fixture, "split", workdir,
+                                 metadata=_square_cost_metadata(fixture))
     assert res.max_rel_err < TOL, res.describe()
     assert res.primal_err < PRIMAL_TOL, \
         "r_jacobian does not return the primal results of r\n" + res.describe()
@@ -292,12 +309,13 @@ def test_harness_plumbing_with_fd_adjoint(fixture, workdir):
     """Every fixture through the harness with an FD-based reference adjoint:
     validates drivers for each kind of signature and that the fixture is
     smooth and well-conditioned at its sampled point."""
-    ad = _write(workdir, "fd_ad.f90", harness.write_fd_adjoint(fixture))
+    meta = _square_cost_metadata(fixture)
+    ad = _write(workdir, "fd_ad.f90", harness.write_fd_adjoint(fixture, metadata=meta))
     res = harness.check_fixture(fixture, None, workdir / "rev",
-                                adjoint_source=ad)
+                                adjoint_source=ad, metadata=meta)
     assert res.rel_err < 1e-6, res.describe()
     jac = harness.check_jacobian(fixture, None, workdir / "jac",
-                                 adjoint_source=ad)
+                                 adjoint_source=ad, metadata=meta)
     assert jac.max_rel_err < 1e-6, jac.describe()
 
 
