@@ -25,6 +25,9 @@ DEFAULT_OPTIONS = {
     # Short functions and subroutines inlined into their callers
     # (adfort/inlining.py).
     "inline": True,
+    # r_rev reverses a last loop of independent iterations one iteration
+    # at a time (adfort/iteration_reversal.py).
+    "iteration_reversal": True,
 }
 
 

@@ -12,9 +12,10 @@ an iteration needs is known there, otherwise at each iteration.
 """
 
 from psyclone.psyir.nodes import (
-    Assignment, BinaryOperation, IntrinsicCall, Literal, Loop, Reference,
+    Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop, Reference,
     UnaryOperation, WhileLoop)
 
+from adfort import iteration_reversal as iterations
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
 from adfort.recompute import literal_step
@@ -104,11 +105,13 @@ def reverse_loop(node, reverser):
 
     invariant_needs = not needs.pop("inline", False) and all(
         invariant(n, written) for n in needs.values())
+    room = []
     if invariant_needs:
         trip = IntrinsicCall.create(IntrinsicCall.Intrinsic.MAX, [
             _int(0), _binary(BinOp.DIV, _binary(BinOp.ADD, _binary(
                 BinOp.SUB, stop.copy(), start_ref.copy()), step_ref.copy()), step_ref.copy())])
-        rec.extend(tapes.reserve(needs, per_iteration_of=trip))
+        room = tapes.reserve(needs, per_iteration_of=trip)
+        rec.extend(room)
         loop_body = body_rec
     else:
         loop_body = tapes.reserve(needs) + body_rec
@@ -128,6 +131,18 @@ def reverse_loop(node, reverser):
             last = simplify(_binary(BinOp.ADD, start_ref.copy(), _binary(
                 BinOp.MUL, _binary(BinOp.SUB, trips, _int(1)), step_ref.copy())))
         ret = [Loop.create(index, last, start_ref.copy(), reverse_step, body_ret)]
+        if id(node) == reverser.iterations_loop and not snap_ret and not ret_after and (
+                body_pushes or any(not isinstance(c, IntrinsicCall) for c in node.walk(Call))):
+            # r_rev may run each iteration's recording and returning motion
+            # together (adfort.iteration_reversal): mark both loops, and the
+            # room made for all iterations, which one iteration's replaces.
+            # (Worth it when the iterations tape values or call routines.)
+            setattr(rec[-1], iterations.REC_LOOP, True)
+            setattr(ret[0], iterations.RET_LOOP, True)
+            if room:
+                for stmt in room:
+                    setattr(stmt, iterations.ROOM, True)
+                setattr(rec[-1], iterations.ROOM, tapes.reserve(needs))
         ret += ret_after
         reverser.comment(ret, text)
         return rec, ret

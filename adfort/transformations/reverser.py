@@ -128,6 +128,8 @@ class Reverser:
         # ids of the statements a joint re-run (f_rev) leaves out, with
         # their pushes and pops (adfort/rerun.py): tagged NOT_RERUN.
         self.dead = set()
+        # The last loop r_rev reverses iteration by iteration (its id).
+        self.iterations_loop = None
         # fixed(name): the caller's variable holds one value throughout
         # (a constant, an argument it never changes): what the sections of
         # its saves around calls may read (adfort/sections.py).

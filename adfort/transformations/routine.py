@@ -43,6 +43,8 @@ from adfort.entry_copies import entry_copies
 from adfort.final_writes import direct_final_writes, without_pops
 from adfort.deferral import (
     kept_results, tag_deferred, with_deferred_reversed, without_deferred, writes_any)
+from adfort.iteration_reversal import (
+    fuse_iterations, independent_last_loop, taped_arguments)
 from adfort.late_values import late_recomputed, strip_late
 from adfort.liveness import drop_idle_reserves, lean_recording
 from adfort.popped_at_once import keep_popped_at_once
@@ -311,6 +313,10 @@ def reverse_work(work, spec, options, names, filename=None):
         reverser.before_reversal[key] = stmts + reverser.before_reversal.get(key, [])
     reverser.dead_restores = dead_restores(work, reads, plan.reevaluate, reverser.recomputed,
                                            reverser.before_reversal, spec.calls)
+    if not spec.callee and options["iteration_reversal"] and not alias:
+        last = independent_last_loop(work, spec.calls, set(spec.deferred))
+        if last is not None and not taped_arguments(last, plan, set(arg_names)):
+            reverser.iterations_loop = id(last)
     location = where(work, filename)
     try:
         if spec.deferred and not spec.callee:
@@ -488,7 +494,15 @@ def reverse_work(work, spec, options, names, filename=None):
         if len(lean) < before:
             lean = drop_idle_reserves(lean, reserves)
     given = None
-    if fused is not None:
+    if fused is not None and reverser.iterations_loop is not None:
+        # The last loop, one iteration at a time: r_rev keeps the
+        # returning motion's statements itself.
+        part = [s.copy() for s in ret_body if not among(s, final_ret)]
+        part = without_pops(with_deferred_reversed(part) if deferred_targets else part, direct)
+        statements = fuse_iterations(fused[0], part, ctx.is_adjoint_or_temporary)
+        if statements is not None:
+            fused = (statements[0], statements[1] + copied_back, fused[2])
+    if fused is not None and fused[1] is None:
         given, ret_part = returning_given(
             work, names.get("ret_given") or naming.returning_given(work.name), ret_body,
             (handover_ret, final_ret), adj_args + tape_args,
