@@ -18,7 +18,9 @@ An assignment ``S`` to ``a(…, i + c0, …)`` in the body of DO loop ``L``
 
 - ``S`` runs at most once per iteration (at the top level of ``L``'s body
   or in IF blocks there) and is the only statement of ``L`` writing
-  ``a``; ``L`` holds no call and no opaque statement;
+  ``a``; ``L`` holds no opaque statement, and its calls cannot reach
+  ``a`` (none is given it; ``a`` is no module variable, COMMON member or
+  target);
 - the other subscripts of ``S`` do not change in ``L`` (no variable written
   in ``L``), and every reference to ``a`` in ``L`` has the same other
   subscripts and ``i + c1`` in the same dimension;
@@ -39,16 +41,19 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
     Literal, Loop, Reference, Schedule, UnaryOperation, WhileLoop)
 
+from psyclone.psyir.symbols import CommonBlockInterface
+
 from adfort.tape import written_names
 
 
-def fresh_element_writes(routine, alias=None):
+def fresh_element_writes(routine, alias=None, targets=()):
     """{id(Assignment): id(Loop)} of the assignments writing fresh
     elements of their loop (see the module docstring).
 
     :param routine: the working copy (structured).
     :param alias: {pointer: target}: nothing is fresh when a pointer may
         write anything.
+    :param targets: lower-case names of the routine's targets.
     """
     if alias:
         return {}
@@ -56,15 +61,32 @@ def fresh_element_writes(routine, alias=None):
     for loop in routine.walk(Loop):
         step = unit_step(loop)
         body = loop.loop_body
-        if step is None or body.walk((CodeBlock, WhileLoop)) or any(
-                not isinstance(c, IntrinsicCall) for c in body.walk(Call)):
+        if step is None or body.walk((CodeBlock, WhileLoop)):
             continue
+        # A call may change (or read) only what it is given, and what is
+        # shared with it (module variables, COMMON) or reachable through
+        # a pointer (a target).
+        given = {r.symbol.name.lower() for c in body.walk(Call)
+                 if not isinstance(c, IntrinsicCall) for r in c.walk(Reference)}
+        calls = any(not isinstance(c, IntrinsicCall) for c in body.walk(Call))
         index = loop.variable.name.lower()
         written = written_names(body.children)
         for assign in body.walk(Assignment):
+            if calls and not _private_to_calls(assign.lhs.symbol, given, targets):
+                continue
             if _fresh(assign, loop, index, step, written):
                 found[id(assign)] = id(loop)
     return found
+
+
+def _private_to_calls(symbol, given, targets):
+    """Whether the calls of a loop cannot reach array `symbol`: none is
+    given it, and it is the routine's own or a dummy argument, not shared
+    (module, COMMON) and not a target."""
+    name = symbol.name.lower()
+    return (name not in given and name not in targets and not symbol.is_import
+            and not symbol.is_unresolved
+            and not isinstance(symbol.interface, CommonBlockInterface))
 
 
 def unit_step(loop):

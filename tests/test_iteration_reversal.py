@@ -79,6 +79,25 @@ CASES = {
               cost = cost - 0.1_wp*d*q(i)**2
             end do""", args="ye, cost",
         decls="real(wp), intent(out) :: ye(n), cost", dep="ye,cost"), True),
+    # A result per point read back by the sum: each iteration writes its
+    # own element, which the call cannot reach, so its old value is not
+    # taped (adfort/fresh_elements.py) and nothing is put back: fused.
+    "result_read_back.f90": (_case("""\
+            do i = 1, n
+              call point(t(i), q(i), y)
+              ye(i) = y/300.0_wp*q(i)
+              cost = cost + w(i)*ye(i)**2
+            end do""", args="ye, cost",
+        decls="real(wp), intent(out) :: ye(n), cost", dep="ye,cost"), True),
+    # The same result given to the call as well: the call could read any
+    # element, so the old values are taped and put back: not fused.
+    "result_given_to_call.f90": (_case("""\
+            do i = 1, n
+              call point(t(i), q(i), ye(i))
+              ye(i) = ye(i)/300.0_wp*q(i)
+              cost = cost + w(i)*ye(i)**2
+            end do""", args="ye, cost",
+        decls="real(wp), intent(out) :: ye(n), cost", dep="ye,cost"), False),
     # A value carried from one point to the next: not fused.
     "carried.f90": (_case("""\
             y = 0.0_wp

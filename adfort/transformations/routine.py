@@ -182,7 +182,7 @@ def reverse_work(work, spec, options, names, filename=None):
     cheap_calls = frozenset(key for key, info in spec.calls.items()
                             if info is not None and not info.opaque
                             and cheap_function(info.unit))
-    fresh = fresh_element_writes(work, alias)
+    fresh = fresh_element_writes(work, alias, set(ctx.attributes))
     recomputed = recomputed_in_loops(work, alias, call_writes, cheap_calls, fresh,
                                      spec.module_constant)
     recomputed = {key: (names, [s.copy() for s in stmts])
