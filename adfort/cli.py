@@ -218,6 +218,9 @@ _DIFF_OPTIONS = [
     click.option("--no-inline", is_flag=True,
                   help="Keep calls of short functions and subroutines as calls (each gets its "
                        "motions) instead of putting their statements in the caller."),
+    click.option("--no-iteration-reversal", is_flag=True,
+                  help="Reverse a last loop of independent iterations as a whole (record "
+                       "every iteration, then return) instead of one iteration at a time."),
 ]
 
 
@@ -237,7 +240,7 @@ def _fail(err):
 
 def _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
                         no_inline_operation_adjoints, no_pool_work_arrays=False,
-                        no_inline=False):
+                        no_inline=False, no_iteration_reversal=False):
     """The options of the generated code (see :mod:`adfort.context`)."""
     return {
         "jacobian": jacobian,
@@ -247,6 +250,7 @@ def _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
         "inline_operation_adjoints": not no_inline_operation_adjoints,
         "pool_work_arrays": not no_pool_work_arrays,
         "inline": not no_inline,
+        "iteration_reversal": not no_iteration_reversal,
     }
 
 
@@ -298,7 +302,7 @@ def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, link
          adjoint_libs,
          passive, search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian,
          verbose, timings, no_simplify, simplify_n_times, no_inline_operation_adjoints,
-         no_pool_work_arrays, no_inline):
+         no_pool_work_arrays, no_inline, no_iteration_reversal):
     """Differentiate FILE and write the adjoint (default), tangent (--mode
     forward) or Hessian-vector product (--mode hvp) Fortran.
 
@@ -306,7 +310,7 @@ def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, link
     """
     options = _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
                                   no_inline_operation_adjoints, no_pool_work_arrays,
-                                  no_inline)
+                                  no_inline, no_iteration_reversal)
     try:
         if free_form and fixed_form:
             raise AdfortError("--free-form and --fixed-form exclude each other: give one")
@@ -406,7 +410,7 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoint
           adjoint_libs, passive,
           search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian, verbose,
           timings, no_simplify, simplify_n_times, no_inline_operation_adjoints,
-          no_pool_work_arrays, no_inline, sizes, ranges,
+          no_pool_work_arrays, no_inline, no_iteration_reversal, sizes, ranges,
           plot, keep, adjoint_file, tangent_file, fflags, compile_files, seed, timeout):
     """Check the adjoint of a routine of FILE by running it.
 
@@ -422,7 +426,7 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoint
     from adfort.check.report import format_report, plain, plot as draw
     options = _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
                                   no_inline_operation_adjoints, no_pool_work_arrays,
-                                  no_inline)
+                                  no_inline, no_iteration_reversal)
     try:
         if free_form and fixed_form:
             raise AdfortError("--free-form and --fixed-form exclude each other: give one")

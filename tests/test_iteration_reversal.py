@@ -155,3 +155,13 @@ def test_which_loops_are_reversed_by_iteration(tmp_path, name, schedule):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_iterations_reversed_one_at_a_time_give_the_gradient(tmp_path, name, schedule):
     harness.check_source(tmp_path, name, CASES[name][0], schedule)
+
+
+def test_no_iteration_reversal_keeps_the_whole_loop_reversal(tmp_path):
+    text = CASES["misfit.f90"][0]
+    on = harness.differentiate_text(tmp_path, "on.f90", text)
+    off = harness.differentiate_text(tmp_path, "off.f90", text, ["--no-iteration-reversal"])
+    assert _fused(on) and not _fused(off), harness.routine_source(off, "top_rev")
+    # r_rec and r_ret are the same either way.
+    for name in ("top_rec", "top_ret"):
+        assert harness.routine_source(on, name) == harness.routine_source(off, name)

@@ -26,7 +26,7 @@ campaign can switch one off to isolate a bug):
 import random
 
 from adfort.testing import intervals as iv
-from adfort.testing.exprgen import ExprGen
+from adfort.testing.exprgen import ADDP, MULT, Expr, ExprGen
 from adfort.testing.model import Bound, Case, Dim, Module, Node, Routine, Var
 from adfort.testing.stmtgen import (ARRAY_NAMES, F77_NAMES, MATRIX_NAMES,
                                     SCALAR_NAMES, StmtGen)
@@ -484,8 +484,63 @@ class Generator:
         sg = StmtGen(self, r, scope)
         body = sg.block(rng.randint(3, 7 if self.level == 1 else 6), 2)
         fin = sg.finalise(dep, indep)
-        r.body = r.init_nodes + body + fin + r.final_nodes
+        point = self.point_loop(r, scope, dep)
+        r.body = r.init_nodes + body + fin + r.final_nodes + point
         return r
+
+    def point_loop(self, r, scope, dep):
+        """Sometimes (levels 2-4) a last loop over the points of an array
+        whose iterations share only a sum into a scalar dependent, the
+        shape r_rev reverses one iteration at a time
+        (adfort/iteration_reversal.py): a scalar local set first, maybe a
+        call, then the sum.  Drawn from a generator of its own, so that the
+        rest of a case is what it was before this existed."""
+        alt = random.Random(self.seed * 104729 + self.level)
+        sums = [d for d in dep if not d.is_array]
+        arrs = [v for v in scope.readable() if v.is_array and len(v.dims) == 1
+                and v.decl != "assumed_size"]
+        if self.level < 2 or not self.flags.get("loops") or not sums or not arrs \
+                or alt.random() >= 0.35:
+            return []
+        if any(v.decl == "allocatable" for v in r.vars.values()):
+            return []  # deallocated at the end, after the loop
+        saved = self.rng
+        self.rng = alt
+        try:
+            sg = StmtGen(self, r, scope)
+            name = sg.loop_var()
+            if name is None:
+                return []
+            v = alt.choice(arrs)
+            dim = v.dims[0]
+            lo, hi = dim.lo.value(scope.env), dim.hi.value(scope.env)
+            if hi < lo:
+                return []
+            target = alt.choice(sums)
+            scope.loops[name] = (lo, hi)
+            scope.loop_sym[name] = dim.hi.sym
+            scope.loop_base[name] = lo
+            scope.in_loop += 1
+            try:
+                eg = sg.eg
+                value = eg.expr(2)
+                private = self.add_local(r, scope, SCALAR_NAMES)
+                body = [Node(f"{private.name} = {eg.fit(value, private.interval).text}")]
+                if self.subroutines and self.flags.get("calls") and alt.random() < 0.4:
+                    body += [sg._call(0)]
+                term = eg.expr(1)
+                full = Expr(f"{private.name} * {term.wrap(MULT)}",
+                            iv.mul(private.interval, term.iv), MULT)
+                term = eg.fit(full, (-0.5, 0.5))
+                body.append(Node(f"{target.name} = {target.name} + {term.wrap(ADDP)}"))
+            finally:
+                scope.in_loop -= 1
+                del scope.loops[name]
+            self.features.add("point_loop")
+            return [Node(blocks=[(f"do {name} = {dim.lo.text()}, {dim.hi.text()}", body)],
+                         tail="end do")]
+        finally:
+            self.rng = saved
 
     # -- helpers (level 3) -----------------------------------------------------
     def make_helpers(self, module, in_module):
