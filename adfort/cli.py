@@ -220,7 +220,7 @@ _DIFF_OPTIONS = [
                        "motions) instead of putting their statements in the caller."),
     click.option("--no-iteration-reversal", is_flag=True,
                   help="Reverse a last loop of independent iterations as a whole (record "
-                       "every iteration, then return) instead of one iteration at a time."),
+                       "every iteration, then return) instead of block by block."),
 ]
 
 

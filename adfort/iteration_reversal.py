@@ -1,4 +1,4 @@
-"""A last loop of independent iterations, reversed one iteration at a time.
+"""A last loop of independent iterations, reversed block by block.
 
 The routine differentiated often ends in a loop over points or columns
 whose iterations share nothing but a sum:
@@ -17,10 +17,15 @@ forward twice (joint).  When each iteration reads nothing another one
 writes, iteration ``i``'s adjoint needs only what iteration ``i`` computed
 and the adjoints the loop's results come in with, which nothing in the
 loop changes (the loop is the routine's last statement; a sum's adjoint is
-the same for every term).  ``r_rev`` then runs, for ``i`` in the loop's own
-order, iteration ``i``'s recording and at once its returning motion: the
-tape holds one iteration's values, nothing runs twice, and the sums add up
-in the original order (the primal results are bit for bit ``r``'s).
+the same for every term).  ``r_rev`` then takes the iterations in blocks
+of :data:`BLOCK`, in the loop's own order: the recording of a block, then
+its returning motion.  The tape holds one block's values, and the sums add
+up in the original order (the primal results are bit for bit ``r``'s).
+When an iteration's pushes all meet their pops once its returning motion
+follows at once (and it calls no routine), the blocks are single
+iterations and the tape is not used at all.  (One iteration at a time with
+a callee's recording and returning motion alternating measured 10-14 %
+slower than the whole loop; blocks of 256, as fast.)
 
 The loop ``L`` (the last statement of the routine's body, a DO loop) is
 reversed so when every variable written in ``L`` is
@@ -46,7 +51,8 @@ and
 
 The transformation itself (:func:`fuse_iterations`) works on the generated
 statements: ``r_rev``'s recording of ``L`` and ``L``'s returning loop, each
-marked by :mod:`adfort.transformations.loop`.  It also checks what only
+marked by :mod:`adfort.transformations.loop` (only a DO loop of unit step
+whose bounds the plan evaluates again, so that no control value is taped).  It also checks what only
 the taping plan knows: no argument of the routine written in ``L`` is put
 back by its returning motion (``r_rev`` would return the value from before
 the iteration).
@@ -54,11 +60,13 @@ the iteration).
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal, Loop,
-    Range,
+    Range, UnaryOperation,
     Reference, Schedule, StructureReference, WhileLoop)
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, StaticInterface
 
 from adfort.arrays import is_shape_inquiry, symbol_rank
+from adfort.exprs import INTEGER_TYPE
+from adfort.fresh_elements import unit_step
 from adfort.optional import callee_formals, matched_formals
 
 _OUT = ArgumentInterface.Access.WRITE
@@ -67,6 +75,10 @@ _OUT = ArgumentInterface.Access.WRITE
 REC_LOOP = "adfort_iterations_rec"
 RET_LOOP = "adfort_iterations_ret"
 ROOM = "adfort_iterations_room"
+BLOCKS = "adfort_iterations_blocks"
+
+#: Iterations per block when the tape is used (see :func:`fuse_iterations`).
+BLOCK = 256
 
 
 def _name(ref):
@@ -275,18 +287,20 @@ def taped_arguments(loop, plan, arguments):
     return found
 
 
-def fuse_iterations(recording, returning, adjoint):
-    """``r_rev``'s statements with the last loop reversed iteration by
-    iteration, or None when the generated code is not as expected.
+def fuse_iterations(recording, returning, adjoint, tops):
+    """``r_rev``'s statements with the last loop reversed block by block,
+    or None when the generated code is not as expected.
 
     :param recording: ``r_rev``'s recording statements (copies); the last
-        is the loop marked :data:`REC_LOOP`, the reserves before it that
-        count every iteration marked :data:`ROOM`.
+        is the loop marked :data:`REC_LOOP` (its :data:`BLOCKS`: the
+        block's first and last index, the room a block needs), the
+        reserves before it that count every iteration marked :data:`ROOM`.
     :param returning: the returning statements (copies): statements that
         set adjoints only, then the loop marked :data:`RET_LOOP`, then the
         rest.
     :param adjoint: ``adjoint(symbol)``: whether a symbol is an adjoint or
         a temporary of the returning motion.
+    :param tops: lower-case names of the tapes' tops (what pushes set).
     :returns: (the statements to run before ``r_rev`` keeps its results,
         those to run after), or None.
     """
@@ -310,27 +324,71 @@ def fuse_iterations(recording, returning, adjoint):
         if any(not adjoint(r.symbol) and r.symbol.name.lower() in written
                for r in stmt.walk(Reference)):
             return None
-    room = getattr(rec_loop, ROOM, None) or []
     head = [s for s in recording[:-1] if not getattr(s, ROOM, False)]
     rec_body = [s.detach() for s in list(rec_loop.loop_body.children)]
     ret_body = [s.detach() for s in list(ret_loop.loop_body.children)]
+    rest = returning[at[0] + 1:]
+    alone = _without_tape(rec_body, ret_body, rest, tops)
+    if alone is not None:
+        # Nothing left on the tape: each iteration's recording, then at
+        # once its returning motion.
+        fused = Loop.create(rec_loop.variable, rec_loop.start_expr.copy(),
+                            rec_loop.stop_expr.copy(), rec_loop.step_expr.copy(),
+                            alone[0] + alone[1])
+        return head + prefix + [fused], rest
+    # Blocks of iterations: the recording of a block, then its returning
+    # motion (see the module docstring).
+    first, last, room = getattr(rec_loop, BLOCKS, (None, None, None))
+    step = unit_step(rec_loop)
+    if first is None or step is None:
+        return None
+    bound = IntrinsicCall.create(
+        IntrinsicCall.Intrinsic.MIN if step > 0 else IntrinsicCall.Intrinsic.MAX, [
+            BinaryOperation.create(
+                BinaryOperation.Operator.ADD if step > 0 else BinaryOperation.Operator.SUB,
+                Reference(first), Literal(str(BLOCK - 1), INTEGER_TYPE)),
+            rec_loop.stop_expr.copy()])
+    one = Literal("1", INTEGER_TYPE)
+    forward = one.copy() if step > 0 else UnaryOperation.create(
+        UnaryOperation.Operator.MINUS, one.copy())
+    backward = one.copy() if step < 0 else UnaryOperation.create(
+        UnaryOperation.Operator.MINUS, one.copy())
+    block = [Assignment.create(Reference(last), bound)] + [s.copy() for s in room] + [
+        Loop.create(rec_loop.variable, Reference(first), Reference(last), forward, rec_body),
+        Loop.create(rec_loop.variable, Reference(last), Reference(first), backward, ret_body)]
+    width = Literal(str(BLOCK), INTEGER_TYPE)
+    blocks = Loop.create(first, rec_loop.start_expr.copy(), rec_loop.stop_expr.copy(),
+                         width if step > 0 else UnaryOperation.create(
+                             UnaryOperation.Operator.MINUS, width), block)
+    return head + prefix + [blocks], rest
+
+
+def _without_tape(rec_body, ret_body, rest, tops):
+    """(recording, returning) statements of one iteration without the
+    pushes that meet their pops when the returning motion follows at once,
+    or None when something else is still pushed (or a routine called).
+
+    :param tops: lower-case names of the tapes' tops."""
+    rec_body = [s.copy() for s in rec_body]
+    ret_body = [s.copy() for s in ret_body]
     # A value pushed last in the recording and popped first in the
     # returning motion (scalars each iteration sets, adfort.iteration_values)
-    # now meets its pop at once: neither is needed.
-    tops = set()
+    # meets its pop at once: neither is needed.
     while len(rec_body) >= 2 and len(ret_body) >= 2 and _push_then_pop(
             rec_body[-2:], ret_body[:2]):
-        tops.add(rec_body[-1].lhs.symbol)
         rec_body, ret_body = rec_body[:-2], ret_body[2:]
-    if tops and not any(
-            isinstance(n, Assignment) and n.lhs.symbol in tops or
-            isinstance(n, Call) and not isinstance(n, IntrinsicCall)
-            for s in rec_body for n in s.walk((Assignment, Call))):
-        room = []  # nothing is pushed any more
-    body = [s.copy() for s in room] + rec_body + ret_body
-    fused = Loop.create(rec_loop.variable, rec_loop.start_expr.copy(),
-                        rec_loop.stop_expr.copy(), rec_loop.step_expr.copy(), body)
-    return head + prefix + [fused], returning[at[0] + 1:]
+    # A scalar pushed first and popped last: the value it had before the
+    # iteration, which the iteration sets before reading.  Only what runs
+    # after the loop could read it again.
+    after = {r.symbol.name.lower() for s in rest for r in s.walk(Reference)}
+    while len(rec_body) >= 2 and len(ret_body) >= 2 and _push_then_pop(
+            rec_body[:2], ret_body[-2:]) and rec_body[0].rhs.symbol.name.lower() not in after:
+        rec_body, ret_body = rec_body[2:], ret_body[:-2]
+    if any(isinstance(n, Assignment) and n.lhs.symbol.name.lower() in tops
+           or isinstance(n, Call) and not isinstance(n, IntrinsicCall)
+           for s in rec_body + ret_body for n in s.walk((Assignment, Call))):
+        return None
+    return rec_body, ret_body
 
 
 def _push_then_pop(push, pop):

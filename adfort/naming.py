@@ -211,6 +211,12 @@ def loop_bound(label):
     return f"loop_{label}"
 
 
+def block_bound(index, which):
+    """Name of a local holding the first or last value of DO index `index`
+    in a block of iterations (`which`: "first", "last")."""
+    return f"{index}_{which}"
+
+
 def function_value(function):
     """Name of a local holding the value of a call to `function`."""
     return f"{function}_value"

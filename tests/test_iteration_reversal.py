@@ -1,10 +1,12 @@
-"""r_rev reverses a last loop of independent iterations one iteration at a
-time (adfort/iteration_reversal.py): each iteration's recording, then at
-once its returning motion, in the loop's own order.  Checked against
-finite differences under both schedules (the harness also compares r_rev's
-primal results with r's); the text checks say which loops are fused and
-which are not (a carried value, a sum read elsewhere, an argument the
-returning motion puts back, an element given to an array dummy)."""
+"""r_rev reverses a last loop of independent iterations block by block
+(adfort/iteration_reversal.py): a block's recording, then its returning
+motion, blocks in the loop's own order.  Checked against finite
+differences under both schedules at 600 points (several blocks, the last
+one partial; the harness also compares r_rev's primal results with r's);
+the text checks say which loops are reversed so and which are not (a
+carried value, a sum read elsewhere, a neighbour read, an argument the
+returning motion puts back, a result given to the call).  Each negative
+case gives a wrong gradient when forced through."""
 
 import re
 import shutil
@@ -27,7 +29,7 @@ _POINT = """\
 
 _TEMPLATE = """\
         ! adfort: routine=top dep={dep} indep=t,q
-        ! adfort: init n=9 t=250:300 q=0.01:0.2 obs=1:2 w=0.5:1.5
+        ! adfort: init n={n} t=250:300 q=0.01:0.2 obs=1:2 w=0.5:1.5
         module pts
           implicit none
           integer, parameter :: wp = kind(1.0d0)
@@ -49,9 +51,9 @@ _TEMPLATE = """\
 
 
 def _case(body, args="cost", decls="real(wp), intent(out) :: cost", dep="cost",
-          t_intent="in"):
+          t_intent="in", n=600):
     return _TEMPLATE.format(point=_POINT, args=args, decls=decls, dep=dep, body=body,
-                            t_intent=t_intent)
+                            t_intent=t_intent, n=n)
 
 
 CASES = {
@@ -79,6 +81,20 @@ CASES = {
               cost = cost - 0.1_wp*d*q(i)**2
             end do""", args="ye, cost",
         decls="real(wp), intent(out) :: ye(n), cost", dep="ye,cost"), True),
+    # More points than a block (256), the last block partial, and the
+    # points taken backwards.
+    "blocks.f90": (_case("""\
+            do i = 1, n
+              call point(t(i), q(i), y)
+              d = y/300.0_wp - obs(i)
+              cost = cost + w(i)*d**2
+            end do""", n=600), True),
+    "blocks_backwards.f90": (_case("""\
+            do i = n, 1, -1
+              call point(t(i), q(i), y)
+              d = y/300.0_wp - obs(i)
+              cost = cost + w(i)*d**2
+            end do""", n=600), True),
     # A result per point read back by the sum: each iteration writes its
     # own element, which the call cannot reach, so its old value is not
     # taped (adfort/fresh_elements.py) and nothing is put back: fused.
@@ -132,10 +148,16 @@ CASES = {
 
 
 def _fused(generated):
+    """Whether top_rev reverses its point loop by blocks of iterations (a
+    block's recording, then its returning motion, inside one loop over the
+    blocks)."""
     rev = harness.routine_source(generated, "top_rev")
-    loops = re.findall(r"\n\s*do i = ", rev)
-    return "_ret" not in rev.split("do i =")[0] and len(loops) == 1 and (
-        "call point_ret" in rev or "call point_rev" in rev)
+    match = re.search(r"\n(\s*)do i_first = .*?\n\1enddo", rev, re.S)
+    if not match:
+        return False
+    block = match.group(0)
+    return ("call point_rec" in block or "call point(" in block) and \
+        re.search(r"call point_re[tv]", block) is not None
 
 
 @pytest.mark.parametrize("schedule", ["split", "joint"])
@@ -146,14 +168,14 @@ def test_which_loops_are_reversed_by_iteration(tmp_path, name, schedule):
     rev = harness.routine_source(generated, "top_rev")
     assert _fused(generated) == fused, rev
     if fused:
-        # One iteration's room on the tape, none for all n.
+        # A block's room on the tape, none for all n.
         assert "n - 1 + 1" not in rev, rev
 
 
 @needs_gfortran
 @pytest.mark.parametrize("schedule", ["split", "joint"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_iterations_reversed_one_at_a_time_give_the_gradient(tmp_path, name, schedule):
+def test_iterations_reversed_by_blocks_give_the_gradient(tmp_path, name, schedule):
     harness.check_source(tmp_path, name, CASES[name][0], schedule)
 
 

@@ -494,13 +494,14 @@ class Generator:
         shape r_rev reverses one iteration at a time
         (adfort/iteration_reversal.py): a scalar local set first, maybe a
         call, then the sum.  Drawn from a generator of its own, so that the
-        rest of a case is what it was before this existed."""
+        rest of a case is what it was before this existed.  Its chance is
+        the ``point_loop`` flag (0.35)."""
         alt = random.Random(self.seed * 104729 + self.level)
         sums = [d for d in dep if not d.is_array]
         arrs = [v for v in scope.readable() if v.is_array and len(v.dims) == 1
                 and v.decl != "assumed_size"]
         if self.level < 2 or not self.flags.get("loops") or not sums or not arrs \
-                or alt.random() >= 0.35:
+                or alt.random() >= float(self.flags.get("point_loop", 0.35)):
             return []
         if any(v.decl == "allocatable" for v in r.vars.values()):
             return []  # deallocated at the end, after the loop

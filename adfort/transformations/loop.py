@@ -139,10 +139,13 @@ def reverse_loop(node, reverser):
             # (Worth it when the iterations tape values or call routines.)
             setattr(rec[-1], iterations.REC_LOOP, True)
             setattr(ret[0], iterations.RET_LOOP, True)
-            if room:
-                for stmt in room:
-                    setattr(stmt, iterations.ROOM, True)
-                setattr(rec[-1], iterations.ROOM, tapes.reserve(needs))
+            for stmt in room:
+                setattr(stmt, iterations.ROOM, True)
+            first = _local_integer(reverser, naming.block_bound(index.name, "first"))
+            last = _local_integer(reverser, naming.block_bound(index.name, "last"))
+            block_needs = {tape: need.copy() for tape, need in needs.items()}
+            setattr(rec[-1], iterations.BLOCKS, (first, last, tapes.reserve(
+                block_needs, per_iteration_of=_int(iterations.BLOCK)) if room else []))
         ret += ret_after
         reverser.comment(ret, text)
         return rec, ret

@@ -495,11 +495,12 @@ def reverse_work(work, spec, options, names, filename=None):
             lean = drop_idle_reserves(lean, reserves)
     given = None
     if fused is not None and reverser.iterations_loop is not None:
-        # The last loop, one iteration at a time: r_rev keeps the
+        # The last loop, block by block (adfort.iteration_reversal): r_rev keeps the
         # returning motion's statements itself.
         part = [s.copy() for s in ret_body if not among(s, final_ret)]
         part = without_pops(with_deferred_reversed(part) if deferred_targets else part, direct)
-        statements = fuse_iterations(fused[0], part, ctx.is_adjoint_or_temporary)
+        statements = fuse_iterations(fused[0], part, ctx.is_adjoint_or_temporary,
+                                     {t.top.name.lower() for t in tape_list if t.dynamic})
         if statements is not None:
             fused = (statements[0], statements[1] + copied_back, fused[2])
     if fused is not None and fused[1] is None:
