@@ -9,6 +9,7 @@ Examples::
 
     python -m adfort.testing --level all --n 5000 --seed 1 --jobs 2 --out fuzz
     python -m adfort.testing --case 17 --level 3 --keep /tmp/case17 --shrink
+    python -m adfort.testing --level 2,3 --n 200 --flag point_loop=1
 """
 
 import argparse
@@ -38,14 +39,22 @@ def parse(argv):
                    help="with --case: print the source only")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="print each failing case as it ends")
-    return p.parse_args(argv)
+    p.add_argument("--flag", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a generator feature flag (a probability or 0/1), "
+                        "e.g. point_loop=1")
+    args = p.parse_args(argv)
+    args.flags = {}
+    for item in args.flag:
+        name, _, value = item.partition("=")
+        args.flags[name] = float(value)
+    return args
 
 
 def single(args):
     from adfort.testing.checker import check, command_of
     from adfort.testing.generator import generate
     level = int(args.level)
-    case = generate(args.case, level)
+    case = generate(args.case, level, args.flags or None)
     print(case.source())
     print("#", case.command())
     if args.print:

@@ -193,7 +193,8 @@ def main(args):
             print(f"[{done[0]}/{len(ids)} {time.time() - t0:.0f}s] "
                   + ", ".join(f"{k} {v}" for k, v in sorted(bad.items())),
                   flush=True)
-    results = run(ids, args.jobs, args.keep, False, None, progress,
+    results = run(ids, args.jobs, args.keep, False, getattr(args, "flags", None) or None,
+                  progress,
                   args.tangent)
     text = summary(results)
     print(text, flush=True)
