@@ -404,6 +404,8 @@ def _norm2_tangent(d, x, dim=None):
 
 def _shift_tangent(name):
     def tangent(d, array, shift, dim=None):
+        if _scalar(d["array"]):
+            return d["array"]   # a shifted constant is the constant
         return call(name, d["array"], shift, **({"dim": dim} if dim is not None else {}))
     return tangent
 
@@ -413,7 +415,9 @@ def _eoshift_tangent(d, array, shift, boundary=None, dim=None):
     if d.get("boundary") is not None:
         named["boundary"] = d["boundary"]
     # Without BOUNDARY= the vacated elements are zero: a passive boundary's tangent.
-    return call("EOSHIFT", _tangent_or_zero(d, "array", array), shift, **named)
+    # A scalar tangent stands for every element: EOSHIFT takes an array.
+    return call("EOSHIFT", _full(_tangent_or_zero(d, "array", array), _extents(array)),
+                shift, **named)
 
 
 def _spread_tangent(d, source, dim, ncopies):

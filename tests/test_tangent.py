@@ -230,3 +230,29 @@ def test_every_pullback_rule_has_a_tangent():
     missing = [name for name, rule in rules.RULES.items()
                if isinstance(rule, rules.Pullback) and rule.tangent is None]
     assert not missing
+
+
+SHIFTED_SCALAR = """\
+! adfort: routine=shifted dep=y indep=s
+! adfort: init n=7 s=0.5:1.5 a=0.5:1.5
+module shifts
+  implicit none
+contains
+  subroutine shifted(n, s, a, y)
+    integer, intent(in) :: n
+    real(8), intent(in) :: s, a(n)
+    real(8), intent(out) :: y
+    ! Only s is active: the tangent of s + a (or of s*2 + a) is the scalar
+    ! s_d standing for every element, which CSHIFT and EOSHIFT cannot take
+    ! (fuzz L2 seed 1018039).
+    y = sum(cshift(s + a, 1) * a) + sum(eoshift(s*2 + a, 1) * a) &
+        + sum(eoshift(s**2 + a, -2, boundary=s) * a)
+  end subroutine shifted
+end module shifts
+"""
+
+
+def test_tangent_of_shifting_a_scalar_tangent(tmp_path):
+    path = tmp_path / "shifted.f90"
+    path.write_text(SHIFTED_SCALAR)
+    _check(th.check_tangent(path, "split", tmp_path / "run"))
