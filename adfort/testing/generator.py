@@ -518,6 +518,9 @@ class Generator:
             if hi < lo:
                 return []
             target = alt.choice(sums)
+            # The sum changes at every point: its terms do not read it
+            # (their intervals assume the values they read stay put).
+            hidden = scope.vars.pop(target.name)
             scope.loops[name] = (lo, hi)
             scope.loop_sym[name] = dim.hi.sym
             scope.loop_base[name] = lo
@@ -537,6 +540,7 @@ class Generator:
             finally:
                 scope.in_loop -= 1
                 del scope.loops[name]
+                scope.vars[target.name] = hidden
             self.features.add("point_loop")
             return [Node(blocks=[(f"do {name} = {dim.lo.text()}, {dim.hi.text()}", body)],
                          tail="end do")]
