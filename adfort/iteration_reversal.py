@@ -60,8 +60,7 @@ the iteration).
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal, Loop,
-    Range, UnaryOperation,
-    Reference, Schedule, StructureReference, WhileLoop)
+    Range, Reference, Schedule, StructureReference, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, StaticInterface
 
 from adfort.arrays import is_shape_inquiry, symbol_rank
@@ -128,9 +127,8 @@ class _Loop:
         self.loop = loop
         self.index = loop.variable.name.lower()
         self.calls = calls
-        self.writes = {}       # name -> [nodes writing it: Reference or Assignment]
+        self.writes = {}       # name -> [nodes writing it: Assignment or Loop]
         self.call_writes = {}  # name -> [(call, formal)]
-        self.ok = True
 
     def scan(self):
         body = self.loop.loop_body
