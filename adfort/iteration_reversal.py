@@ -34,8 +34,9 @@ reversed so when every variable written in ``L`` is
   ``s = e + s`` or ``s = s - e`` (``e`` not naming ``s``);
 - a *private* scalar: a local of the routine (not an argument, not saved,
   not shared) that a statement at the top of ``L``'s body sets (an
-  assignment, a DO loop's index, or an ``intent(out)`` scalar dummy of a
-  call) before any other statement of the body names it;
+  assignment, a DO loop's index, an ``intent(out)`` scalar dummy of a
+  call, or an IF block with ELSE each of whose branches sets it so) before
+  any other statement of the body names it;
 - a *fresh* array: every reference to it in ``L`` subscripts one fixed
   dimension by ``L``'s index alone, so each iteration reads and writes
   only its own elements;
@@ -59,8 +60,8 @@ the iteration).
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal, Loop,
-    Range, Reference, Schedule, StructureReference, UnaryOperation, WhileLoop)
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall, Literal,
+    Loop, Range, Reference, Schedule, StructureReference, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, StaticInterface
 
 from adfort.arrays import is_shape_inquiry, symbol_rank
@@ -194,7 +195,15 @@ def _fresh_dimension(loop, name):
 def _private(loop, name, calls):
     """Whether scalar `name` is set by a top-level statement of `loop`'s
     body before any statement of the body names it."""
-    for stmt in loop.loop_body.children:
+    return _set_first(loop.loop_body.children, name, calls)
+
+
+def _set_first(statements, name, calls):
+    """Whether the first of `statements` naming `name` sets it without
+    reading it: an assignment, a DO loop's index, an ``intent(out)`` scalar
+    dummy of a call, or an IF block (with ELSE) whose condition does not
+    name it and each of whose branches sets it so first."""
+    for stmt in statements:
         named = [r for r in _refs(stmt) if _name(r) == name]
         if isinstance(stmt, Loop) and stmt.variable.name.lower() == name:
             return not any(r for r in _refs(stmt.start_expr) + _refs(stmt.stop_expr)
@@ -204,6 +213,11 @@ def _private(loop, name, calls):
         if isinstance(stmt, Assignment):
             return (type(stmt.lhs) is Reference and _name(stmt.lhs) == name
                     and all(_name(r) != name for r in _refs(stmt.rhs)))
+        if isinstance(stmt, IfBlock):
+            return (stmt.else_body is not None
+                    and all(_name(r) != name for r in _refs(stmt.condition))
+                    and _set_first(stmt.if_body.children, name, calls)
+                    and _set_first(stmt.else_body.children, name, calls))
         if isinstance(stmt, Call) and not isinstance(stmt, IntrinsicCall):
             info = calls.get(id(stmt))
             if info is None:

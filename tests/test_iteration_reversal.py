@@ -95,6 +95,27 @@ CASES = {
               d = y/300.0_wp - obs(i)
               cost = cost + w(i)*d**2
             end do""", n=600), True),
+    # A local set in both branches of an IF first: fused.  Set in one
+    # branch only, it carries the last point's value into the next: not.
+    "set_in_branches.f90": (_case("""\
+            do i = 1, n
+              if (t(i) > 275.0_wp) then
+                d = log(t(i)/275.0_wp)
+              else
+                d = 0.5_wp*(t(i)/275.0_wp - 1.0_wp)
+              end if
+              call point(t(i), q(i), y)
+              cost = cost + w(i)*(y/300.0_wp + d)**2
+            end do"""), True),
+    "set_in_one_branch.f90": (_case("""\
+            d = 0.0_wp
+            do i = 1, n
+              if (t(i) > 275.0_wp) then
+                d = log(t(i)/275.0_wp)
+              end if
+              call point(t(i), q(i), y)
+              cost = cost + w(i)*(y/300.0_wp + d)**2
+            end do"""), False),
     # A result per point read back by the sum: each iteration writes its
     # own element, which the call cannot reach, so its old value is not
     # taped (adfort/fresh_elements.py) and nothing is put back: fused.
