@@ -52,6 +52,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import fnmatch
+import os
 import platform
 import re
 import statistics
@@ -75,8 +76,11 @@ from bench_driver import Variant, tape_driver, timing_driver  # noqa: E402
 BENCH_DIR = REPO_ROOT / "benchmarks"
 BENCH_FFLAGS = ["-O2"]
 JOINT_SUFFIX = "_jnt"
+# --baseline TREE: another adfort checkout's adjoints, timed in the same
+# program (a change measured side by side with the code before it).
+BASE_SUFFIXES = {"base_split": "_bsp", "base_joint": "_bjt"}
 GRAD_TOL = 1e-8
-ADJOINTS = ("split", "joint", "tapenade")
+ADJOINTS = ("split", "joint", "base_split", "base_joint", "tapenade")
 
 
 @dataclasses.dataclass
@@ -112,16 +116,26 @@ def defined_names(text: str) -> List[str]:
     return sorted({n.lower() for n in found})
 
 
-def rename_joint(text: str, original: str) -> str:
+def rename_joint(text: str, original: str, suffix: str = JOINT_SUFFIX) -> str:
     """The joint file with a suffix on every module and procedure it
     defines (not those of the original source), so that it links with the
     split one."""
     keep = set(defined_names(original))
     for name in defined_names(text):
         if name not in keep:
-            text = re.sub(rf"\b{name}\b", name + JOINT_SUFFIX, text,
+            text = re.sub(rf"\b{name}\b", name + suffix, text,
                           flags=re.I)
     return text
+
+
+def generate_with(tree: Path, kernel: Path, meta, schedule: str, out: Path) -> Path:
+    """``adfort diff`` of `kernel` by the adfort checkout at `tree`."""
+    cmd = [sys.executable, "-m", "adfort", "diff", str(kernel), "--dep", ",".join(meta.dep),
+           "--indep", ",".join(meta.indep), "--routine", meta.routine,
+           "--schedule", schedule, "-o", str(out)]
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    harness._run(cmd, tree, f"adfort diff ({tree})", env=env)
+    return out
 
 
 def _compile(sources: Sequence[Path], workdir: Path, fflags: Sequence[str],
@@ -144,7 +158,7 @@ def _values(stdout: str, key: str) -> List[List[str]]:
 
 
 def bench_kernel(kernel: Path, tapdir: Optional[Path], workdir: Path,
-                 batches: int, min_time: float) -> Row:
+                 batches: int, min_time: float, baseline: Optional[Path] = None) -> Row:
     row = Row(kernel.stem)
     workdir.mkdir(parents=True, exist_ok=True)
     meta = harness.parse_metadata(kernel).for_benchmark()
@@ -167,6 +181,14 @@ def bench_kernel(kernel: Path, tapdir: Optional[Path], workdir: Path,
                 Variant("joint", f"{r}_rev{JOINT_SUFFIX}",
                         f"{sig.module}_ad{JOINT_SUFFIX}" if sig.module
                         else None)]
+    sources_of = {"split": split, "joint": joint}
+    for tag, suffix in (BASE_SUFFIXES.items() if baseline else ()):
+        raw = generate_with(baseline, kernel, meta, tag[5:], workdir / f"{tag}_raw_ad.f90")
+        renamed = workdir / f"{tag}_ad.f90"
+        renamed.write_text(rename_joint(raw.read_text(), kernel.read_text(), suffix))
+        sources_of[tag] = renamed
+        variants.append(Variant(tag, f"{r}_rev{suffix}",
+                                f"{sig.module}_ad{suffix}" if sig.module else None))
     extra_c: List[Path] = []
     tap_adj = None
     if tapdir:
@@ -181,7 +203,7 @@ def bench_kernel(kernel: Path, tapdir: Optional[Path], workdir: Path,
     driver = tdir / "bench_time.f90"
     driver.write_text(timing_driver(sig, meta, kernel, variants, batches,
                                     min_time))
-    sources = [kernel, split, joint] + ([tap_adj.source] if tap_adj else [])
+    sources = [kernel, *sources_of.values()] + ([tap_adj.source] if tap_adj else [])
     objs = _compile(sources + [driver], tdir, meta.fflags, "timing program")
     if tapdir:
         objs.append(tap.adstack_object(tapdir, tdir, profile=False))
@@ -207,7 +229,7 @@ def bench_kernel(kernel: Path, tapdir: Optional[Path], workdir: Path,
     mdir = workdir / "tape"
     mdir.mkdir(exist_ok=True)
     msources = []
-    for tag, src in (("split", split), ("joint", joint)):
+    for tag, src in sources_of.items():
         text, _counts = tape_meter.instrument(src.read_text())
         inst = mdir / f"{tag}_ad_metered.f90"
         inst.write_text(text)
@@ -289,7 +311,8 @@ def machine_note() -> str:
             f"{platform.system()} {platform.release()}")
 
 
-def print_table(rows: List[Row], tapdir: Optional[Path], batches: int):
+def print_table(rows: List[Row], tapdir: Optional[Path], batches: int,
+                baseline: Optional[Path] = None):
     print(f"\nadfort vs Tapenade: t(adjoint)/t(r), median of {batches} "
           f"interleaved batches, gfortran {' '.join(BENCH_FFLAGS)}; peak "
           "tape bytes (one call)")
@@ -303,10 +326,20 @@ def print_table(rows: List[Row], tapdir: Optional[Path], batches: int):
             print(f"| {r.kernel} | FAILED: {r.error} | | | |")
             continue
         tapes = " / ".join(str(r.tape[t]["peak"]) if t in r.tape else "-"
-                           for t in ADJOINTS)
+                           for t in ("split", "joint", "tapenade"))
         print(f"| {r.kernel} | {_f(r.ratio('split'))} | "
               f"{_f(r.ratio('joint'))} | {_f(r.ratio('tapenade'))} | "
               f"{tapes} |")
+    if baseline:
+        print(f"\nthe same run, adfort of {baseline}:")
+        print("| kernel | split | joint | peak tape split / joint [B] |")
+        print("|---|---|---|---|")
+        for r in rows:
+            if r.ratios:
+                tapes = " / ".join(str(r.tape[t]["peak"]) if t in r.tape else "-"
+                                   for t in BASE_SUFFIXES)
+                print(f"| {r.kernel} | {_f(r.ratio('base_split'))} | "
+                      f"{_f(r.ratio('base_joint'))} | {tapes} |")
     print("\ndetails (sizes; t(r); ratio range over batches; tape bytes: "
           "value + control, allocated; Tapenade: adStack peak blocks; "
           "gradient agreement)")
@@ -357,6 +390,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--min-time", type=float, default=0.1,
                         help="seconds each timed batch lasts at least")
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--baseline", type=Path, metavar="TREE",
+                        help="time another adfort checkout's adjoints too, in the "
+                             "same program (base_split, base_joint)")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--fixture-mode", action="store_true",
                         help="time the test fixtures instead "
@@ -374,13 +410,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for kernel in kernels(args.kernels, args.filter):
         try:
             row = bench_kernel(kernel, tapdir, root / kernel.stem,
-                               args.batches, args.min_time)
+                               args.batches, args.min_time, args.baseline)
         except Exception as exc:  # report, go on with the next kernel
             row = Row(kernel.stem, error=_short_error(exc, args.verbose))
         rows.append(row)
         print(f"  {kernel.name}: " + ("FAILED" if row.error else "done"),
               file=sys.stderr, flush=True)
-    print_table(rows, tapdir, args.batches)
+    print_table(rows, tapdir, args.batches, args.baseline)
     print(f"files in {root}; {time.time() - start:.1f} s")
     return 1 if any(r.error for r in rows) else 0
 

@@ -94,13 +94,25 @@ def actuals(adj: Adjoint, arg_names: Sequence[str], active: Sequence[str],
     for formal in adj.formals:
         if formal in names:
             out.append(var(formal))
-        elif formal.endswith("b") and formal[:-1] in active:
-            out.append(adj_var(formal[:-1]))
+        elif _adjoint_of(formal, active):
+            # Tapenade names x's adjoint xb, or xb0, xb1... when xb is taken
+            out.append(adj_var(_adjoint_of(formal, active)))
         else:
             raise TapenadeError(f"{adj.name} has an argument {formal!r} that "
                                 "is neither an argument of the original nor "
                                 "the adjoint of an active one")
     return out
+
+
+def _adjoint_of(formal: str, active: Sequence[str]) -> Optional[str]:
+    """The active argument whose Tapenade adjoint is named `formal`, if any."""
+    for name in active:
+        if formal == name + "b":
+            return name
+    for name in active:
+        if re.fullmatch(re.escape(name) + r"b\d+", formal):
+            return name
+    return None
 
 
 def adstack_object(tapdir: Path, workdir: Path, profile: bool) -> Path:

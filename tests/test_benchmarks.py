@@ -63,3 +63,33 @@ def test_benchmark_script_measures_a_kernel(tmp_path):
         assert tape["peak"] > 0
         assert tape["peak"] <= tape["value"] + tape["control"]
         assert tape["alloc"] >= tape["peak"]
+
+
+def test_benchmark_script_times_a_baseline_checkout(tmp_path):
+    """--baseline TREE times another checkout's adjoints in the same
+    program (here this one: same code, so the same gradient and tapes)."""
+    import sys
+    sys.path.insert(0, str(harness.REPO_ROOT / "scripts"))
+    import benchmark
+    row = benchmark.bench_kernel(BENCH_DIR / "burgers_upwind_misfit.f90", None,
+                                 tmp_path, batches=1, min_time=0.01,
+                                 baseline=harness.REPO_ROOT)
+    assert row.error is None, row.error
+    assert row.grad_err < benchmark.GRAD_TOL
+    for tag in ("base_split", "base_joint"):
+        assert row.ratio(tag) > 0
+        assert row.tape[tag]["peak"] == row.tape[tag[5:]]["peak"]
+
+
+def test_tapenade_adjoint_names():
+    """Tapenade names x's adjoint xb, or xb0 when xb is taken (an array
+    TEMP next to a TEMPB); other names are no adjoints."""
+    import sys
+    sys.path.insert(0, str(harness.REPO_ROOT / "scripts"))
+    import peer_tapenade as tap
+    active = ["temp", "x"]
+    assert tap._adjoint_of("xb", active) == "x"
+    assert tap._adjoint_of("tempb0", active) == "temp"
+    assert tap._adjoint_of("tempb12", active) == "temp"
+    assert tap._adjoint_of("yb", active) is None
+    assert tap._adjoint_of("xbb", active) is None
