@@ -2,6 +2,7 @@
 
 import os
 import re
+import sys
 
 from psyclone.psyir.frontend.fortran import FortranReader
 from adfort.writer import Writer
@@ -95,9 +96,14 @@ def _read_file(path, preprocessing, plan):
     reader = FortranReader(free_form=not fixed)
     tolerate_where_failures(reader)
     keep_parenthesised_arguments(reader)
+    limit = sys.getrecursionlimit()
     try:
         # (As psyir_from_source, through --cache.)
         processor = reader._processor
+        # fparser's fixed-form reader recurses once per comment line of a
+        # run: a file with ~1,000 comment lines in a row (routine headers of
+        # units left out) would exceed Python's default limit of 1,000.
+        sys.setrecursionlimit(max(limit, 4000 + 2 * source.count("\n")))
         with psyir_speed.reading(source, not fixed):
             tree = cache.psyir(source, not fixed,
                                lambda: processor.generate_parse_tree_from_source(source),
@@ -105,6 +111,8 @@ def _read_file(path, preprocessing, plan):
     except Exception as err:  # fparser and PSyclone raise several kinds
         raise AdfortError(_syntax_message(err) + form_hint(path, loaded),
                           _syntax_location(path, err, origin)) from None
+    finally:
+        sys.setrecursionlimit(limit)
     tree.adfort_filename = path
     tree.adfort_origin = origin
     if origin is not None:
