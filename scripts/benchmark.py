@@ -52,7 +52,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import fnmatch
-import os
 import platform
 import re
 import statistics
@@ -128,16 +127,6 @@ def rename_joint(text: str, original: str, suffix: str = JOINT_SUFFIX) -> str:
     return text
 
 
-def generate_with(tree: Path, kernel: Path, meta, schedule: str, out: Path) -> Path:
-    """``adfort diff`` of `kernel` by the adfort checkout at `tree`."""
-    cmd = [sys.executable, "-m", "adfort", "diff", str(kernel), "--dep", ",".join(meta.dep),
-           "--indep", ",".join(meta.indep), "--routine", meta.routine,
-           "--schedule", schedule, "-o", str(out)]
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    harness._run(cmd, tree, f"adfort diff ({tree})", env=env)
-    return out
-
-
 def _compile(sources: Sequence[Path], workdir: Path, fflags: Sequence[str],
              what: str) -> List[Path]:
     objs = []
@@ -183,7 +172,8 @@ def bench_kernel(kernel: Path, tapdir: Optional[Path], workdir: Path,
                         else None)]
     sources_of = {"split": split, "joint": joint}
     for tag, suffix in (BASE_SUFFIXES.items() if baseline else ()):
-        raw = generate_with(baseline, kernel, meta, tag[5:], workdir / f"{tag}_raw_ad.f90")
+        raw = harness.generate(kernel, meta, tag[5:], workdir / f"{tag}_raw_ad.f90",
+                               tree=baseline)
         renamed = workdir / f"{tag}_ad.f90"
         renamed.write_text(rename_joint(raw.read_text(), kernel.read_text(), suffix))
         sources_of[tag] = renamed

@@ -806,16 +806,19 @@ def gfortran() -> str:
 _GEN_CACHE: Dict[tuple, str] = {}
 
 
-def _adfort_fingerprint() -> tuple:
-    root = REPO_ROOT / "adfort"
+def _adfort_fingerprint(tree: Path = REPO_ROOT) -> tuple:
+    root = Path(tree) / "adfort"
     return tuple(sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size)
                         for p in root.rglob("*.py")))
 
 
 def generate(fixture: Path, meta: Metadata, schedule: Optional[str],
              out: Path, extra_cli: Sequence[str] = (),
-             jacobian: bool = False) -> Path:
-    """Run ``python -m adfort diff`` on the fixture, writing ``out``."""
+             jacobian: bool = False, tree: Path = REPO_ROOT) -> Path:
+    """Run ``python -m adfort diff`` on the fixture, writing ``out``.
+
+    :param tree: the adfort checkout to run (default: this one).
+    """
     cmd = [sys.executable, "-m", "adfort", "diff", str(fixture),
            "--dep", ",".join(meta.dep), "--indep", ",".join(meta.indep)]
     if meta.routine:
@@ -830,7 +833,7 @@ def generate(fixture: Path, meta: Metadata, schedule: Optional[str],
     if use_cache:
         try:
             key = (tuple(cmd), Path(fixture).read_bytes(),
-                   _adfort_fingerprint())
+                   _adfort_fingerprint(tree))
         except OSError:
             key = None
     if key is not None and key in _GEN_CACHE:
@@ -838,8 +841,8 @@ def generate(fixture: Path, meta: Metadata, schedule: Optional[str],
         return out
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
-    _run(cmd + ["-o", str(out)], REPO_ROOT, "adfort diff", env=env)
+        [str(tree)] + [p for p in [env.get("PYTHONPATH")] if p])
+    _run(cmd + ["-o", str(out)], tree, "adfort diff", env=env)
     if not out.exists():
         raise HarnessError(f"adfort diff exited 0 but wrote no {out}")
     if key is not None:

@@ -401,16 +401,15 @@ def test_module_procedure_given_a_routine_from_outside_is_refused(tmp_path):
     _refused(out, tmp_path, "m.f90:4:", "takes the routine 'f' passed as an argument")
 
 
-def test_long_run_of_comment_lines_in_fixed_form_is_read(tmp_path):
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_long_run_of_comment_lines_in_fixed_form_is_read(tmp_path, schedule):
     """fparser's fixed-form reader recurses once per comment line of a run:
     1,500 comment lines between two routines (headers of many routines
     left out of the parsed text) once gave a syntax error."""
-    head = "      SUBROUTINE SQ(X)\n      DOUBLE PRECISION X\n      X = X*X\n      END\n"
-    top = ("      SUBROUTINE TOP(X, Y)\n      DOUBLE PRECISION X, Y\n      CALL SQ(X)\n"
-           "      Y = X\n      END\n")
-    src = tmp_path / "long_comments.f"
-    src.write_text(head + "C     comment\n" * 1500 + top)
-    out = _adfort([src, "--routine", "top", "--dep", "y", "--indep", "x", "-o", "-"],
-                  tmp_path)
-    assert out.returncode == 0, out.stderr
-    assert "subroutine top_rev" in out.stdout.lower()
+    text = ("C adfort: routine=top dep=y indep=x\n"
+            "C adfort: init x=0.5:1.5\n"
+            "      SUBROUTINE SQ(X)\n      DOUBLE PRECISION X\n      X = X*SIN(X)\n"
+            "      END\n" + "C     comment\n" * 1500 +
+            "      SUBROUTINE TOP(X, Y)\n      DOUBLE PRECISION X, Y\n      CALL SQ(X)\n"
+            "      Y = X*X\n      END\n")
+    harness.check_source(tmp_path, "long_comments.f", text, schedule)
