@@ -8,10 +8,10 @@ from psyclone.psyir.frontend.fortran import FortranReader
 from adfort.writer import Writer
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, Container, FileContainer, IntrinsicCall, Literal,
-    Range, Reference, Routine)
+    Range, Reference, Routine, ScopingNode)
 from psyclone.psyir.symbols import (
-    ArrayType, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
-    UnresolvedInterface, UnsupportedFortranType)
+    ArrayType, CommonBlockInterface, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
+    StaticInterface, UnresolvedInterface, UnsupportedFortranType)
 
 from adfort import cache, implicit, internal, naming, psyir_speed, timing
 
@@ -20,7 +20,7 @@ from adfort.optional import read_optional_arguments
 from adfort.forward_only import keep_substring_assignments
 from adfort.where import lower_where, tolerate_where_failures
 from adfort.parentheses import keep_parenthesised_arguments
-from adfort.errors import AdfortError
+from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE
 from adfort.restructure import restructure
 from adfort.units import map_outside_strings, split_comment
@@ -129,6 +129,7 @@ def _read_file(path, preprocessing, plan):
         plan.clones.get(os.path.abspath(path), set()) if plan is not None else set())
     _report_unreadable_units(tree, path)
     _drop_continue_statements(tree)
+    _common_members_stay_common(tree)
     recognise_intrinsics(tree)
     _recognise_function_references(tree, externals)
     for routine in tree.walk(Routine):
@@ -376,6 +377,66 @@ def _drop_continue_statements(tree):
         if block.parse_tree_nodes and all(
                 type(n).__name__ == "Continue_Stmt" for n in block.parse_tree_nodes):
             block.detach()
+
+
+def _common_members_stay_common(tree):
+    """A COMMON member given a DATA statement (an extension outside BLOCK
+    DATA that gfortran accepts) is read by PSyclone as a SAVE'd local: it is
+    storage of its block, so that is its interface again (a SAVE attribute
+    next to COMMON is rejected by compilers).  The DATA statement itself
+    stays in the user's routine only: the block is initialised once, by the
+    original compiled with the output (a copy in a generated routine would
+    define the block a second time at link).
+
+    :raises AdfortError: for a DATA statement initialising COMMON members
+        and other variables together.
+    """
+    from adfort.commons import common_statements, parse_common
+    from adfort.prune import data_statement_names
+    for routine in tree.walk(Routine):
+        table = routine.symbol_table
+        members = set()
+        for statement in common_statements(table):
+            try:
+                members.update(name for _, names in parse_common(statement.datatype.declaration)
+                               for name in names)
+            except ValueError:
+                continue
+        for name in members:
+            symbol = table.lookup(name, otherwise=None, scope_limit=routine)
+            if symbol is not None and isinstance(symbol.interface, StaticInterface):
+                symbol.interface = CommonBlockInterface()
+        for symbol in list(table.datasymbols) if members else ():
+            named = data_statement_names(symbol)
+            if not named or not named & members:
+                continue
+            initialised = {n for n in named if (s := table.lookup(n, otherwise=None)) is not None
+                           and not isinstance(s.datatype, UnsupportedFortranType)
+                           and s.name.lower() not in _data_do_indices(symbol)}
+            if not initialised <= members:
+                raise AdfortError(
+                    f"a DATA statement initialises COMMON members "
+                    f"({', '.join(sorted(initialised & members))}) together with other "
+                    f"variables ({', '.join(sorted(initialised - members))}) in "
+                    f"'{routine.name}': give the COMMON members their own DATA statement "
+                    "(or move it to a BLOCK DATA unit)", _data_statement_place(routine, symbol))
+            table._symbols.pop(table._normalize(symbol.name))
+
+
+def _data_statement_place(routine, symbol):
+    """``file:line`` of the DATA statement `symbol` holds, else of `routine`."""
+    from fparser.two.utils import walk
+    from adfort.errors import _ast_line, _text, original_line, source_name
+    text = _text(symbol.datatype.declaration)
+    for node in walk(routine.ast) if routine.ast is not None else ():
+        if type(node).__name__ == "Data_Stmt" and _text(node) == text and _ast_line(node):
+            return "%s:%s" % original_line(routine, source_name(routine), _ast_line(node))
+    return where(routine)
+
+
+def _data_do_indices(symbol):
+    """Lower-case names of the implied-DO indices of a DATA statement."""
+    return {m.lower() for m in re.findall(r"\b(\w+)\s*=", symbol.datatype.declaration)}
 
 
 def _common_blocks(text):

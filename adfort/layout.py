@@ -29,14 +29,16 @@ def _outside_quotes(line):
 
 
 def _break_point(line, limit):
-    free = _outside_quotes(line)
+    # Only the first `limit` characters can hold the break: scanning the
+    # whole line at every break made wrapping quadratic in its length.
+    free = _outside_quotes(line[:limit])
     fallback = None
     for tokens in _BREAKS:
         best = None
         for token in tokens:
             start = 0
             while True:
-                pos = line.find(token, start)
+                pos = line.find(token, start, limit)
                 if pos < 0 or pos + len(token) > limit - 2:
                     break
                 cut = pos + (len(token) if token in _AFTER else 1)
@@ -55,7 +57,7 @@ def _break_point(line, limit):
 def _designator_break(line):
     """The last position before a ``%`` (outside strings) that leaves the
     first part under free form's limit, or None."""
-    free = _outside_quotes(line)
+    free = _outside_quotes(line[:FREE_FORM_LIMIT - 2])
     best = None
     for pos, char in enumerate(line[:FREE_FORM_LIMIT - 2]):
         if char == "%" and free[pos] and line[:pos].strip():

@@ -18,7 +18,7 @@ _DATA_VALUES = re.compile(r"/[^/]*/")
 _NAME = re.compile(r"[a-z_][a-z0-9_]*")
 
 
-def _data_statement_names(symbol):
+def data_statement_names(symbol):
     """Lower-case names a DATA statement symbol mentions outside its value
     lists (the variables it initialises, implied-DO indices), or None if
     `symbol` is not a DATA statement."""
@@ -124,7 +124,7 @@ def prune_symbols(routine):
     for symbol in list(table.symbols):
         # A DATA statement stays with the variables it initialises (their
         # values would otherwise be silently lost), and keeps them all.
-        names = _data_statement_names(symbol)
+        names = data_statement_names(symbol)
         if names is not None and names & keep:
             keep |= names | {symbol.name.lower()}
     for symbol in list(table.symbols):

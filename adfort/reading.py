@@ -241,18 +241,29 @@ class ReadPlan:
                                if u.kind == "module"]
         for p, found in scans.items():
             work.extend((p, u) for u in found.units if u.kind == "blockdata")
-        while work:
-            p, unit = work.pop()
-            if id(unit) in kept.setdefault(p, set()):
-                continue
-            kept[p].add(id(unit))
-            if unit.module:
-                work.extend(x for x in by_name.get(unit.module, ()) if x[1].kind == "module")
-            for name in sorted(unit.uses - set(by_name)):
-                if not self._find_module(name, by_name):
-                    return      # a module adfort cannot scan: read all
-            for name in sorted(unit.names | unit.uses):
-                work.extend(by_name.get(name, ()))
+        # A unit's names are looked up when it is taken; a module its host
+        # uses may be indexed (found on the search path) only later, so the
+        # closure is taken again over what it kept until no file is added.
+        while True:
+            indexed = sum(map(len, by_name.values()))
+            seen = {p: set() for p in kept}
+            while work:
+                p, unit = work.pop()
+                if id(unit) in seen.setdefault(p, set()):
+                    continue
+                seen[p].add(id(unit))
+                kept.setdefault(p, set()).add(id(unit))
+                if unit.module:
+                    work.extend(x for x in by_name.get(unit.module, ()) if x[1].kind == "module")
+                for name in sorted(unit.uses - set(by_name)):
+                    if not self._find_module(name, by_name):
+                        return      # a module adfort cannot scan: read all
+                for name in sorted(unit.names | unit.uses):
+                    work.extend(by_name.get(name, ()))
+            if sum(map(len, by_name.values())) == indexed:
+                break
+            units_of = {id(u): (p, u) for entries in by_name.values() for p, u in entries}
+            work = [units_of[i] for ids in kept.values() for i in ids if i in units_of]
         for p, ids in kept.items():
             self._keep[os.path.abspath(p)] = ids
 

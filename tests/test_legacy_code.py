@@ -285,6 +285,29 @@ CASES = {
         "        R(I) = C*T(I)**2\n      ENDDO\n      END\n"
         "      BLOCK DATA COEFIN\n      REAL*8 C\n      COMMON /COEF/ C\n"
         "      DATA C /1.5D0/\n      END\n"),
+    # DATA initialising COMMON members in a routine, not in BLOCK DATA (a
+    # gfortran extension old radiation codes use): the members stay in the
+    # block (SAVE next to COMMON did not compile) and only the original
+    # initialises the block (a copy of the DATA defined it twice at link).
+    "common_member_data.f": (
+        "c adfort: routine=lwcool dep=tnd indep=t,emis\n"
+        "c adfort: init t=220:290 emis=0.6:0.9\n"
+        "      SUBROUTINE LWCOOL(T, EMIS, TND)\n"
+        "      DOUBLE PRECISION T(4), EMIS, TND(4)\n"
+        "      DOUBLE PRECISION SIGMA, CPDRY, FLX\n"
+        "      COMMON /RADCON/ SIGMA, CPDRY\n"
+        "      DATA SIGMA, CPDRY /5.67D-8, 1004.D0/\n"
+        "      INTEGER K\n"
+        "      DO 10 K = 1, 4\n"
+        "         CALL EMIT(T(K), EMIS, FLX)\n"
+        "         TND(K) = -FLX/CPDRY\n"
+        "   10 CONTINUE\n"
+        "      END\n"
+        "      SUBROUTINE EMIT(T, E, F)\n"
+        "      DOUBLE PRECISION T, E, F, SIGMA, CPDRY\n"
+        "      COMMON /RADCON/ SIGMA, CPDRY\n"
+        "      F = E*SIGMA*T**4\n"
+        "      END\n"),
     # QUADPACK's 'abserr = dmax1' with the arguments on the continuation
     # line, and Numerical Recipes' PAUSE on an error path.
     "continued_specific.f": (
@@ -315,6 +338,19 @@ def test_continued_specific_and_pause_are_read(tmp_path):
     assert "MAX(" in out.stdout and "SQRT(r)" in out.stdout
     # PAUSE writes its message and waits for a line, in standard Fortran.
     assert "WRITE(*, *) 'PAUSE', 'zero'" in out.stdout and "READ(*, *)" in out.stdout
+
+
+def test_data_for_common_members_and_locals_together_is_refused(tmp_path):
+    """Only the original may initialise a COMMON block (a generated copy
+    would define it again at link), and a DATA statement mixing members and
+    locals cannot be kept for the locals alone: the statement is named."""
+    src = tmp_path / "d.f"
+    src.write_text("      SUBROUTINE TOP(X, Y)\n      DOUBLE PRECISION X, Y, CK, A\n"
+                   "      COMMON /PHYS/ CK\n      DATA CK, A /0.5D0, 2.0D0/\n"
+                   "      Y = CK*X*X*A\n      END\n")
+    out = _adfort([src, "--dep", "y", "--indep", "x"], tmp_path)
+    _refused(out, tmp_path, "d.f:4:", "COMMON members (ck) together with other variables (a)",
+             "their own DATA statement")
 
 
 def test_callee_changing_an_intent_in_argument_is_refused(tmp_path):
