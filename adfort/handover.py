@@ -28,7 +28,8 @@ import re
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, DataNode, IfBlock,
     IntrinsicCall, Literal, Loop, Node, Reference, Schedule)
-from psyclone.psyir.symbols import ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol
+from psyclone.psyir.symbols import (
+    ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, ScalarType)
 
 from adfort.fresh_elements import unit_step
 from adfort.iterations import _MAX_REAL_NODES, _local_scalar
@@ -81,7 +82,7 @@ def computed_again(routine, finals, written, call_writes, alias, constant=None,
         if (len(assigns) == 1 and stmt.parent is routine and type(stmt.lhs) is Reference
                 and (id(stmt) not in call_writes or id(stmt.rhs) in cheap_calls)
                 and name not in by_calls
-                and name not in loops and _local_scalar(table.lookup(name, otherwise=None))
+                and name not in loops and _local_value(table.lookup(name, otherwise=None))
                 and not re.search(r"\b%s\b" % re.escape(name), opaque)):
             once[name] = (stmt.position, stmt)
     candidates = {n for n, (_, s) in once.items() if _cheap(s, cheap_calls)}
@@ -101,6 +102,20 @@ def computed_again(routine, finals, written, call_writes, alias, constant=None,
         needed |= more
     statements = [s for _, s in sorted(once[n] for n in needed)]
     return needed, statements
+
+
+def _local_value(symbol):
+    """A local scalar (:func:`adfort.iterations._local_scalar`) or a local
+    array of fixed or automatic extents (``s = bed + h``: its whole value,
+    set by one statement, is computed again as a scalar is)."""
+    if _local_scalar(symbol):
+        return True
+    dtype = getattr(symbol, "datatype", None)
+    return (isinstance(symbol, DataSymbol) and isinstance(symbol.interface, AutomaticInterface)
+            and type(dtype) is ArrayType and not symbol.is_constant
+            and symbol.initial_value is None
+            and dtype.intrinsic in (ScalarType.Intrinsic.INTEGER, ScalarType.Intrinsic.REAL)
+            and all(isinstance(dim, ArrayType.ArrayBounds) for dim in dtype.shape))
 
 
 def cheap_targets(routine, cheap_calls):

@@ -41,7 +41,8 @@ changed after ``L`` is put back before ``L`` is reversed.
 import re
 
 from psyclone.psyir.nodes import (
-    Assignment, Call, CodeBlock, DataNode, IfBlock, IntrinsicCall, Loop, Reference, WhileLoop)
+    ArrayReference, Assignment, Call, CodeBlock, DataNode, IfBlock, IntrinsicCall, Loop,
+    Reference, WhileLoop)
 from psyclone.psyir.symbols import (
     AutomaticInterface, CommonBlockInterface, DataSymbol, ScalarType)
 
@@ -142,7 +143,9 @@ def strip_reads(reads, routine, found, cheap_calls=frozenset()):
     """`reads` ({id(statement): names}) without the variables of `found`
     read inside their loops: those are computed again, not taped."""
     stripped = dict(reads)
-    for loop in routine.walk(Loop):
+    # Inner loops first: what an inner loop's copies read (``q(i, jm)``)
+    # may be computed again by an outer loop (``jm``), stripped after.
+    for loop in reversed(routine.walk(Loop)):
         if id(loop) not in found:
             continue
         names = found[id(loop)][0]
@@ -168,7 +171,7 @@ def strip_conditions(conditions, routine, found, cheap_calls=frozenset()):
     """The same for the IF conditions and loop bounds evaluated again
     ({id(IfBlock or Loop): names}, see :mod:`adfort.recompute`)."""
     stripped = dict(conditions)
-    for loop in routine.walk(Loop):
+    for loop in reversed(routine.walk(Loop)):   # (inner loops first)
         if id(loop) not in found:
             continue
         names = found[id(loop)][0]
@@ -177,6 +180,19 @@ def strip_conditions(conditions, routine, found, cheap_calls=frozenset()):
             if id(block) in stripped and names & set(stripped[id(block)]):
                 stripped[id(block)] = (set(stripped[id(block)]) - names) | extra
     return stripped
+
+
+def formula_size(expr):
+    """The nodes of `expr` but those of subscripts: an array element
+    ``s(i+1, j-1)`` counts one, as a scalar does (its index arithmetic is
+    integer work the compiler shares with the neighbouring elements')."""
+    count, todo = 0, [expr]
+    while todo:
+        node = todo.pop()
+        count += 1
+        if not isinstance(node, ArrayReference):
+            todo.extend(c for c in node.children if isinstance(c, DataNode))
+    return count
 
 
 def _local_scalar(symbol):
@@ -380,7 +396,7 @@ def _qualifies(name, body, candidates, indices, written, written_here, table, ca
         # assignments are checked with their own variables).
         own = [a for a in body[position].walk(Assignment) if a.lhs.symbol.name.lower() == name]
         reads = _cheap_reads(body[position], cheap_calls, own)
-        if reads is None or (real and any(len(a.rhs.walk(DataNode)) > _MAX_REAL_NODES
+        if reads is None or (real and any(formula_size(a.rhs) > _MAX_REAL_NODES
                                           for a in own)):
             return False
         for read in reads - {name} - indices:

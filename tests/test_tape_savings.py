@@ -39,6 +39,45 @@ def test_split_caller_does_not_save_what_the_callee_puts_back(advection):
     assert re.search(r"value_tape\(value_tape_top \+ 1\) = c\(i\)", step), step
 
 
+def test_split_caller_does_not_save_common_state_the_callee_puts_back():
+    # snwcol_ret reads no element of the COMMON array ts as snwcol_rec
+    # left it (its adjoint needs the iterates tk, which it keeps itself):
+    # snwrun keeps no copy of ts (it once saved the whole 100x200 array
+    # before each column's call, 94 % of the tape).
+    fixture = Path(__file__).resolve().parent / "fortran_fixtures" / \
+        "snow_picard_common_state.f"
+    text, _, _ = differentiate_file(str(fixture), ["cost"], ["t0", "ck"],
+                                    SplitReversalSchedule(), routine="snwrun")
+    run = _part(text, "snwrun_rec")
+    assert "value_tape" not in run.replace("value_tape_reserve(0)", ""), run
+
+
+def test_face_scalars_and_a_surface_array_are_computed_again():
+    # Per face, dsdx, dsdy and diff are short formulas of s (subscripts
+    # do not count to the formula's length) and s = bed + h is set once
+    # from inputs the step never changes: sia_step_rec tapes nothing (it
+    # once pushed three scalars per face and handed s over whole).
+    fixture = Path(__file__).resolve().parent / "fortran_fixtures" / \
+        "sia_icesheet_swapped.f90"
+    text, _, _ = differentiate_file(str(fixture), ["cost"], ["h", "bed"],
+                                    SplitReversalSchedule(), routine="sia_run")
+    rec = _part(text, "sia_step_rec_body")
+    assert "value_tape" not in rec, rec
+    assert "s = bed + h" in _part(text, "sia_step_ret_body")
+
+
+def test_outer_loop_index_arithmetic_read_by_inner_copies_is_not_taped():
+    # The reversed inner loop computes the limiter's ratio again from
+    # q(i, jm); jm itself is computed again by the reversed outer loop, so
+    # fv_step_rec pushes neither jm nor jp (it once pushed both per row).
+    text, _, _ = differentiate_file(
+        str(Path(__file__).resolve().parent / "fortran_fixtures" / "flux2d_limiter_chain.f90"),
+        ["cost"], ["q0", "cx"], SplitReversalSchedule(), routine="fv_run")
+    rec = _part(text, "fv_step_rec_body")
+    assert not re.search(r"= j[mp]\n", rec.replace("= j - 1\n", "").replace("= j + 1\n", "")
+                         .replace("jm = ny\n", "").replace("jp = 1\n", "")), rec
+
+
 def test_ratio_given_to_a_function_is_computed_again(advection):
     # r = (c(i) - c(i-1))/dc, then limiter(r): r is computed again in the
     # reversed iteration, not taped.

@@ -900,6 +900,12 @@ class _ProgramBuild:
         if callee is not None:
             read_mod, write_mod = self.access[id(callee)]
             if differentiated:
+                shared = getattr(motions, "shared_exit_reads", None)
+                if shared is not None and self._returns_split(unit, callee):
+                    # Its returning motion reads only these as its
+                    # recording motion left them (the others it reads
+                    # after putting them back itself, or not at all).
+                    read_mod = read_mod & shared
                 reads |= read_mod
             writes |= write_mod
         # A call cannot change the DO variables of the loops around it, nor
@@ -965,6 +971,9 @@ class _ProgramBuild:
             if restored and all(f in restored or not callee.writes_formal(f)
                                 for f in given):
                 found.add(name)
+        # Module and COMMON variables the callee (and what it calls) puts
+        # back, when not also given as arguments (two ways to change them).
+        found |= {name for name in write_mod - set(ways) if name in motions.restores}
         return found
 
     def _arguments_read_back(self, unit, callee, motions):

@@ -95,6 +95,7 @@ class RoutineMotions:
 
     def __init__(self, recording, returning, reversing, jacobian, tapes, dynamic):
         self.exit_reads = None  # argument names r_ret reads as r_rec left them
+        self.shared_exit_reads = None   # module/COMMON variables it so reads
         self.rev_reads = None   # argument names f_rev names (a callee's), or None
         self.rev_outputs = set()  # intent(out) dummies whose results f_rev delivers
         self.restores = set()   # argument names r_ret puts back as r_rec found them

@@ -254,7 +254,11 @@ def reverse_work(work, spec, options, names, filename=None):
                                             outputs)
     # Before reversing (which takes statements out of `work`).
     formals = [a for a in arg_names if result is None or a != result.name.lower()]
-    restores = restored_on_return(work, plan, formals)
+    # Module and COMMON variables it writes count as its arguments do: a
+    # caller linking it split need not save those it puts back.
+    shared_written = sorted(written - own - set(arg_names) - {
+        loop.variable.name.lower() for loop in work.walk(Loop)})
+    restores = restored_on_return(work, plan, formals + shared_written)
     # What f_rev (but the results it delivers) leaves as it found it.
     rev_restores = restored_on_return(work, plan, formals, dead) - outputs
     # Cheap scalars set once are computed again, not handed over.
@@ -532,10 +536,14 @@ def reverse_work(work, spec, options, names, filename=None):
     motions = RoutineMotions(recording, returning, reversing, jacobian, tape_list, dynamic)
     motions.given = given
     # What the statements computed again read is read on entry too.
-    motions.exit_reads = (plan.exit_reads | {
+    exit_reads = plan.exit_reads | {
         r.symbol.name.lower() for stmt in again_stmts + [s for stmts in late_loops.values()
                                                         for s in stmts]
-        for r in stmt.walk(Reference)}) & set(arg_names)
+        for r in stmt.walk(Reference)}
+    motions.exit_reads = exit_reads & set(arg_names)
+    # Module and COMMON variables r_ret reads as r_rec left them: a caller
+    # linking it split need keep no others for it.
+    motions.shared_exit_reads = exit_reads - own - set(arg_names)
     motions.extents = list(extents)
     if spec.callee:
         # The real arguments f_rev names at all (and all others, read in
