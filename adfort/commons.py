@@ -29,7 +29,8 @@ from psyclone.psyir.symbols import (
 
 from adfort import naming
 from adfort.errors import AdfortError
-from adfort.exprs import INTEGER_TYPE
+from adfort.exprs import INTEGER_TYPE, constant_integer
+from adfort.known_zero import structural_key
 
 _STATEMENT = re.compile(r"^\s*common\b(?P<body>.*)$", re.IGNORECASE | re.DOTALL)
 
@@ -202,10 +203,14 @@ class CommonRegistry:
                 if len(known.members) != len(symbols) or any(
                         _layout(a) != _layout(b) for a, b in zip(known.members, symbols)):
                     label = f"/{block}/" if block else "blank COMMON"
+                    differ = next((f" (member '{b.name}' is declared otherwise there)"
+                                   for a, b in zip(known.members, symbols)
+                                   if _layout(a) != _layout(b)), "")
                     raise AdfortError(
                         f"COMMON {label} is declared here with another layout than in "
-                        f"'{known.first}': adfort needs the same members (types and "
-                        "shapes) in every declaration of a block", location)
+                        f"'{known.first}'{differ}: adfort needs the same members (types, "
+                        "kinds and bounds) in every declaration of a block; declare it "
+                        "alike everywhere (one INCLUDE file)", location)
                 for symbol, canonical in zip(symbols, known.members):
                     if symbol.name.lower() != canonical.name.lower():
                         renames[symbol.name.lower()] = canonical.name
@@ -275,9 +280,20 @@ class CommonRegistry:
 
 
 def _layout(symbol):
+    """What two declarations of a member must share: type, kind and the
+    bounds of each dimension (their values, else their text).  A member
+    declared ``ts(4, 6)`` here and ``ts(6, 4)`` there names other storage
+    by the same subscripts: its adjoint, one module array, could not
+    follow both."""
     dtype = symbol.datatype
+    bounds = []
+    for dim in getattr(dtype, "shape", []) or []:
+        for bound in (getattr(dim, "lower", None), getattr(dim, "upper", None)):
+            value = constant_integer(bound) if bound is not None else None
+            bounds.append(value if value is not None else
+                          structural_key(bound) if hasattr(bound, "walk") else str(bound))
     return str(getattr(dtype, "intrinsic", dtype)), str(getattr(dtype, "precision", "")), \
-        len(getattr(dtype, "shape", []) or [])
+        len(getattr(dtype, "shape", []) or []), tuple(bounds)
 
 
 def _rename(routine, renames):

@@ -99,6 +99,41 @@ def int_literal(value):
     return Literal(str(value), INTEGER_TYPE)
 
 
+def constant_integer(expr, _depth=0):
+    """The value of integer expression `expr` when it reads only integer
+    literals and named constants of such values (``nzm*2 + 1``), else
+    None."""
+    if _depth > 20:
+        return None
+    if isinstance(expr, Literal):
+        dtype = expr.datatype
+        if isinstance(dtype, ScalarType) and dtype.intrinsic == ScalarType.Intrinsic.INTEGER \
+                and expr.value.isdigit():
+            return int(expr.value)
+        return None
+    if type(expr) is Reference:
+        symbol = expr.symbol
+        if isinstance(symbol, DataSymbol) and symbol.is_constant:
+            return constant_integer(symbol.initial_value, _depth + 1)
+        return None
+    if isinstance(expr, UnaryOperation) and expr.operator in (UnOp.MINUS, UnOp.PLUS):
+        value = constant_integer(expr.children[0], _depth + 1)
+        return None if value is None else (-value if expr.operator == UnOp.MINUS else value)
+    if isinstance(expr, BinaryOperation):
+        left, right = (constant_integer(c, _depth + 1) for c in expr.children)
+        if left is None or right is None:
+            return None
+        if expr.operator == BinOp.ADD:
+            return left + right
+        if expr.operator == BinOp.SUB:
+            return left - right
+        if expr.operator == BinOp.MUL:
+            return left * right
+        if expr.operator == BinOp.DIV and right != 0:
+            return abs(left) // abs(right) * (1 if (left >= 0) == (right >= 0) else -1)
+    return None
+
+
 class E:
     """A PSyIR expression with arithmetic operators.
 

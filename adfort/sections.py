@@ -239,6 +239,18 @@ def in_caller(actual, formal, callee, call, fixed, _seen=None):
     given = {f.name.lower(): a for f, a in zip(formals, call.arguments) if f is not None}
     if not _same_shape(formal, adtype, given, fixed):
         return None
+    return _mapped(sections, given, fixed)
+
+
+def _given(call, callee):
+    """{callee dummy name: actual argument} of `call`."""
+    formals = matched_formals(call, callee_formals(callee))
+    return {f.name.lower(): a for f, a in zip(formals, call.arguments) if f is not None}
+
+
+def _mapped(sections, given, fixed):
+    """Callee `sections` in the caller's terms (:func:`_translated`), or
+    None when a bound cannot be."""
     mapped = []
     for section in sections:
         dims = []
@@ -374,3 +386,103 @@ def section_references(actual, sections):
 def _whole_dimension(bounds, dim):
     return isinstance(dim, ArrayType.ArrayBounds) and _equal(bounds[0], dim.lower) and \
         not isinstance(dim.upper, ArrayType.Extent) and _equal(bounds[1], dim.upper)
+
+
+def global_sections(unit, name, _seen=None):
+    """The sections of the module (or COMMON) array `name` that `unit` and
+    the routines it calls may change, in `unit`'s terms (as
+    :func:`formal_sections`: subscripts reading literals and the integer
+    dummies it never changes), or None when unknown.
+
+    A routine naming the array in a call, an intrinsic subroutine, an I/O
+    or code block, assigning it whole, declaring it (a COMMON member) with
+    other extents than its block's layout, or calling a routine adfort
+    cannot see, gives no summary. Memoised on the unit (asked before the
+    motions empty the working copy).
+    """
+    memo = unit.__dict__.setdefault("_global_sections", {})
+    name = name.lower()
+    if name not in memo:
+        seen = _seen if _seen is not None else set()
+        if (id(unit), name) in seen:
+            return None   # recursion: unknown
+        seen.add((id(unit), name))
+        memo[name] = _global_sections(unit, name, seen)
+    return memo[name]
+
+
+def _global_sections(unit, name, seen):
+    if getattr(unit, "opaque", False):
+        return None
+    found = unit.module_variable(name)
+    layout = getattr(found[1], "datatype", None) if found else None
+    if not isinstance(layout, ArrayType) or getattr(layout, "is_allocatable", False) or \
+            getattr(layout, "is_pointer", False) or \
+            getattr(layout, "intrinsic", None) == ScalarType.Intrinsic.CHARACTER:
+        return None
+    work = unit.work
+    local = work.symbol_table.lookup(name, otherwise=None)
+    if local is not None and isinstance(getattr(local, "datatype", None), ArrayType) and \
+            not same_extents(local.datatype, layout):
+        return None   # a COMMON member declared with other extents here
+    for block in work.walk(CodeBlock):
+        if _named(" ".join(str(n).lower() for n in block.parse_tree_nodes), name):
+            return None
+    rank = len(layout.shape)
+    fixed = _fixed_formals(unit)
+    sections = []
+    for ref in work.walk(Reference):
+        if ref.symbol.name.lower() != name:
+            continue
+        parent = ref.parent
+        if isinstance(parent, Assignment) and ref is parent.lhs:
+            if parent.is_pointer or type(ref) is not ArrayReference or \
+                    len(ref.indices) != rank:
+                return None
+            sections.append([_dimension(index, ref, fixed) for index in ref.indices])
+        elif isinstance(parent, Call) and ref is not parent.routine:
+            return None   # given to a dummy: changed under another name
+        elif isinstance(parent, Loop) and ref is parent.variable:
+            return None
+    for call in work.walk(Call):
+        if isinstance(call, IntrinsicCall):
+            if isinstance(call.parent, Schedule) and any(
+                    r.symbol.name.lower() == name for r in call.walk(Reference)):
+                return None
+            continue
+        callee = unit.calls.get(id(call))
+        if callee is None:
+            return None   # what it changes is unknown
+        nested = global_sections(callee, name, seen)
+        if nested is None:
+            return None
+        mapped = _mapped(nested, _given(call, callee), lambda n: n in fixed)
+        if mapped is None:
+            return None
+        sections.extend(mapped)
+    return _distinct(sections)
+
+
+def same_extents(one, other):
+    """Whether array types `one` and `other` have the same bounds (named
+    integer constants folded)."""
+    if len(one.shape) != len(other.shape):
+        return False
+    for a, b in zip(one.shape, other.shape):
+        if not (isinstance(a, ArrayType.ArrayBounds) and isinstance(b, ArrayType.ArrayBounds)):
+            return False
+        for x, y in ((a.lower, b.lower), (a.upper, b.upper)):
+            x, y = _invariant(x, set()), _invariant(y, set())
+            if x is None or y is None or not _equal(x, y):
+                return False
+    return True
+
+
+def global_in_caller(callee, name, call, fixed):
+    """The sections of module array `name` that `call` (to `callee`) may
+    change, in the caller's terms (reading only what `fixed` says holds
+    one value), or None (the whole array)."""
+    sections = global_sections(callee, name)
+    if sections is None:
+        return None
+    return _mapped(sections, _given(call, callee), fixed)

@@ -353,6 +353,22 @@ def test_data_for_common_members_and_locals_together_is_refused(tmp_path):
              "their own DATA statement")
 
 
+def test_common_member_with_other_bounds_is_refused(tmp_path):
+    """ts(4, 6) in one routine and ts(6, 4) in another name other elements
+    by the same subscripts (sequence association): the adjoint, one module
+    array, gave a wrong gradient; now the declaration is named."""
+    src = tmp_path / "e.f"
+    src.write_text("      SUBROUTINE RUN(X, COST)\n      DOUBLE PRECISION X(4, 6), COST, TS(4, 6)\n"
+                   "      COMMON /ST/ TS\n      TS = X\n      CALL COL(2)\n"
+                   "      COST = SUM(TS**2)\n      END\n"
+                   "      SUBROUTINE COL(J)\n      INTEGER J, K\n      DOUBLE PRECISION TS(6, 4)\n"
+                   "      COMMON /ST/ TS\n      DO 40 K = 1, 3\n"
+                   "        TS(K, J) = SIN(TS(K, J))\n   40 CONTINUE\n      END\n")
+    out = _adfort([src, "--routine", "run", "--dep", "cost", "--indep", "x"], tmp_path)
+    _refused(out, tmp_path, "e.f:8:", "COMMON /st/", "member 'ts' is declared otherwise",
+             "same members (types, kinds and bounds)")
+
+
 def test_callee_changing_an_intent_in_argument_is_refused(tmp_path):
     """adfort trusts intent(in) (never saves such an argument): a callee
     that changes one breaks the standard, and the adjoint would be wrong."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from adfort.api import differentiate_file
-from adfort.schedules import SplitReversalSchedule
+from adfort.schedules import JointReversalSchedule, SplitReversalSchedule
 import harness
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -50,6 +50,19 @@ def test_split_caller_does_not_save_common_state_the_callee_puts_back():
                                     SplitReversalSchedule(), routine="snwrun")
     run = _part(text, "snwrun_rec")
     assert "value_tape" not in run.replace("value_tape_reserve(0)", ""), run
+
+
+def test_joint_caller_puts_back_the_common_column_the_callee_changes():
+    # snwcol changes ts(1:nz, j) only (its own loop, and tridag's result
+    # copied in): the joint caller puts back that column, not the whole
+    # 100x200 COMMON array, before each column's snwcol_rev.
+    fixture = Path(__file__).resolve().parent / "fortran_fixtures" / \
+        "snow_picard_common_state.f"
+    text, _, _ = differentiate_file(str(fixture), ["cost"], ["t0", "ck"],
+                                    JointReversalSchedule(), routine="snwrun")
+    run = _part(text, "snwrun_rec")
+    assert "value_tape_put(ts(:nz,j:j)" in run.replace(" ", ""), run
+    assert "value_tape_put(ts," not in run.replace(" ", ""), run
 
 
 def test_face_scalars_and_a_surface_array_are_computed_again():

@@ -401,7 +401,7 @@ def overwritten_inputs(call, stmt, info, actuals, formals, reverser, for_rev=Fal
                 f"variable '{name}' and adfort cannot find its declaration to put "
                 "it back; please report this with the input",
                 where(call, reverser.ctx.filename))
-        put_back.append(Reference(found[1]))
+        put_back.extend(reverser.module_saved(stmt, info, found[1], name))
     return put_back
 
 

@@ -22,7 +22,7 @@ from adfort.fence import (
 from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
 from adfort.saved import check_saved_state
-from adfort.sections import formal_sections
+from adfort.sections import formal_sections, global_sections
 from adfort.frontend import (
     enclosing_module, find_routine, read_file, recognise_intrinsics)
 from adfort.preprocess import Preprocessing
@@ -340,6 +340,8 @@ class _ProgramBuild:
                 unit.reads_on_entry(formal)
                 if symbol_rank(formal) > 0:
                     formal_sections(unit, formal)
+            for name in sorted(self.access[id(unit)][1]):
+                global_sections(unit, name)
             cheap_function(unit)
         with timing.phase("transform"):
             return self._generate()

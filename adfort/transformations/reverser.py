@@ -11,7 +11,7 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop, Range,
     Reference, Statement, WhileLoop)
 
-from psyclone.psyir.symbols import DataSymbol
+from psyclone.psyir.symbols import ArrayType, DataSymbol
 
 from adfort import naming
 from adfort.derived import is_variable
@@ -19,7 +19,7 @@ from adfort.exprs import INTEGER_TYPE
 from adfort.errors import AdfortError, where
 from adfort.pointers import is_nullify, lifetime_end
 from adfort.reach import reached
-from adfort.sections import in_caller, section_references
+from adfort.sections import global_in_caller, in_caller, same_extents, section_references
 from adfort.forward_only import drop_reason_comment
 from adfort.writer import Writer
 
@@ -273,8 +273,29 @@ class Reverser:
                     f"module variable '{name}', which the adjoint needs, and adfort "
                     "cannot find its declaration to save it; please report this with "
                     "the input", where(stmt, self.ctx.filename))
-            pairs.append((symbol.name.lower(), *self.tapes.save(Reference(symbol))))
+            for saved in self.module_saved(stmt, info, symbol, name):
+                pairs.append((saved.debug_string().lower(), *self.tapes.save(saved)))
         return pairs
+
+    def module_saved(self, stmt, info, symbol, name):
+        """References to what call `stmt` (to `info`'s routine) may change
+        of module or COMMON variable `name` (`symbol`, as seen here): the
+        sections the callee changes (:func:`adfort.sections.global_sections`),
+        else the whole variable.  Saved before the call and put back where
+        it is reversed, within the same iteration of the loops around it:
+        their DO variables hold there the values they had at the call."""
+        whole = [Reference(symbol)]
+        found = info.unit.module_variable(name) if info is not None and not info.opaque \
+            else None
+        if found is None or self.fixed is None or \
+                not isinstance(symbol.datatype, ArrayType) or \
+                not same_extents(symbol.datatype, found[1].datatype):
+            return whole
+        indices = enclosing_loop_indices(stmt)
+        call = stmt.rhs if isinstance(stmt, Assignment) else stmt
+        sections = global_in_caller(info.unit, name, call,
+                                    lambda n: self.fixed(n) or n in indices)
+        return whole if sections is None else section_references(Reference(symbol), sections)
 
     def comment(self, statements, original):
         """Label the first returning statement with what it reverses."""
