@@ -308,6 +308,30 @@ CASES = {
         "      COMMON /RADCON/ SIGMA, CPDRY\n"
         "      F = E*SIGMA*T**4\n"
         "      END\n"),
+    # A column routine resetting its column of a COMMON state array that
+    # the caller's adjoint reads before the call: the caller saves that
+    # column (ts(:nz, j:j)), not the whole array, under both schedules.
+    "common_column_reset.f": (
+        "c adfort: routine=run dep=cost indep=x,c\n"
+        "c adfort: init nz=3 ncol=4 nt=2 x=0.5:1.5 c=0.5:1.0\n"
+        "      SUBROUTINE RUN(NZ, NCOL, NT, X, C, COST)\n"
+        "      INTEGER NZ, NCOL, NT\n"
+        "      DOUBLE PRECISION X(NZ, NCOL), C(NZ, NCOL), COST\n"
+        "      DOUBLE PRECISION TS(8, 10)\n      COMMON /ST/ TS\n"
+        "      INTEGER IT, J, K\n"
+        "      DO 10 J = 1, NCOL\n        DO 10 K = 1, NZ\n"
+        "          TS(K, J) = X(K, J)\n   10 CONTINUE\n"
+        "      COST = 0.0D0\n"
+        "      DO 20 IT = 1, NT\n        DO 20 J = 1, NCOL\n"
+        "          COST = COST + TS(1, J)**2*TS(NZ, J)\n"
+        "          CALL RESET(NZ, J, C(1, J))\n   20 CONTINUE\n"
+        "      DO 30 J = 1, NCOL\n        DO 30 K = 1, NZ\n"
+        "          COST = COST + SIN(TS(K, J))\n   30 CONTINUE\n"
+        "      END\n"
+        "      SUBROUTINE RESET(NZ, J, C)\n      INTEGER NZ, J, K\n"
+        "      DOUBLE PRECISION C(NZ), TS(8, 10)\n      COMMON /ST/ TS\n"
+        "      DO 40 K = 1, NZ\n        TS(K, J) = C(K)**2 + 0.5D0*C(1)\n"
+        "   40 CONTINUE\n      END\n"),
     # QUADPACK's 'abserr = dmax1' with the arguments on the continuation
     # line, and Numerical Recipes' PAUSE on an error path.
     "continued_specific.f": (
