@@ -41,8 +41,8 @@ changed after ``L`` is put back before ``L`` is reversed.
 import re
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, CodeBlock, DataNode, IfBlock, IntrinsicCall, Loop,
-    Reference, WhileLoop)
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, DataNode, IfBlock,
+    IntrinsicCall, Loop, Reference, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
     AutomaticInterface, CommonBlockInterface, DataSymbol, ScalarType)
 
@@ -54,6 +54,9 @@ from adfort.recompute import condition_reads
 # computed again (a difference, a ratio, a clipped value); each
 # assignment's right-hand side counts (an IF block runs one branch).
 _MAX_REAL_NODES = 16
+# Within a loop, per reversed iteration: a van Albada limiter's value
+# (13 operations, cheap intrinsics) is computed again, not pushed.
+_MAX_REAL_OPERATIONS = 16
 from adfort.tape import written_names
 from adfort.transformations.reverser import enclosing_loop_indices
 
@@ -182,14 +185,15 @@ def strip_conditions(conditions, routine, found, cheap_calls=frozenset()):
     return stripped
 
 
-def formula_size(expr):
-    """The nodes of `expr` but those of subscripts: an array element
-    ``s(i+1, j-1)`` counts one, as a scalar does (its index arithmetic is
-    integer work the compiler shares with the neighbouring elements')."""
+def formula_operations(expr):
+    """The operations of `expr` (arithmetic, intrinsic calls) but those of
+    subscripts: ``s(i+1, j-1) - s(i, j-1)`` is one (its index arithmetic
+    is integer work the compiler shares with the neighbouring elements')."""
     count, todo = 0, [expr]
     while todo:
         node = todo.pop()
-        count += 1
+        if isinstance(node, (BinaryOperation, UnaryOperation, IntrinsicCall)):
+            count += 1
         if not isinstance(node, ArrayReference):
             todo.extend(c for c in node.children if isinstance(c, DataNode))
     return count
@@ -396,7 +400,7 @@ def _qualifies(name, body, candidates, indices, written, written_here, table, ca
         # assignments are checked with their own variables).
         own = [a for a in body[position].walk(Assignment) if a.lhs.symbol.name.lower() == name]
         reads = _cheap_reads(body[position], cheap_calls, own)
-        if reads is None or (real and any(formula_size(a.rhs) > _MAX_REAL_NODES
+        if reads is None or (real and any(formula_operations(a.rhs) > _MAX_REAL_OPERATIONS
                                           for a in own)):
             return False
         for read in reads - {name} - indices:

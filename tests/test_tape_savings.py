@@ -79,6 +79,18 @@ def test_face_scalars_and_a_surface_array_are_computed_again():
     assert "s = bed + h" in _part(text, "sia_step_ret_body")
 
 
+def test_limiter_value_of_thirteen_operations_is_computed_again():
+    # van Albada's limiter (SIGN, MAX, ABS and 10 arithmetic operations,
+    # inlined) and the face value it gives are computed again in the
+    # reversed face loop: lfflux_rec tapes nothing (it once pushed both
+    # per face, two thirds of the split tape).
+    text, _, _ = differentiate_file(
+        str(Path(__file__).resolve().parent / "fortran_fixtures" /
+            "leapfrog_vanalbada_common.f"),
+        ["cost"], ["h0", "u"], SplitReversalSchedule(), routine="lfrun")
+    assert "value_tape" not in _part(text, "lfflux_rec"), _part(text, "lfflux_rec")
+
+
 def test_outer_loop_index_arithmetic_read_by_inner_copies_is_not_taped():
     # The reversed inner loop computes the limiter's ratio again from
     # q(i, jm); jm itself is computed again by the reversed outer loop, so
