@@ -242,15 +242,14 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
                        if eligible(n) and _local_scalar(table.lookup(n, otherwise=None))
                        and count[n] == len(assigns)
                        and all(type(a.lhs) is Reference for a in assigns)}
-        if late:
-            # Scalars other loops set too, each iteration setting them
-            # first (im = i - 1): the copy sets its own (renamed) ones.
-            shared = {n for n, assigns in inside.items()
-                      if n not in temporaries and eligible(n)
-                      and _local_scalar(table.lookup(n, otherwise=None))
-                      and all(type(a.lhs) is Reference for a in assigns)
-                      and _set_first(loop, n)}
-            temporaries |= shared
+        # Scalars other loops set too, each iteration setting them first
+        # (im = i - 1): the copy sets its own (renamed) ones.
+        shared = {n for n, assigns in inside.items()
+                  if n not in temporaries and eligible(n)
+                  and _local_scalar(table.lookup(n, otherwise=None))
+                  and all(type(a.lhs) is Reference for a in assigns)
+                  and _set_first(loop, n)}
+        temporaries |= shared
         chosen = arrays | temporaries
         given = set() if late else _given_arrays(routine, loop, inside, finals, count, table,
                                                  eligible, by_calls)
@@ -318,7 +317,9 @@ def arrays_computed_again(routine, finals, again, written, call_writes, alias, c
                       and isinstance(s, Assignment) and isinstance(s.lhs, ArrayReference)
                       and s.lhs.symbol.name.lower() in arrays]
             copies += [s.copy() for s in around if s.position < loop.position]
-            copies.append(_only(loop, chosen))
+            copy = _only(loop, chosen)
+            copy.adfort_renamed = shared & chosen   # (their values are the other loops')
+            copies.append(copy)
             copies += [s.copy() for s in around if s.position > loop.position]
             found |= arrays
     return (found, copies, instead) if late else (found, copies)

@@ -91,6 +91,19 @@ def test_limiter_value_of_thirteen_operations_is_computed_again():
     assert "value_tape" not in _part(text, "lfflux_rec"), _part(text, "lfflux_rec")
 
 
+def test_limited_slopes_are_computed_again_with_their_own_neighbour_index():
+    # tendency's slopes (an elemental MC limiter per cell) are computed
+    # again at the start of tendency_ret, not handed over: the copy of
+    # their loop sets its own ip (the flux loop sets ip too).
+    text, _, _ = differentiate_file(
+        str(Path(__file__).resolve().parent / "fortran_fixtures" /
+            "rk2_muscl_elemental_chain.f90"),
+        ["misfit"], ["q", "w"], SplitReversalSchedule(), routine="transport_run")
+    assert "value_tape" not in _part(text, "tendency_rec_body")
+    ret = _part(text, "tendency_ret_body")
+    assert "slope(i) = mc_slope_value" in ret and "ip_again = i + 1" in ret, ret
+
+
 def test_outer_loop_index_arithmetic_read_by_inner_copies_is_not_taped():
     # The reversed inner loop computes the limiter's ratio again from
     # q(i, jm); jm itself is computed again by the reversed outer loop, so

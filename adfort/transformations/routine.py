@@ -269,6 +269,7 @@ def reverse_work(work, spec, options, names, filename=None):
     # So are local arrays one loop sets from cheap formulas (coefficients).
     arrays, loops = arrays_computed_again(work, plan.finals, again, written, all_writes, alias,
                                           module_constant)
+    loops = _renamed_scalars({None: loops}, table, taken)[None]
     again |= arrays | late_arrays
     again_stmts += loops
     finals = [name for name in plan.finals if name not in again]
