@@ -12,7 +12,7 @@ is evaluated whole before the expression that uses it.
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop,
     Range, Reference, UnaryOperation, WhileLoop)
-from psyclone.psyir.symbols import ArrayType
+from psyclone.psyir.symbols import ArrayType, ScalarType
 
 from adfort import naming
 from adfort.arrays import expr_rank, symbol_rank
@@ -23,7 +23,8 @@ from adfort.symbols import new_local
 BinOp = BinaryOperation.Operator
 
 
-def expand_elemental(call, statement, datatype, callee, table, taken, calls):
+def expand_elemental(call, statement, datatype, callee, table, taken, calls,
+                     function_type=None):
     """Apply the elemental procedure of `call` element by element when it
     is given arrays.  ``y = 2*f(x)`` with ``x`` of rank 2 becomes
     ``allocate(f_value(size(x, 1), size(x, 2)))``, a loop nest setting
@@ -33,6 +34,8 @@ def expand_elemental(call, statement, datatype, callee, table, taken, calls):
 
     :param datatype: the function's result type, None for a subroutine.
     :param calls: {id(Call): callee}, given the new element calls.
+    :param function_type: ``function_type(call)``, the result type of a
+        function of the user (for a statement holding several).
     :returns: the new call on elements, or None when `call` is not an
         elemental reference on arrays or one adfort cannot index.
     """
@@ -69,6 +72,10 @@ def expand_elemental(call, statement, datatype, callee, table, taken, calls):
     if subroutine:
         statement.replace_with(_nest(indices, counts, element_call))
         return element_call
+    whole = _whole_statement(statement, indices, counts, table, taken, calls,
+                             function_type) if function_type is not None else None
+    if whole is not None:
+        return whole
     scalar = getattr(datatype, "elemental_type", datatype)
     temp = new_local(table, naming.function_value(call.routine.name),
                      ArrayType(scalar, [ArrayType.Extent.DEFERRED] * rank), taken)
@@ -82,6 +89,68 @@ def expand_elemental(call, statement, datatype, callee, table, taken, calls):
     parent.addchild(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE,
                                          [Reference(temp)]), position + 3)
     return element_call
+
+
+def _whole_statement(statement, indices, counts, table, taken, calls, function_type):
+    """``es = (1 - fice)*esat_liq(t(:, k)) + fice*esat_ice(t(:, k))``, an
+    array assignment whose right-hand side is elementwise and holds only
+    elemental functions of the user, as one loop nest over its elements:
+    each function's value to a scalar local, then the element assigned
+    (no allocated temporary per function and call, one pass over the
+    data).  Only when the target, a local or argument array, is named
+    nowhere on the right (each element is then computed from values the
+    assignment leaves alone).
+
+    :returns: the first new element call, or None when the statement is
+        not of that form (the caller stores each function's values whole).
+    """
+    if not isinstance(statement, Assignment) or expr_rank(statement.lhs) != len(indices):
+        return None
+    target = statement.lhs.symbol
+    local = table.lookup(target.name, scope_limit=table.node, otherwise=None)
+    if local is None or not (local.is_automatic or local.is_argument) or any(
+            r.symbol is target for r in statement.rhs.walk(Reference)):
+        return None
+    lhs = element(statement.lhs, indices)
+    user_calls = [c for c in statement.rhs.walk(Call) if not isinstance(c, IntrinsicCall)]
+    if lhs is None or not user_calls or any(
+            calls.get(id(c)) is None or any(c2 is not c for c2 in c.walk(Call)
+                                            if not isinstance(c2, IntrinsicCall))
+            for c in user_calls):
+        return None   # (a function of a function's value: stored whole first)
+    rhs = statement.rhs.copy()
+    body, first = [], None
+    for original, copy in zip(statement.rhs.walk(Call), rhs.walk(Call)):
+        if isinstance(original, IntrinsicCall):
+            continue
+        parts = [element(a, indices) for a in original.arguments]
+        callee = calls[id(original)]
+        formals = matched_formals(original, callee_formals(callee))
+        scalar = function_type(original)
+        if any(p is None for p in parts) or any(f is None for f in formals) or \
+                not isinstance(scalar, ScalarType):
+            return None
+        element_call = Call.create(original.routine.copy(), [
+            (name, part) if name else part for name, part in zip(original.argument_names, parts)])
+        value = new_local(table, naming.function_value(original.routine.name), scalar.copy(),
+                          taken)
+        body.append(Assignment.create(Reference(value), element_call))
+        calls[id(element_call)] = callee
+        first = first or element_call
+        if copy is rhs:
+            rhs = Reference(value)
+        else:
+            copy.replace_with(Reference(value))
+    right = element(rhs, indices)
+    if right is None:
+        return None
+    body.append(Assignment.create(lhs, right))
+    nest = _nest(indices, counts, body[0])
+    innermost = nest.walk(Loop)[-1]
+    for stmt in body[1:]:
+        innermost.loop_body.addchild(stmt)
+    statement.replace_with(nest)
+    return first
 
 
 def _nest(indices, counts, body):

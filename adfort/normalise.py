@@ -216,7 +216,7 @@ def hoist_calls(routine, function_type, calls, taken=()):
         if direct and _may_alias_result(statement.lhs, call, table):
             direct = False
         element_call = expand_elemental(call, statement, function_type(call),
-                                        calls.get(id(call)), table, taken, calls)
+                                        calls.get(id(call)), table, taken, calls, function_type)
         if element_call is not None:
             _hoist_expression_arguments(element_call, table, taken, calls)
             continue

@@ -104,6 +104,22 @@ def test_limited_slopes_are_computed_again_with_their_own_neighbour_index():
     assert "slope(i) = mc_slope_value" in ret and "ip_again = i + 1" in ret, ret
 
 
+def test_array_assignment_of_elemental_functions_is_one_element_loop():
+    # es = (1 - fice)*esat_liq(t(:, k)) + fice*esat_ice(t(:, k)): one loop
+    # over the elements, each function's value in a scalar, no array
+    # allocated per function and level (five ALLOCATE/DEALLOCATE pairs per
+    # level before, with their bounds on the control tape).
+    text, _, _ = differentiate_file(
+        str(Path(__file__).resolve().parent / "fortran_fixtures" /
+            "cloud_diag_where_elemental.f90"),
+        ["cf", "thl", "thv"], ["t", "qv"], SplitReversalSchedule(),
+        routine="cloud_diagnostics")
+    rec = _part(text, "cloud_diagnostics_rec_body")
+    assert "allocate(esat" not in rec and "allocate(ice_fraction" not in rec, rec
+    assert re.search(r"es\(element\w*\) = \(1\.0_r8 - fice\(element\w*\)\) \* "
+                     r"esat_liq_value", rec), rec
+
+
 def test_outer_loop_index_arithmetic_read_by_inner_copies_is_not_taped():
     # The reversed inner loop computes the limiter's ratio again from
     # q(i, jm); jm itself is computed again by the reversed outer loop, so
