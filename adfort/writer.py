@@ -30,7 +30,7 @@ from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.backend.visitor import VisitorError
 from psyclone.psyir.commentable_mixin import CommentableMixin
 from psyclone.psyir.nodes import (
-    BinaryOperation, Container, Literal, Node, Operation, Reference, Routine, Schedule,
+    BinaryOperation, Call, Container, Literal, Node, Operation, Reference, Routine, Schedule,
     UnaryOperation)
 from psyclone.psyir.symbols import NoType, RoutineSymbol, SymbolTable
 
@@ -213,6 +213,22 @@ class Writer(FortranWriter):
                 "MOVE_ALLOC"):
             return f"{self._nindent}call {text.lstrip()}"
         return text
+
+    def _gen_arguments(self, node):
+        """PSyclone's, with the argument names asked for once: PSyclone
+        asks once per argument, each time reconciling them all (a call of
+        hundreds of arguments, ``r_rec_body``'s, was most of the writing)."""
+        if not isinstance(node, Call):
+            raise TypeError(f"The _gen_arguments utility function expects a Call node, "
+                            f"but found '{type(node).__name__}'.")
+        names = node.argument_names
+        named = [k for k, name in enumerate(names) if name]
+        if named and not all(names[named[0]:]):
+            raise VisitorError(
+                f"Fortran expects all named arguments to occur after all positional "
+                f"arguments but this is not the case for {str(node)}")
+        return ", ".join(f"{name}={self._visit(child)}" if name else self._visit(child)
+                         for name, child in zip(names, node.arguments))
 
     def _operand(self, node, least):
         text = self._visit(node)
