@@ -313,13 +313,12 @@ def _by_name(nodes, reference):
     return found
 
 
-def _only_own_elements(loop, name, index=None):
+def _only_own_elements(loop, name, index):
     """Whether `loop` names adjoint `name` only as ``name(i)``, ``i`` its
     index (never assigned in it), outside calls and code blocks.
 
-    :param index: the loop's :class:`_LoopIndex` (made if None).
+    :param index: the loop's :class:`_LoopIndex`.
     """
-    index = index or _LoopIndex(loop)
     variable = loop.variable.name.lower()
     body = loop.loop_body
     if index.code_block or variable in index.writes:
@@ -409,7 +408,7 @@ def _zeroes_each_element(loop, name, index):
     return _covers(loop, ALL, writes[-1].lhs.symbol)
 
 
-def _own_nest(loop, name, index=None):
+def _own_nest(loop, name, index):
     """[(loop, subscript position of its index)] from `loop` down to the
     innermost one, when every mention of `name` in `loop` is an element in
     that innermost loop's body whose subscripts hold each of the nest's
@@ -417,9 +416,8 @@ def _own_nest(loop, name, index=None):
     assigned, no call or code block): each iteration of the nest has
     elements of its own.  Else None.
 
-    :param index: the loop's :class:`_LoopIndex` (made if None).
+    :param index: the loop's :class:`_LoopIndex`.
     """
-    index = index or _LoopIndex(loop)
     if index.code_block:
         return None
     chain, places = None, {}
