@@ -21,6 +21,7 @@ does not compute it again.
 """
 
 import re
+from collections import Counter
 
 from psyclone.psyir.nodes import (
     Assignment, Call, CodeBlock, IfBlock, Loop, Reference, WhileLoop)
@@ -45,10 +46,9 @@ def pushed_per_iteration(routine, recomputed, reads, conditions, alias, call_wri
     opaque = " ".join(str(n).lower() for block in routine.walk(CodeBlock)
                       for n in block.parse_tree_nodes)
     found = {}
+    named_outside = names_outside(routine)
     for loop in routine.walk(Loop):
-        inside = {id(n) for n in loop.walk(Reference)}
-        outside = {r.symbol.name.lower() for r in routine.walk(Reference)
-                   if id(r) not in inside}
+        outside = named_outside(loop)
         again = recomputed.get(id(loop), (set(), []))[0]
         read = set()
         for node in loop.loop_body.walk((Assignment, Call, IfBlock, Loop, WhileLoop)):
@@ -67,6 +67,26 @@ def pushed_per_iteration(routine, recomputed, reads, conditions, alias, call_wri
         if names:
             found[id(loop)] = sorted(names)
     return found
+
+
+def names_outside(routine):
+    """A function giving, for a loop of `routine`, the lower-case names of
+    the routine's references outside that loop (a set).
+
+    The routine's references are counted once: a name is named outside a
+    loop when the routine has more references to it than the loop has
+    (walking the whole routine again for each loop was quadratic).
+    """
+    total = _name_counts(routine)
+
+    def outside(loop):
+        inside = _name_counts(loop)
+        return {name for name, count in total.items() if count > inside[name]}
+    return outside
+
+
+def _name_counts(node):
+    return Counter(r.symbol.name.lower() for r in node.walk(Reference))
 
 
 def _set_once_then_read(loop, position, name, call_writes):

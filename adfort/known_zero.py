@@ -232,12 +232,15 @@ class _Pass:
         entry = dict(state)
         head = self.head(loop.loop_body, entry)
         if self.rewrite and not loop.loop_body.walk(CodeBlock):
-            self.first_writes |= _first_element_writes(loop, entry, self.names)
-            self.first_writes |= _nest_first_writes(loop, entry, self.names)
+            index = _LoopIndex(loop)
+            self.first_writes |= _first_element_writes(loop, entry, self.names, index)
+            self.first_writes |= _nest_first_writes(loop, entry, self.names, index)
         after = self.block(list(loop.loop_body.children), dict(head))
         exit_ = _meet(head, after) if not loop.loop_body.walk(CodeBlock) else head
-        for name in self.names:
-            if _zeroes_each_element(loop, name):
+        # (Indexed again: the block's rewrites took references out.)
+        index = _LoopIndex(loop)
+        for name in self.names & index.writes.keys():
+            if _zeroes_each_element(loop, name, index):
                 exit_[name] = ALL
         state.clear()
         state.update(exit_)
@@ -282,23 +285,49 @@ def _loop_range(loop):
     return None
 
 
-def _only_own_elements(loop, name):
+class _LoopIndex:
+    """The mentions of each name in a loop, found in one walk each: asking
+    each tracked adjoint's question of each loop by walking it was
+    quadratic (the adjoints and the loops both grow with the routine).
+
+    - ``refs``: {name: the loop's references to it, in walk order};
+    - ``body_refs``: the same, in its body only (not its bounds);
+    - ``writes``: {name: the assignments to it in the body, in order};
+    - ``code_block``: whether the body holds a code block.
+
+    An index describes the loop as it was when made.
+    """
+
+    def __init__(self, loop):
+        self.refs = _by_name(loop.walk(Reference), lambda r: r)
+        self.body_refs = _by_name(loop.loop_body.walk(Reference), lambda r: r)
+        self.writes = _by_name(loop.loop_body.walk(Assignment), lambda a: a.lhs)
+        self.code_block = bool(loop.loop_body.walk(CodeBlock))
+
+
+def _by_name(nodes, reference):
+    """{lower-case name of `reference`(node): [nodes]}, in order."""
+    found = {}
+    for node in nodes:
+        found.setdefault(reference(node).symbol.name.lower(), []).append(node)
+    return found
+
+
+def _only_own_elements(loop, name, index):
     """Whether `loop` names adjoint `name` only as ``name(i)``, ``i`` its
-    index (never assigned in it), outside calls and code blocks."""
-    index = loop.variable.name.lower()
+    index (never assigned in it), outside calls and code blocks.
+
+    :param index: the loop's :class:`_LoopIndex`.
+    """
+    variable = loop.variable.name.lower()
     body = loop.loop_body
-    if body.walk(CodeBlock):
+    if index.code_block or variable in index.writes:
         return False
-    for assign in body.walk(Assignment):
-        if assign.lhs.symbol.name.lower() == index:
-            return False
-    for ref in body.walk(Reference):
-        if ref.symbol.name.lower() != name:
-            continue
+    for ref in index.body_refs.get(name, ()):
         if type(ref) is not ArrayReference or len(ref.indices) != 1:
             return False
         only = ref.indices[0]
-        if type(only) is not Reference or only.symbol.name.lower() != index:
+        if type(only) is not Reference or only.symbol.name.lower() != variable:
             return False
         if in_user_call(ref, body):
             return False
@@ -338,19 +367,20 @@ def _within(loop, region):
     return region == ALL or _covers(loop, region)
 
 
-def _first_element_writes(loop, entry, names):
+def _first_element_writes(loop, entry, names, index):
     """Ids of the increments of ``a_adj(i)`` that are the first write of an
-    iteration to an adjoint zero over the loop's range on entry."""
+    iteration to an adjoint zero over the loop's range on entry.
+
+    :param index: the loop's :class:`_LoopIndex`.
+    """
     found = set()
     body = loop.loop_body
-    for name in names:
+    for name in names & index.writes.keys():
         region = entry.get(name)
-        if region is None or not _within(loop, region) or not _only_own_elements(loop, name):
+        if region is None or not _within(loop, region) or \
+                not _only_own_elements(loop, name, index):
             continue
-        writes = [a for a in body.walk(Assignment) if a.lhs.symbol.name.lower() == name]
-        if not writes:
-            continue
-        first = writes[0]
+        first = index.writes[name][0]
         # Not in a loop inside this one (its second trip would see it set).
         parent = first.parent
         while parent is not body:
@@ -362,32 +392,36 @@ def _first_element_writes(loop, entry, names):
     return found
 
 
-def _zeroes_each_element(loop, name):
+def _zeroes_each_element(loop, name, index):
     """Whether `loop` names `name` only as ``name(i)``, its last write in
     an iteration is ``name(i) = 0`` at the body's top level, and its
-    indices cover `name`'s declared extent: `name` is zero after it."""
+    indices cover `name`'s declared extent: `name` is zero after it.
+
+    :param index: the loop's :class:`_LoopIndex`.
+    """
     body = loop.loop_body
-    writes = [a for a in body.walk(Assignment) if a.lhs.symbol.name.lower() == name]
+    writes = index.writes.get(name)
     if not writes or writes[-1].parent is not body or not is_zero_literal(writes[-1].rhs):
         return False
-    if not _only_own_elements(loop, name):
+    if not _only_own_elements(loop, name, index):
         return False
     return _covers(loop, ALL, writes[-1].lhs.symbol)
 
 
-def _own_nest(loop, name):
+def _own_nest(loop, name, index):
     """[(loop, subscript position of its index)] from `loop` down to the
     innermost one, when every mention of `name` in `loop` is an element in
     that innermost loop's body whose subscripts hold each of the nest's
     indices, alone, at one place (the same in every mention; no index
     assigned, no call or code block): each iteration of the nest has
-    elements of its own.  Else None."""
-    if loop.loop_body.walk(CodeBlock):
+    elements of its own.  Else None.
+
+    :param index: the loop's :class:`_LoopIndex`.
+    """
+    if index.code_block:
         return None
     chain, places = None, {}
-    for ref in loop.walk(Reference):
-        if ref.symbol.name.lower() != name:
-            continue
+    for ref in index.refs.get(name, ()):
         if type(ref) is not ArrayReference or any(isinstance(i, Range) for i in ref.indices) \
                 or in_user_call(ref, loop):
             return None
@@ -404,30 +438,33 @@ def _own_nest(loop, name):
                 or any(not isinstance(lp, Loop) for lp in chain):
             return None
         for lp in chain:
-            index = lp.variable.name.lower()
+            variable = lp.variable.name.lower()
             at = {k for k, i in enumerate(ref.indices)
-                  if type(i) is Reference and i.symbol.name.lower() == index}
+                  if type(i) is Reference and i.symbol.name.lower() == variable}
             places[id(lp)] = places.get(id(lp), at) & at
             if not places[id(lp)]:
                 return None
     if not chain:
         return None
     indices = {lp.variable.name.lower() for lp in chain}
-    if any(a.lhs.symbol.name.lower() in indices for a in loop.walk(Assignment)):
+    if indices & index.writes.keys():
         return None
     return [(lp, min(places[id(lp)])) for lp in chain]
 
 
-def _nest_first_writes(loop, entry, names):
+def _nest_first_writes(loop, entry, names, index):
     """Ids of the first writes of ``a_adj(i, j…)`` in the innermost body of
     a loop nest whose iterations each have elements of their own
     (:func:`_own_nest`), `a_adj` zero whole on entry: the first write of
-    an element in the whole nest.  (One loop: :func:`_first_element_writes`.)"""
+    an element in the whole nest.  (One loop: :func:`_first_element_writes`.)
+
+    :param index: the loop's :class:`_LoopIndex`.
+    """
     found = set()
-    for name in names:
+    for name in names & index.refs.keys():
         if entry.get(name) != ALL:
             continue
-        chain = _own_nest(loop, name)
+        chain = _own_nest(loop, name, index)
         if chain is None or len(chain) < 2:
             continue
         innermost = chain[-1][0].loop_body
@@ -443,25 +480,36 @@ def _dead_zeroings(tracked, statements):
     the zeroed region whose (innermost) first statement naming it assigns
     ``a_adj(i)`` from values not naming it, at the body's top level, the
     loop naming nothing else of it."""
+    names = set(tracked)
+    # Where each name is first named and first assigned, found in one walk
+    # of each statement (not one per adjoint); loops indexed once.
+    first_named, first_assigned = {}, {}
+    for position, stmt in enumerate(statements):
+        for name in _names(stmt, names):
+            first_named.setdefault(name, position)
+        for assign in stmt.walk(Assignment):
+            first_assigned.setdefault(assign.lhs.symbol.name.lower(), position)
+    indexes, namings = {}, {}
     dead = set()
     for name, (region, zeroing) in tracked.items():
-        first = next((s for s in statements if name in _names(s, {name})), None)
+        at = first_named.get(name)
+        first = statements[at] if at is not None else None
         if not isinstance(first, Loop):
             continue
-        nest = [(first, 0)] if _only_own_elements(first, name) else \
-            _own_nest(first, name) if region == ALL else None
+        index = indexes.get(id(first)) or indexes.setdefault(id(first), _LoopIndex(first))
+        nest = [(first, 0)] if _only_own_elements(first, name, index) else \
+            _own_nest(first, name, index) if region == ALL else None
         if nest is None or not (_covers(first, region, zeroing.lhs.symbol) if len(nest) == 1
                                 else _nest_covers(nest, zeroing.lhs.symbol)):
             continue
         bounds = {r.symbol.name.lower() for lp, _ in nest
                   for expr in (lp.start_expr, lp.stop_expr) for r in expr.walk(Reference)}
-        before = statements[:statements.index(first)]
-        if any(a.lhs.symbol.name.lower() in bounds for s in before + [first]
-               for a in s.walk(Assignment)):
+        if any(first_assigned.get(bound, at + 1) <= at for bound in bounds):
             continue
         body = nest[-1][0].loop_body
-        naming = next((s for s in body.walk((Assignment, Call, IfBlock, Loop, WhileLoop))
-                       if name in _names(s, {name})), None)
+        if id(body) not in namings:
+            namings[id(body)] = _first_naming(body, names)
+        naming = namings[id(body)].get(name)
         if not isinstance(naming, Assignment) or naming.parent is not body \
                 or naming.lhs.symbol.name.lower() != name \
                 or name in _names(naming.rhs, {name}):
@@ -469,3 +517,12 @@ def _dead_zeroings(tracked, statements):
         dead.add(id(zeroing))
     return dead
 
+
+def _first_naming(body, names):
+    """{name of `names`: the first statement in `body` (at any depth, in
+    walk order) naming it}."""
+    found = {}
+    for stmt in body.walk((Assignment, Call, IfBlock, Loop, WhileLoop)):
+        for name in _names(stmt, names):
+            found.setdefault(name, stmt)
+    return found

@@ -51,6 +51,7 @@ from psyclone.psyir.nodes import (
     Assignment, Call, CodeBlock, DataNode, IfBlock, Loop, Reference, WhileLoop)
 from psyclone.psyir.symbols import ScalarType
 
+from adfort.iteration_values import names_outside
 from adfort.iterations import _MAX_REAL_NODES, _extra_reads, _local_scalar, _may_set, _named
 from adfort.recompute import condition_reads
 from adfort.tape import written_names
@@ -81,11 +82,10 @@ def late_recomputed(routine, recomputed, reads, conditions, alias, call_writes):
     opaque = " ".join(str(n).lower() for block in routine.walk(CodeBlock)
                       for n in block.parse_tree_nodes)
     before, found = {}, {}
+    named_outside = names_outside(routine)
     for loop in routine.walk(Loop):
         again = recomputed.get(id(loop), (set(), []))[0]
-        inside = {id(r) for r in loop.walk(Reference)}
-        outside = {r.symbol.name.lower() for r in routine.walk(Reference)
-                   if id(r) not in inside}
+        outside = named_outside(loop)
         body = loop.loop_body.children
         chosen = {}
         for position, stmt in enumerate(body):

@@ -35,6 +35,10 @@ without work PSyclone repeats on every call:
 - ``ScalarType.copy`` and ``ArrayType.copy`` built their copies through the
   constructors, checking again what the original passed, and an array's
   bounds were copied twice; they now copy the attributes directly.
+- ``Call._reconcile`` (run by every ``argument_names`` and ``copy``)
+  searched the recorded names once per argument: quadratic in the
+  arguments, and the writer asks for the names once per argument (a call
+  of 300 arguments cost 13 million comparisons).  It now indexes them once.
 
 :func:`apply` installs them once (``import adfort`` does).
 """
@@ -42,7 +46,7 @@ without work PSyclone repeats on every call:
 from enum import Enum
 
 from psyclone.psyir.nodes import (
-    Assignment, Container, DataNode, Literal, Loop, Node, Reference, Routine, ScopingNode,
+    Assignment, Call, Container, DataNode, Literal, Loop, Node, Reference, Routine, ScopingNode,
     Statement)
 from psyclone.psyir.nodes.node import ChildrenList
 from psyclone.psyir.symbols import ArrayType, ScalarType, symbol_table as _symbol_table_module
@@ -68,6 +72,7 @@ _original_debug_string = Node.debug_string
 _debug_writer = []  # the DebugWriter every debug_string uses, once made
 _original_scalar_copy = ScalarType.copy
 _original_array_copy = ArrayType.copy
+_original_reconcile = Call._reconcile
 _KEY = walks.KEY
 _copying = []       # the scopes whose copies are being refined, outermost first
 
@@ -364,6 +369,16 @@ def _debug_string(self):
     return writer(self)
 
 
+def _reconcile(self):
+    """``Call._reconcile``: each argument's recorded (id, name), the first
+    recorded for its id, else (id, None); through a dict, not a search."""
+    recorded = {}
+    for entry in self._argument_names:
+        recorded.setdefault(entry[0], entry)
+    self._argument_names = [recorded.get(id(child)) or (id(child), None)
+                            for child in self.arguments]
+
+
 def _plain_class(cls):
     """Whether ``copy.copy`` of an instance of `cls` is a new instance with
     the same ``__dict__`` (what :func:`_copy` makes)."""
@@ -395,6 +410,9 @@ def apply():
             and vars(ArrayType.ArrayBounds).get("__post_init__") is not None:
         ScalarType.copy = _scalar_copy
         ArrayType.copy = _array_copy
+    if Call._reconcile is _original_reconcile and not any(
+            "_reconcile" in vars(cls) for cls in _subclasses(Call)):
+        Call._reconcile = _reconcile
     if not any("_refine_copy" in vars(cls) or "replace_symbols_using" in vars(cls)
                for cls in _subclasses(ScopingNode) if cls.__module__.startswith("adfort")):
         ScopingNode._refine_copy = _scope_refine_copy

@@ -454,6 +454,11 @@ RULES: List[Callable[[Node], Optional[Node]]] = [
 #: What one operand of a binary operation is when a rule applies to it (a
 #: constant, possibly negated, or a negation; an indicator's conversion).
 _RULE_OPERANDS = (Literal, UnaryOperation, IntrinsicCall)
+#: The rules that may apply to a binary operation with neither a literal
+#: nor a unary operation as an operand (``n + SIZE(a)``: most of a long
+#: routine's tape reserves): every other rule needs a constant or a
+#: negation operand.
+_CALL_OPERAND_RULES = [merge_conversions]
 
 
 # ---------------------------------------------------------------------------
@@ -470,10 +475,14 @@ def _rewrite(node: Node) -> Optional[Node]:
     '''Apply the first applicable rule at node; return the replacement.'''
     if not isinstance(node, (BinaryOperation, UnaryOperation)):
         return None     # every rule rewrites an operation (most nodes are not)
-    if isinstance(node, BinaryOperation) and not any(
-            isinstance(operand, _RULE_OPERANDS) for operand in node.children):
-        return None     # every rule on a binary one needs a constant, negation or call
-    for rule in RULES:
+    rules = RULES
+    if isinstance(node, BinaryOperation):
+        if not any(isinstance(operand, _RULE_OPERANDS) for operand in node.children):
+            return None     # every rule on a binary one needs a constant, negation or call
+        if not any(isinstance(operand, (Literal, UnaryOperation))
+                   for operand in node.children):
+            rules = _CALL_OPERAND_RULES
+    for rule in rules:
         new = rule(node)
         if new is None:
             continue

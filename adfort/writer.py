@@ -26,11 +26,12 @@ recording copy of the original code evaluates in the original order.
 import contextlib
 import re
 
+from psyclone.configuration import Config
 from psyclone.psyir.backend.fortran import FortranWriter
 from psyclone.psyir.backend.visitor import VisitorError
 from psyclone.psyir.commentable_mixin import CommentableMixin
 from psyclone.psyir.nodes import (
-    BinaryOperation, Container, Literal, Node, Operation, Reference, Routine, Schedule,
+    BinaryOperation, Call, Container, Literal, Node, Operation, Reference, Routine, Schedule,
     UnaryOperation)
 from psyclone.psyir.symbols import NoType, RoutineSymbol, SymbolTable
 
@@ -207,12 +208,58 @@ class Writer(FortranWriter):
             return super().routine_node(node)
 
     def intrinsiccall_node(self, node):
-        text = super().intrinsiccall_node(node)
+        text = self._intrinsic_call(node)
         # MOVE_ALLOC is a subroutine (PSyclone writes it as a function).
         if node.routine.name.upper() == "MOVE_ALLOC" and text.lstrip().upper().startswith(
                 "MOVE_ALLOC"):
             return f"{self._nindent}call {text.lstrip()}"
         return text
+
+    def _intrinsic_call(self, node):
+        """PSyclone's ``intrinsiccall_node``, with the argument names of
+        each (intrinsic, names given) worked out once (:func:`_named`): its
+        naming and interface matching were most of the time spent on the
+        thousands of ``SIZE(a)`` of a long routine's tape reserves."""
+        if Config.get().backend_intrinsic_named_kwargs:
+            return super().intrinsiccall_node(node)
+        try:
+            names, interface = _named(node)
+            args = []
+            correct_names = True
+            for idx, (name, child) in enumerate(zip(names, node.arguments)):
+                if idx < len(interface) and correct_names:
+                    # A required argument in its place is written bare.
+                    if name == interface[idx]:
+                        args.append(self._visit(child))
+                        continue
+                    correct_names = False
+                args.append(f"{name}={self._visit(child)}" if name else self._visit(child))
+            args = ", ".join(args)
+        except NotImplementedError:
+            args = self._gen_arguments(node)
+        name = node.routine.name
+        if name not in ("DATE_AND_TIME", "SYSTEM_CLOCK", "MVBITS", "RANDOM_NUMBER",
+                        "RANDOM_SEED"):
+            if not node.parent or isinstance(node.parent, Schedule):
+                return f"{self._nindent}{name}({args})\n"
+            return f"{name}({args})"
+        return f"{self._nindent}call {self._visit(node.routine)}({args})\n"
+
+    def _gen_arguments(self, node):
+        """PSyclone's, with the argument names asked for once: PSyclone
+        asks once per argument, each time reconciling them all (a call of
+        hundreds of arguments, ``r_rec_body``'s, was most of the writing)."""
+        if not isinstance(node, Call):
+            raise TypeError(f"The _gen_arguments utility function expects a Call node, "
+                            f"but found '{type(node).__name__}'.")
+        names = node.argument_names
+        named = [k for k, name in enumerate(names) if name]
+        if named and not all(names[named[0]:]):
+            raise VisitorError(
+                f"Fortran expects all named arguments to occur after all positional "
+                f"arguments but this is not the case for {str(node)}")
+        return ", ".join(f"{name}={self._visit(child)}" if name else self._visit(child)
+                         for name, child in zip(names, node.arguments))
 
     def _operand(self, node, least):
         text = self._visit(node)
@@ -257,6 +304,27 @@ class Writer(FortranWriter):
             symbol_table._symbols = kept
         return text + "".join(self.gen_vardecl(sym, include_visibility=is_module_scope)
                               for sym in deferred + later)
+
+
+_NAMED = {}     # (intrinsic, argument names given): (names computed, interface)
+
+
+def _named(node):
+    """(argument names, matching interface) of IntrinsicCall `node`, as
+    PSyclone's ``compute_argument_names`` (which names the node's arguments
+    too) and ``_find_matching_interface`` give them.  Both depend only on
+    the intrinsic and the names given (their number is the arguments'), so
+    each answer is kept; a failure (raised) is not, it is raised again."""
+    given = tuple(node.argument_names)
+    key = (node.intrinsic, given)
+    found = _NAMED.get(key)
+    if found is None:
+        node.compute_argument_names()
+        found = _NAMED[key] = (tuple(node.argument_names), node._find_matching_interface())
+    elif found[0] != given:
+        # pylint: disable=protected-access
+        node._argument_names = [(id(arg), name) for arg, name in zip(node.arguments, found[0])]
+    return found
 
 
 _GENERIC_LOWERING = {}     # node class: whether its lowering is Node's

@@ -129,9 +129,9 @@ def returning_given(work, name, ret_body, handover, arguments, handed, intents, 
     restores, final = handover
     given_args = _passable(handed)
     if given_args is None:
-        part = [s.copy() for s in ret_body if not among(s, final)]
+        part = [s.copy() for s in excluding(ret_body, final)]
         return None, deferred(part) if deferred else part
-    part = [s.copy() for s in ret_body if not among(s, restores)]
+    part = [s.copy() for s in excluding(ret_body, restores)]
     if deferred:
         part = deferred(part)
     given_intents = dict(intents)
@@ -158,10 +158,12 @@ def _passable(symbols):
     return symbols
 
 
-def among(stmt, statements):
-    """Whether `stmt` is one of `statements` (the node itself, not an equal
-    one)."""
-    return any(stmt is other for other in statements)
+def excluding(statements, *others):
+    """`statements` without those of the lists `others` (the nodes
+    themselves, not equal ones), looked up by id: searching the lists for
+    each statement was quadratic on a long routine's hand-over."""
+    left_out = {id(s) for group in others for s in group}
+    return [s for s in statements if id(s) not in left_out]
 
 
 def allocate_at_first_use(body, temporaries):

@@ -52,7 +52,7 @@ from adfort.rerun import not_rerun
 from adfort.shadows import rename_shadowing_locals
 from adfort.stored_values import store_costly_values
 from adfort.transformations.returning import (
-    allocate_at_first_use, among, computed_again_call, returning_given, returning_statements)
+    allocate_at_first_use, computed_again_call, excluding, returning_given, returning_statements)
 from adfort.transformations.assignment import assignment_adjoint
 from adfort.transformations.allocation import is_allocation, status_variables
 from adfort.transformations.base import ADReverseTrans
@@ -411,8 +411,7 @@ def reverse_work(work, spec, options, names, filename=None):
             n for t in tape_list for n in getattr(t, "names", ())}
         reserves = {t.reserve_name.lower(): (t.symbol.name.lower(), t.put_name.lower())
                     for t in tape_list if t.dynamic}
-        lean = lean_recording(drop_not_rerun([s.copy() for s in rec_body
-                                              if not among(s, final_rec)]),
+        lean = lean_recording(drop_not_rerun([s.copy() for s in excluding(rec_body, final_rec)]),
                               table, plan.exit_reads | rerun_exit_reads | outputs,
                               tape_names, reserves,
                               {info.unit.name.lower() for key, info in spec.calls.items()
@@ -454,7 +453,7 @@ def reverse_work(work, spec, options, names, filename=None):
     if not spec.callee and dynamic and not extents:
         reserves = {t.reserve_name.lower(): (t.symbol.name.lower(), t.put_name.lower())
                     for t in tape_list}
-        rec_part = [s.copy() for s in rec_body if not among(s, final_rec)]
+        rec_part = [s.copy() for s in excluding(rec_body, final_rec)]
         if deferred_targets:
             rec_part = without_deferred(rec_part)
         # Final writes of results straight into their output copies.
@@ -476,8 +475,7 @@ def reverse_work(work, spec, options, names, filename=None):
     allocate_at_first_use(ret_body, [t for pool in ctx._op_adjoints.values() for t in pool
                                       if symbol_rank(t) > 0])
     if lean is not None:
-        ret_part = drop_not_rerun([s.copy() for s in ret_body if not among(s, final_ret)
-                                   and not among(s, entry_ret)])
+        ret_part = drop_not_rerun([s.copy() for s in excluding(ret_body, final_ret, entry_ret)])
         if outputs and not writes_any(ret_part, outputs):
             delivered = outputs
         elif outputs:
@@ -502,7 +500,7 @@ def reverse_work(work, spec, options, names, filename=None):
     if fused is not None and reverser.iterations_loop is not None:
         # The last loop, block by block (adfort.iteration_reversal): r_rev keeps the
         # returning motion's statements itself.
-        part = [s.copy() for s in ret_body if not among(s, final_ret)]
+        part = [s.copy() for s in excluding(ret_body, final_ret)]
         part = without_pops(with_deferred_reversed(part) if deferred_targets else part, direct)
         statements = fuse_iterations(fused[0], part, ctx.is_adjoint_or_temporary,
                                      {t.top.name.lower() for t in tape_list if t.dynamic})
