@@ -54,6 +54,16 @@ def _names(stmt, tape, top):
     return any(r.symbol is tape or r.symbol is top for r in stmt.walk(Reference))
 
 
+def _read_again(statements, start, tape, top):
+    """Whether the next statement from `start` naming the tape moves its
+    top back up over the value just popped (a joint caller peeks at a
+    value it saved: read before the callee's reversal, popped after it)."""
+    for stmt in statements[start:]:
+        if _names(stmt, tape, top):
+            return _move(stmt, top, 1)
+    return False
+
+
 def keep_popped_at_once(statements, tapes, table, taken=()):
     """Rewrite `statements` (a list of top-level statements, changed in
     place) so that one-value pushes of the dynamic integer `tapes` popped
@@ -90,7 +100,7 @@ def keep_popped_at_once(statements, tapes, table, taken=()):
             others = [r for part in parts for r in part.walk(Reference)
                       if (r.symbol is tape or r.symbol is top)
                       and not any(r is n or r.ancestor(ArrayReference) is n for n in reads)]
-            if not reads or others:
+            if not reads or others or _read_again(statements, later + 2, tape, top):
                 position += 1
                 continue
             kept = new_local(table, naming.POPPED_VALUE, INTEGER_TYPE, taken)
