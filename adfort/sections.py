@@ -82,11 +82,21 @@ def _formal_sections(unit, formal, seen):
     if formal.name.lower() in (getattr(unit, "attributes", None) or {}):
         return None   # a pointer or target: written through aliases too
     rank = len(dtype.shape)
+    sections = _written_sections(unit, formal.name.lower(), rank,
+                                 lambda call, ref: _nested(unit, call, ref, seen))
+    return None if sections is None else _distinct(sections)
+
+
+def _written_sections(unit, name, rank, nested):
+    """The sections of array `name` the statements of `unit` assign (a
+    list, see :func:`formal_sections`), or None when unknown.
+
+    :param nested: ``nested(call, ref)``: the sections a call given `ref`
+        (a reference to the array) may change, or None when unknown.
+    """
     work = unit.work
-    name = formal.name.lower()
     for block in work.walk(CodeBlock):
-        text = " ".join(str(n).lower() for n in block.parse_tree_nodes)
-        if _named(text, name):
+        if _named(" ".join(str(n).lower() for n in block.parse_tree_nodes), name):
             return None
     fixed = _fixed_formals(unit)
     sections = []
@@ -103,13 +113,13 @@ def _formal_sections(unit, formal, seen):
             if isinstance(parent.parent, Schedule):
                 return None   # an intrinsic subroutine may write it
         elif isinstance(parent, Call) and ref is not parent.routine:
-            nested = _nested(unit, parent, ref, seen)
-            if nested is None:
+            found = nested(parent, ref)
+            if found is None:
                 return None
-            sections.extend(nested)
+            sections.extend(found)
         elif isinstance(parent, Loop) and ref is parent.variable:
             return None
-    return _distinct(sections)
+    return sections
 
 
 def _named(text, name):
@@ -425,31 +435,14 @@ def _global_sections(unit, name, seen):
     if local is not None and isinstance(getattr(local, "datatype", None), ArrayType) and \
             not same_extents(local.datatype, layout):
         return None   # a COMMON member declared with other extents here
-    for block in work.walk(CodeBlock):
-        if _named(" ".join(str(n).lower() for n in block.parse_tree_nodes), name):
-            return None
-    rank = len(layout.shape)
+    # (Given to a dummy, it would be changed under another name: unknown.)
+    sections = _written_sections(unit, name, len(layout.shape), lambda call, ref: None)
+    if sections is None:
+        return None
     fixed = _fixed_formals(unit)
-    sections = []
-    for ref in work.walk(Reference):
-        if ref.symbol.name.lower() != name:
-            continue
-        parent = ref.parent
-        if isinstance(parent, Assignment) and ref is parent.lhs:
-            if parent.is_pointer or type(ref) is not ArrayReference or \
-                    len(ref.indices) != rank:
-                return None
-            sections.append([_dimension(index, ref, fixed) for index in ref.indices])
-        elif isinstance(parent, Call) and ref is not parent.routine:
-            return None   # given to a dummy: changed under another name
-        elif isinstance(parent, Loop) and ref is parent.variable:
-            return None
     for call in work.walk(Call):
         if isinstance(call, IntrinsicCall):
-            if isinstance(call.parent, Schedule) and any(
-                    r.symbol.name.lower() == name for r in call.walk(Reference)):
-                return None
-            continue
+            continue   # (an intrinsic subroutine given it: unknown, above)
         callee = unit.calls.get(id(call))
         if callee is None:
             return None   # what it changes is unknown
