@@ -110,12 +110,11 @@ def _local_value(symbol):
     set by one statement, is computed again as a scalar is)."""
     if _local_scalar(symbol):
         return True
-    dtype = getattr(symbol, "datatype", None)
-    return (isinstance(symbol, DataSymbol) and isinstance(symbol.interface, AutomaticInterface)
-            and type(dtype) is ArrayType and not symbol.is_constant
-            and symbol.initial_value is None
-            and dtype.intrinsic in (ScalarType.Intrinsic.INTEGER, ScalarType.Intrinsic.REAL)
-            and all(isinstance(dim, ArrayType.ArrayBounds) for dim in dtype.shape))
+    return (_local_array(symbol) and type(symbol.datatype) is ArrayType
+            and not symbol.is_constant
+            and symbol.datatype.intrinsic in (ScalarType.Intrinsic.INTEGER,
+                                              ScalarType.Intrinsic.REAL)
+            and all(isinstance(dim, ArrayType.ArrayBounds) for dim in symbol.datatype.shape))
 
 
 def cheap_targets(routine, cheap_calls):
