@@ -53,10 +53,12 @@ mpi-demo: setup
 
 # The tests run adfort in a fresh interpreter hundreds of times: compile
 # its modules once (a PYTHONDONTWRITEBYTECODE environment would otherwise
-# have every run compile them again, 0.25 s each).
+# have every run compile them again, 0.25 s each).  They run on every core
+# (pytest-xdist), a test file to a worker: a file's tests share what they
+# generate and compile (harness caches, module-scoped fixtures).
 test: setup
 	$(BIN)/python -m compileall -q adfort
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 # Adjoint cost and peak tape of the benchmarks/ kernels, side by side with
 # Tapenade when it is there (scripts/benchmark.py --fixture-mode: test fixtures).

@@ -34,7 +34,7 @@ from psyclone.psyir.nodes import (
 from psyclone.psyir.symbols import ArrayType, DataSymbol, ScalarType
 
 from adfort import naming
-from adfort.arrays import expr_rank
+from adfort.arrays import expr_rank, is_shape_inquiry
 from adfort.elemental import element
 from adfort.exprs import INTEGER_TYPE, real_kind, real_type
 from adfort.symbols import new_local
@@ -296,6 +296,8 @@ class _Lowering:
         for condition, assigns, _ in built:
             for node in ([condition] if condition is not None else []) + assigns:
                 for ref in node.walk(Reference):
+                    if is_shape_inquiry(ref):
+                        continue
                     name = ref.symbol.name.lower()
                     if name in written and seen.setdefault(
                             name, ref.debug_string().lower()) != ref.debug_string().lower():

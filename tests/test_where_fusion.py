@@ -48,6 +48,36 @@ CASES = {
           end subroutine relax
         end module clip_clauses
         """, True),
+    # Clauses assigning a column of a level array (``cf(:, k)``, read as
+    # ``cf(LBOUND(cf, 1) + …, k)``: the inquiry reads no element) chosen by
+    # masks of a local array the level loop sets again at each level.
+    "level_sections.f90": ("""\
+        ! adfort: routine=cover dep=cf indep=q,qs
+        ! adfort: init ncol=6 nlev=3 q=0.5:1.5 qs=1.0:1.2
+        module level_sections
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+        contains
+          subroutine cover(ncol, nlev, q, qs, cf)
+            integer, intent(in) :: ncol, nlev
+            real(wp), intent(in) :: q(ncol, nlev), qs(ncol, nlev)
+            real(wp), intent(out) :: cf(ncol, nlev)
+            real(wp) :: rh(ncol)
+            integer :: k
+            do k = 1, nlev
+              rh = q(:, k)/qs(:, k)
+              where (rh >= 1.0_wp)
+                cf(:, k) = 1.0_wp
+              elsewhere (rh > 0.8_wp)
+                cf(:, k) = ((rh - 0.8_wp)/0.2_wp)**2
+              elsewhere
+                cf(:, k) = 0.0_wp
+              end where
+              where (cf(:, k) > 0.0_wp) cf(:, k) = cf(:, k)*(1.0_wp + 0.1_wp*rh)
+            end do
+          end subroutine cover
+        end module level_sections
+        """, True),
     # The second assignment reads the first one's array at other elements:
     # the first must be complete before the second starts.
     "shifted_reads.f90": ("""\
