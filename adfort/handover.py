@@ -44,7 +44,7 @@ _HANDOVER_CHEAP = CHEAP_INTRINSICS | {"SQRT"}
 
 
 def computed_again(routine, finals, written, call_writes, alias, constant=None,
-                   cheap_calls=frozenset()):
+                   cheap_calls=frozenset(), received=()):
     """(names, statements): the handed-over locals of `finals` computed
     again, and the top-level statements of `routine` (in order, to be
     copied) computing them and the locals they read.
@@ -58,6 +58,11 @@ def computed_again(routine, finals, written, call_writes, alias, constant=None,
     :param cheap_calls: ids of the calls to short functions
         (:func:`adfort.iterations.cheap_function`): ``v = f(r)`` (a
         limiter's value) is computed again like a formula.
+    :param received: lower-case names of the scalars the returning motion
+        is given as the recording motion left them (its arguments, a
+        function's result): a costly local ``v`` whose value one of them
+        takes whole (``esat = exp_value``, set nowhere else) is copied
+        back from it (``exp_value = esat``), not handed over.
     """
     if alias or not finals:
         return set(), []
@@ -85,23 +90,55 @@ def computed_again(routine, finals, written, call_writes, alias, constant=None,
                 and name not in loops and _local_value(table.lookup(name, otherwise=None))
                 and not re.search(r"\b%s\b" % re.escape(name), opaque)):
             once[name] = (stmt.position, stmt)
-    candidates = {n for n, (_, s) in once.items() if _cheap(s, cheap_calls)}
+    copied = _copied_back(routine, setters, once, set(received), by_calls | loops, opaque)
+    candidates = {n for n, (_, s) in once.items() if n in copied or _cheap(s, cheap_calls)}
+    for name, copy in copied.items():
+        once[name] = (once[name][0], copy)
     while True:
-        dropped = {n for n in candidates
-                   if not _reads_available(once[n], once, candidates, finals, written, table,
-                                           constant or (lambda name: False), cheap_calls)}
+        dropped = {n for n in candidates if n not in copied and
+                   not _reads_available(once[n], once, candidates, finals, written, table,
+                                        constant or (lambda name: False), cheap_calls)}
         if not dropped:
             break
         candidates -= dropped
     needed = set(finals) & candidates
     while True:   # the candidates the needed ones read
-        more = {r for n in needed for r in _formula_reads(once[n][1], cheap_calls)} & \
-            candidates
+        more = {r for n in needed if n not in copied
+                for r in _formula_reads(once[n][1], cheap_calls)} & candidates
         if more <= needed:
             break
         needed |= more
     statements = [s for _, s in sorted(once[n] for n in needed)]
     return needed, statements
+
+
+def _copied_back(routine, setters, once, received, other_writes, opaque):
+    """{name: ``name = o``}: the locals set once at the top level whose
+    value later top-level copies give whole, alone, to a scalar `o` the
+    returning motion receives (``exp_value`` of ``x = exp_value; e = x``,
+    see :func:`computed_again`), each copy the only write of its target."""
+    copy_to = {}   # v -> the target of the copy o = v that alone sets o
+    for target, assigns in setters.items():
+        stmt = assigns[0]
+        if len(assigns) != 1 or target in other_writes or stmt.parent is not routine or \
+                type(stmt.lhs) is not Reference or type(stmt.rhs) is not Reference or \
+                not isinstance(stmt.lhs.symbol.datatype, ScalarType) or \
+                stmt.lhs.symbol.datatype != stmt.rhs.symbol.datatype or \
+                re.search(r"\b%s\b" % re.escape(target), opaque):
+            continue
+        source = stmt.rhs.symbol.name.lower()
+        if source in once and once[source][0] < stmt.position:
+            copy_to[source] = stmt.lhs.symbol
+    copied = {}
+    for name in once:
+        end, seen = name, {name}
+        while end in copy_to and copy_to[end].name.lower() not in seen:
+            end = copy_to[end].name.lower()
+            seen.add(end)
+        if end != name and end in received:
+            copied[name] = Assignment.create(Reference(once[name][1].lhs.symbol),
+                                             Reference(routine.symbol_table.lookup(end)))
+    return copied
 
 
 def _local_value(symbol):

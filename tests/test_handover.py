@@ -166,6 +166,63 @@ CASES = {
           end subroutine steps
         end module late_slopes
         """,
+    # A function's EXP value is its result: its returning motion copies
+    # the result it is given back instead of a pushed value.  The caller's
+    # adjoint reads neither value (linear in them), and overwrites them at
+    # each iteration: it must keep them for the function's reversal.  The
+    # subroutine gives its EXP value whole to an intent(out) argument the
+    # caller overwrites after; the last function sets its result in an IF.
+    "results_copied_back.f90": """\
+        ! adfort: routine=column dep=q indep=t,q
+        ! adfort: init n=6 t=250:300 q=0.001:0.01
+        module results_copied_back
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+        contains
+          function esat(t)
+            real(wp), intent(in) :: t
+            real(wp) :: esat
+            esat = exp(21.4_wp - 5420.0_wp/t)
+          end function esat
+
+          subroutine esat_ice(t, e, de)
+            real(wp), intent(in) :: t
+            real(wp), intent(out) :: e, de
+            real(wp) :: x
+            x = exp(24.3_wp - 6150.0_wp/t)
+            e = x
+            de = 6150.0_wp/t**2
+          end subroutine esat_ice
+
+          function ramp(t)
+            real(wp), intent(in) :: t
+            real(wp) :: ramp, v
+            v = exp(0.01_wp*(t - 270.0_wp))
+            if (t > 0.0_wp) then
+              ramp = v
+            else
+              ramp = 0.0_wp
+            end if
+          end function ramp
+
+          subroutine column(n, t, q)
+            integer, intent(in) :: n
+            real(wp), intent(in) :: t(n)
+            real(wp), intent(inout) :: q(n)
+            real(wp) :: e, ei, dei, r
+            integer :: k
+            do k = 1, n
+              e = esat(t(k))
+              call esat_ice(t(k), ei, dei)
+              r = ramp(t(k))
+              q(k) = q(k) + 1.0e-6_wp*e - 2.0e-6_wp*ei + 1.0e-3_wp*r + 1.0e-4_wp*q(k)*dei
+              e = 0.0_wp
+              ei = 1.0_wp
+              r = 2.0_wp
+            end do
+          end subroutine column
+        end module results_copied_back
+        """,
 }
 
 
@@ -188,3 +245,16 @@ def test_slopes_of_a_state_updated_later_are_computed_again_late(tmp_path):
     assert re.search(r"\bg = value_tape", ret), ret
     again = ret.index("d_again = q(ip_again) - q(im_again)")
     assert ret.index("q(i) = value_tape") < again < ret.index("s_adj(i) = s_adj(i) +"), ret
+
+
+def test_costly_values_given_whole_to_a_result_are_copied_back(tmp_path):
+    text = harness.differentiate_text(tmp_path, "results_copied_back.f90",
+                                      CASES["results_copied_back.f90"]).lower()
+    # The function's and the subroutine's EXP values are not handed over:
+    # their returning motions copy them back from the result and the
+    # argument they are given.  The one set under an IF is handed over.
+    for name, copy in (("esat", "exp_value = esat\n"), ("esat_ice", "exp_value = e\n")):
+        rec = harness.routine_source(text, f"{name}_rec")
+        ret = harness.routine_source(text, f"{name}_ret")
+        assert "value_tape" not in rec and copy in ret, (rec, ret)
+    assert "= exp_value\n" in harness.routine_source(text, "ramp_rec")

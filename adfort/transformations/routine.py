@@ -229,7 +229,7 @@ def reverse_work(work, spec, options, names, filename=None):
     late_arrays, late_loops = set(), {}
     if plan.finals and not alias:
         again_now, _ = computed_again(work, plan.finals, written, all_writes, alias,
-                                      module_constant, cheap_calls)
+                                      module_constant, cheap_calls, arg_names)
         found, placed, instead = arrays_computed_again(
             work, plan.finals, again_now, written, all_writes, alias,
             module_constant, reads={**reads, **plan.reevaluate})
@@ -263,7 +263,7 @@ def reverse_work(work, spec, options, names, filename=None):
     rev_restores = restored_on_return(work, plan, formals, dead) - outputs
     # Cheap scalars set once are computed again, not handed over.
     again, again_stmts = computed_again(work, plan.finals, written, all_writes, alias,
-                                        module_constant, cheap_calls)
+                                        module_constant, cheap_calls, arg_names)
     cheap = {spec.calls[key].unit.name.lower(): spec.calls[key] for key in cheap_calls}
     again_stmts = [computed_again_call(s.copy(), cheap, filename) for s in again_stmts]
     # So are local arrays one loop sets from cheap formulas (coefficients).
