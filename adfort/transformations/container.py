@@ -23,6 +23,7 @@ from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
 from adfort.saved import check_saved_state
 from adfort.sections import formal_sections, global_sections
+from adfort.tapeless import records_tape, tapeless_links
 from adfort.frontend import (
     enclosing_module, find_routine, read_file, recognise_intrinsics)
 from adfort.preprocess import Preprocessing
@@ -690,13 +691,18 @@ class _ProgramBuild:
                 self.top, chosen, lambda c: self.schedule.is_split(self.top.name, c.name),
                 lambda c: self.access[id(c)][1], self.top.attributes)
         keep_outputs = {id(callee) for callee, _, _ in deferrable.values()}
+        communicating = MPI_NODE in self.activity.active
+        tapeless = {}   # id(unit): whether its recording pushes nothing
         for unit in chosen:
             host = hosts.setdefault(unit.module, Host(unit.module, self))
             callee_motions = {}
             call_io, clears, restores, after = {}, {}, {}, set()
             sequences = {}
             filename = source_name(unit.original) or self.filename
-            communicating = MPI_NODE in self.activity.active
+            links = set() if communicating else \
+                tapeless_links(unit, chosen, self.schedule, tapeless)
+            if links:
+                self.schedule = LinkReversalSchedule(strong_links=links, default=self.schedule)
             mpi_pairs = pair_requests(
                 unit.work, lambda actual, unit=unit: communicating and is_variable(actual)
                 and self.activity.is_active(unit, actual.symbol), filename)
@@ -757,6 +763,9 @@ class _ProgramBuild:
                                    source_name(unit.original) or self.filename)
             host.add(unit, motions)
             self._motions[id(unit)] = motions
+            tapeless[id(unit)] = not records_tape(motions, [
+                callee for callee in unit.calls.values() if self._returns_split(unit, callee)],
+                tapeless)
             motions_of[id(unit)] = CalleeMotions(unit, names, self._active_formals(unit),
                                                  self.access[id(unit)][1], motions=motions)
             self.tape_sizes.update(motions.tape_sizes)

@@ -1,0 +1,57 @@
+"""Callees reversed split whatever the schedule, because their recording
+tapes nothing.
+
+Under the joint schedule a callee advances while its caller records and is
+reversed whole (``f_rev``: its forward computation once more, then its
+adjoint) while the caller returns: that trades the callee's tape for a
+second forward run.  When the callee's recording motion ``f_rec`` pushes
+nothing (its adjoint reads only values it still has at its end: a linear
+stencil step, a function whose result is its costly value), there is no
+tape to trade: the split reversal (``f_rec`` forward, ``f_ret`` backward)
+runs the callee forward once, not twice, and its ``f_ret`` reads the
+arguments as the call left them, as ``f_rev`` reads them as they were
+before it.  The caller keeps, in either case, the values the callee's
+reversal reads (the shallow-water step: the velocities it sets, joint
+saving its inputs besides).
+
+A link the user names (``--link``, a directive) keeps what was asked; so
+do callees of programs that communicate (MPI), whose joint reversal pairs
+its messages itself.
+"""
+
+from adfort.program import user_calls
+
+
+def records_tape(motions, split_callees, tapeless):
+    """Whether a routine's recording motion pushes anything: its own
+    statements name a tape, or it runs the recording motion of a callee
+    (a split link) that does.
+
+    :param motions: its :class:`RoutineMotions`.
+    :param split_callees: the units it calls through split links.
+    :param tapeless: {id(unit): whether its recording tapes nothing} of
+        the routines generated before.
+    """
+    prefixes = tuple({t.symbol.name.lower() for t in motions.tapes}
+                     | {t.top.name.lower() for t in motions.tapes if t.dynamic})
+    if prefixes:
+        from psyclone.psyir.nodes import Reference
+        for ref in motions.recording.walk(Reference):
+            if ref.symbol.name.lower().startswith(prefixes):
+                return True
+    return not all(tapeless.get(id(callee), False) for callee in split_callees)
+
+
+def tapeless_links(unit, chosen, schedule, tapeless):
+    """(caller, callee) names of `unit`'s joint links to callees whose
+    recording tapes nothing, which the user did not name."""
+    links = set()
+    for call in user_calls(unit.work):
+        callee = unit.calls.get(id(call))
+        if callee is None or callee not in chosen or getattr(callee, "opaque", False) \
+                or not tapeless.get(id(callee), False):
+            continue
+        if schedule.is_split(unit.name, callee.name) or schedule.names(unit.name, callee.name):
+            continue
+        links.add((unit.name, callee.name))
+    return links
