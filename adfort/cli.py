@@ -221,6 +221,10 @@ _DIFF_OPTIONS = [
     click.option("--no-iteration-reversal", is_flag=True,
                   help="Reverse a last loop of independent iterations as a whole (record "
                        "every iteration, then return) instead of block by block."),
+    click.option("--no-split-tapeless", is_flag=True,
+                  help="Reverse joint also the calls of routines whose recording tapes "
+                       "nothing, where the schedule says joint (by default they are "
+                       "reversed split: no tape to save, one forward run less)."),
 ]
 
 
@@ -240,7 +244,8 @@ def _fail(err):
 
 def _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
                         no_inline_operation_adjoints, no_pool_work_arrays=False,
-                        no_inline=False, no_iteration_reversal=False):
+                        no_inline=False, no_iteration_reversal=False,
+                        no_split_tapeless=False):
     """The options of the generated code (see :mod:`adfort.context`)."""
     return {
         "jacobian": jacobian,
@@ -251,6 +256,7 @@ def _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
         "pool_work_arrays": not no_pool_work_arrays,
         "inline": not no_inline,
         "iteration_reversal": not no_iteration_reversal,
+        "split_tapeless": not no_split_tapeless,
     }
 
 
@@ -302,7 +308,7 @@ def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, link
          adjoint_libs,
          passive, search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian,
          verbose, timings, no_simplify, simplify_n_times, no_inline_operation_adjoints,
-         no_pool_work_arrays, no_inline, no_iteration_reversal):
+         no_pool_work_arrays, no_inline, no_iteration_reversal, no_split_tapeless):
     """Differentiate FILE and write the adjoint (default), tangent (--mode
     forward) or Hessian-vector product (--mode hvp) Fortran.
 
@@ -310,7 +316,7 @@ def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, link
     """
     options = _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
                                   no_inline_operation_adjoints, no_pool_work_arrays,
-                                  no_inline, no_iteration_reversal)
+                                  no_inline, no_iteration_reversal, no_split_tapeless)
     try:
         if free_form and fixed_form:
             raise AdfortError("--free-form and --fixed-form exclude each other: give one")
@@ -410,7 +416,7 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoint
           adjoint_libs, passive,
           search_path, defines, undefines, cpp, free_form, fixed_form, cache, jacobian, verbose,
           timings, no_simplify, simplify_n_times, no_inline_operation_adjoints,
-          no_pool_work_arrays, no_inline, no_iteration_reversal, sizes, ranges,
+          no_pool_work_arrays, no_inline, no_iteration_reversal, no_split_tapeless, sizes, ranges,
           plot, keep, adjoint_file, tangent_file, fflags, compile_files, seed, timeout):
     """Check the adjoint of a routine of FILE by running it.
 
@@ -426,7 +432,7 @@ def check(file, extra_files, deps, indeps, routines, schedule, links, checkpoint
     from adfort.check.report import format_report, plain, plot as draw
     options = _generation_options(jacobian, verbose, no_simplify, simplify_n_times,
                                   no_inline_operation_adjoints, no_pool_work_arrays,
-                                  no_inline, no_iteration_reversal)
+                                  no_inline, no_iteration_reversal, no_split_tapeless)
     try:
         if free_form and fixed_form:
             raise AdfortError("--free-form and --fixed-form exclude each other: give one")

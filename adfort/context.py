@@ -28,6 +28,9 @@ DEFAULT_OPTIONS = {
     # r_rev reverses a last loop of independent iterations one iteration
     # at a time (adfort/iteration_reversal.py).
     "iteration_reversal": True,
+    # Under joint links, callees whose recording tapes nothing are reversed
+    # split (adfort/tapeless.py).
+    "split_tapeless": True,
 }
 
 

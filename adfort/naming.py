@@ -175,6 +175,12 @@ def tape_top(tape):
     return tape + TAPE_TOP_SUFFIX
 
 
+def tape_room(tape):
+    """Name of the local holding the room a routine reserves on a dynamic
+    tape at its entry, which the room checks in its loops keep free."""
+    return tape + "_room"
+
+
 def tape_reserve(tape):
     """Name of the routine that makes room on a dynamic tape."""
     return tape + TAPE_RESERVE_SUFFIX

@@ -459,12 +459,32 @@ class TapeSet:
                 stmts.extend(tape.reserve(tape.margin))
         return stmts
 
-    def top_level_need(self):
-        """{tape: need} of the pushes outside any loop."""
+    def top_level_need(self, room=None):
+        """{tape: need} of the pushes outside any loop.
+
+        :param room: ``room(tape)``: a new integer local.  The room checks
+            inside loops keep the routine's own need free; when it is more
+            than a number, it is then set once in that local at the
+            routine's entry and they name it (a long routine's checks would
+            each spell out the size of every array it hands over).
+        :returns: ({tape: need}, {tape: the local}) when `room` is given.
+        """
         frame = self.frames[0]
         totals = _totals({k: v for k, v in frame.items() if k not in _FRAME_KEYS})
+        named = {}
+        if room is not None:
+            kept = []
+            for tape, placeholder in frame.get("margins", []):
+                total = totals.get(tape)
+                if total is None or isinstance(total, Literal):
+                    kept.append((tape, placeholder))
+                    continue
+                if tape not in named:
+                    named[tape] = room(tape)
+                placeholder.replace_with(Reference(named[tape]))
+            frame["margins"] = kept
         _fill_inline(frame, totals)
-        return totals
+        return (totals, named) if room is not None else totals
 
     def pushes_made(self):
         """How many pushes have been generated so far (any tape)."""

@@ -19,6 +19,9 @@ do callees of programs that communicate (MPI), whose joint reversal pairs
 its messages itself.
 """
 
+from psyclone.psyir.nodes import Call, Literal, Reference
+
+from adfort import naming
 from adfort.program import user_calls
 
 
@@ -35,11 +38,20 @@ def records_tape(motions, split_callees, tapeless):
     prefixes = tuple({t.symbol.name.lower() for t in motions.tapes}
                      | {t.top.name.lower() for t in motions.tapes if t.dynamic})
     if prefixes:
-        from psyclone.psyir.nodes import Reference
         for ref in motions.recording.walk(Reference):
-            if ref.symbol.name.lower().startswith(prefixes):
+            if ref.symbol.name.lower().startswith(prefixes) and not _reserves_nothing(ref):
                 return True
     return not all(tapeless.get(id(callee), False) for callee in split_callees)
+
+
+def _reserves_nothing(ref):
+    """Whether `ref` names a reserve of room for nothing (``call
+    value_tape_reserve(0)``, which allocates the tape at most)."""
+    call = ref.parent
+    return (isinstance(call, Call) and ref is call.routine
+            and call.routine.name.endswith(naming.TAPE_RESERVE_SUFFIX)
+            and len(call.arguments) == 1 and isinstance(call.arguments[0], Literal)
+            and call.arguments[0].value == "0")
 
 
 def tapeless_links(unit, chosen, schedule, tapeless):

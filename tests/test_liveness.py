@@ -86,9 +86,10 @@ def test_joint_rerun_leaves_out_what_no_adjoint_reads():
     only that update reads; the state's pushes and pops go with it.  The
     flux routine's own re-run skips its limiter loop (a cheap function whose
     values each reversed iteration computes again)."""
+    # (The joint re-runs of callees that tape nothing too: not reversed split.)
     text, _, _ = differentiate_file(str(BENCH / "advection_limiter.f90"), ["cost"],
                                     ["c", "u"], JointReversalSchedule(), routine="run",
-                                    options={"inline": False})
+                                    options={"inline": False, "split_tapeless": False})
     step = _routine(text, "step_rev")
     assert "call fluxes(" not in step and "value_tape" not in step, step
     assert not re.search(r"^\s*c\(i\) = ", step, re.M), step
@@ -104,7 +105,8 @@ def test_joint_rerun_keeps_calls_whose_results_an_adjoint_reads():
     """RK4: the last stage's tendency feeds only the state update, which
     no adjoint reads: three tendency calls are run again, not four."""
     text, _, _ = differentiate_file(str(BENCH / "lorenz96_rk4.f"), ["cost"],
-                                    ["x0", "forc"], JointReversalSchedule())
+                                    ["x0", "forc"], JointReversalSchedule(),
+                                    options={"split_tapeless": False})
     rk4 = _routine(text, "l96rk4_rev")
     assert rk4.count("call l96tnd(") == 3, rk4
     assert rk4.count("call l96tnd_rev(") == 4, rk4

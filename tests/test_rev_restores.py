@@ -135,7 +135,8 @@ def test_snapshots_popped_before_f_rev_give_the_gradient(tmp_path, name, schedul
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_where_the_snapshot_is_read(tmp_path, name):
     text, popped = CASES[name]
-    generated = harness.differentiate_text(tmp_path, name, text, ["--schedule", "joint"])
+    generated = harness.differentiate_text(tmp_path, name, text,
+                                           ["--schedule", "joint", "--no-split-tapeless"])
     ret = harness.routine_source(generated, "run_ret_given") or \
         harness.routine_source(generated, "run_ret")
     loop = ret[ret.index("do it = nt"):]

@@ -220,7 +220,7 @@ def test_sections_of_work_arrays_in_a_fixture():
     from adfort.schedules import JointReversalSchedule
     path = BENCH.parent / "tests" / "fortran_fixtures" / "workarray_sections.f"
     text = differentiate_file(str(path), ["cost"], ["x0", "c"], JointReversalSchedule(),
-                              routine="wsrun")[0]
+                              routine="wsrun", options={"split_tapeless": False})[0]
     run = _part(text, "wsrun_rec")
     assert re.search(r"value_tape\(.*\) = g\(:n\)\n", run), run   # saved, not whole
     assert re.search(r"value_tape\(.*\) = x\(:n\)\n", run), run   # put back for wsstep

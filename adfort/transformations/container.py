@@ -699,7 +699,7 @@ class _ProgramBuild:
             call_io, clears, restores, after = {}, {}, {}, set()
             sequences = {}
             filename = source_name(unit.original) or self.filename
-            links = set() if communicating else \
+            links = set() if communicating or not self.options.get("split_tapeless", True) else \
                 tapeless_links(unit, chosen, self.schedule, tapeless)
             if links:
                 self.schedule = LinkReversalSchedule(strong_links=links, default=self.schedule)

@@ -17,6 +17,7 @@ from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, CommonBlockInterface, ScalarType)
 
 from adfort import naming
+from adfort.exprs import INTEGER_TYPE
 from adfort.symbols import new_local
 from adfort.activity import active_variables, is_real
 from adfort.arrays import expr_rank, is_shape_inquiry, symbol_rank
@@ -343,9 +344,16 @@ def reverse_work(work, spec, options, names, filename=None):
     rec_body = body_rec + final_rec
     if dynamic:
         # Room for the pushes outside loops; also allocates on first use.
-        needs = tapes.top_level_need()
-        rec_body = [s for t in tapes.tapes
-                    for s in t.reserve(needs.get(t, _int(0)), checked=False)] + rec_body
+        needs, rooms = tapes.top_level_need(lambda tape: new_local(
+            table, naming.tape_room(tape.symbol.name), INTEGER_TYPE.copy(), taken))
+        reserves = []
+        for tape in tapes.tapes:
+            need = needs.get(tape, _int(0))
+            if tape in rooms:
+                reserves.append(Assignment.create(Reference(rooms[tape]), need))
+                need = Reference(rooms[tape])
+            reserves.extend(tape.reserve(need, checked=False))
+        rec_body = reserves + rec_body
         tidy_reserves(rec_body)
         rec_body = drop_covered_reserves(
             rec_body, {t.reserve_name.lower(): (t.symbol.name.lower(), t.put_name.lower())
