@@ -16,6 +16,7 @@ VALUE_TAPE = "value_tape"
 CONTROL_TAPE = "control_tape"
 TAPE_TOP_SUFFIX = "_top"
 TAPE_RESERVE_SUFFIX = "_reserve"
+TAPE_ROOM_SUFFIX = "_room"
 TAPE_PUT_SUFFIX = "_put"
 TAPE_GET_SUFFIX = "_get"
 TAPE_MODULE_SUFFIX = "_ad_tape"
@@ -178,7 +179,7 @@ def tape_top(tape):
 def tape_room(tape):
     """Name of the local holding the room a routine reserves on a dynamic
     tape at its entry, which the room checks in its loops keep free."""
-    return tape + "_room"
+    return tape + TAPE_ROOM_SUFFIX
 
 
 def tape_reserve(tape):

@@ -43,7 +43,8 @@ _ROUTINE_START = re.compile(r"^\s*(?:recursive\s+)?subroutine\s+(\w+)", re.I)
 _ROUTINE_END = re.compile(r"^\s*end\s+subroutine\b", re.I)
 _STATIC_DECL = re.compile(rf"^\s*[^!]*dimension\(\s*\d+\s*\)(?![^:]*intent)"
                           rf"[^:]*::\s*({_TAPE_NAME})\s*$", re.I)
-_TAPE_DECL = re.compile(rf"::\s*({_TAPE_NAME})\s*$", re.I)
+# (Not the integer holding a routine's room on a tape, <tape>_room.)
+_TAPE_DECL = re.compile(rf"::\s*(?!\w*{naming.TAPE_ROOM_SUFFIX}\s*$)({_TAPE_NAME})\s*$", re.I)
 _EXECUTABLE = re.compile(r"^\s*(call|if|do|[a-z]\w*\s*(\(.*\))?\s*=(?!=))",
                          re.I)
 

@@ -439,7 +439,7 @@ def test_copies_for_routines_passed_are_named_and_carried(tmp_path):
     adjoint (and by nothing in the user's sources)."""
     fixture = harness.FIXTURE_DIR / "column_quadrature_external_args.f"
     out = _adfort([fixture, "--dep", "total", "--indep", "p", "--schedule", "joint",
-                   "-o", "-"], tmp_path)
+                   "--no-split-tapeless", "-o", "-"], tmp_path)
     assert out.returncode == 0, out.stderr
     text = out.stdout.lower()
     for name in ("qgaus5_profil_rev", "resid2_twoval_rev", "eval2_twoval_rev"):
