@@ -54,14 +54,46 @@ def _reserves_nothing(ref):
             and call.arguments[0].value == "0")
 
 
-def tapeless_links(unit, chosen, schedule, tapeless):
+def needs_no_run(info):
+    """Whether a split callee's reversal needs no run of its recording: it
+    pushes nothing, and its returning motion reads no value the callee
+    sets nor puts any back (a flux routine whose adjoint computes its
+    intermediate values again from its inputs).  A caller's joint re-run
+    then leaves the call out, as it leaves out a joint callee whose results
+    no adjoint reads (:mod:`adfort.rerun`).
+
+    :param info: the callee's :class:`CalleeMotions`.
+    """
+    if not info.tapeless or info.exit_reads is None:
+        return False
+    unit = info.unit
+    written = {f.name.lower() for f in unit.formals if unit.writes_formal(f)}
+    if unit.result is not None:
+        written.add(unit.result.name.lower())
+    return not written & (set(info.exit_reads) | info.restores)
+
+
+def tapeless_links(unit, chosen, schedule, tapeless, top, callees):
     """(caller, callee) names of `unit`'s joint links to callees whose
-    recording tapes nothing, which the user did not name."""
+    recording tapes nothing, which the user did not name.
+
+    Where the caller is itself run again by a joint reversal (it is not
+    the top routine), a call whose reversal reads what the callee computes
+    would have to run forward there as well, where a joint one may be left
+    out (:mod:`adfort.rerun`): only callees whose reversal needs no run
+    (:func:`needs_no_run`) are taken then.
+
+    :param top: the routine differentiated.
+    :param callees: {id(unit): its :class:`CalleeMotions`} of the routines
+        generated before.
+    """
     links = set()
     for call in user_calls(unit.work):
         callee = unit.calls.get(id(call))
         if callee is None or callee not in chosen or getattr(callee, "opaque", False) \
                 or not tapeless.get(id(callee), False):
+            continue
+        if unit is not top and not needs_no_run(callees[id(callee)]):
             continue
         if schedule.is_split(unit.name, callee.name) or schedule.names(unit.name, callee.name):
             continue

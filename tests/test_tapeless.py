@@ -114,3 +114,17 @@ def test_callees_that_tape_stay_joint(tmp_path):
 @pytest.mark.parametrize("schedule", ["joint", "split"])
 def test_callees_that_tape_stay_joint_gradient(tmp_path, schedule):
     harness.check_source(tmp_path, "nested_tapes.f90", textwrap.dedent(NESTED), schedule)
+
+
+def test_callee_of_a_rerun_caller_stays_joint_if_its_reversal_reads_its_results():
+    # tridiag_solve tapes nothing (its sweep is computed again), but its
+    # returning motion reads the solution it computes: inside
+    # diffuse_column_rev's re-run it would have to run forward, where a
+    # joint link leaves it out; diffuse_column's caller is the top routine.
+    text, _, _ = differentiate_file(str(BENCH / "vertical_diffusion_thomas.f90"), ["cost"],
+                                    ["kz", "tr"], JointReversalSchedule(),
+                                    routine="vdiff_cost")
+    text = text.lower()
+    column = harness.routine_source(text, "diffuse_column_rev_body") or \
+        harness.routine_source(text, "diffuse_column_rev")
+    assert "call tridiag_solve_rev(" in column and "tridiag_solve_rec(" not in column, column

@@ -71,6 +71,11 @@ class CalleeMotions:
         self.rev_reads = getattr(motions, "rev_reads", None)
         # Dummies f_rev leaves as it found them (adfort.taping.restored_on_return).
         self.rev_restores = set(getattr(motions, "rev_restores", ()))
+        # Dummies f_ret reads as f_rec left them (None: any), those it puts
+        # back, and whether f_rec pushes nothing (set by the container).
+        self.exit_reads = getattr(motions, "exit_reads", None)
+        self.restores = set(getattr(motions, "restores", ()))
+        self.tapeless = False
         if motions is not None:
             for motion, routine in (("rec", motions.recording), ("ret", motions.returning),
                                     ("rev", motions.reversing)):
@@ -286,6 +291,10 @@ def reverse_call(call, reverser, target=None):
         rec.extend(keep_rec)
         rec_call = _generated_call(info, "rec", plain, location)
         rec.append(rec_call)
+        if id(stmt) in reverser.dead:
+            # f_rev's re-run leaves out a call whose reversal needs no run
+            # of it (adfort.rerun).
+            tag_not_rerun([rec_call])
         _measured_extents(rec_call, stmt, info, actuals, formals, reverser)
         _declared_extents(rec_call, stmt, info, actuals, formals, reverser)
         # f_rec may have used the room this routine reserved on shared tapes.

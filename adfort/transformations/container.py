@@ -700,7 +700,7 @@ class _ProgramBuild:
             sequences = {}
             filename = source_name(unit.original) or self.filename
             links = set() if communicating or not self.options.get("split_tapeless", True) else \
-                tapeless_links(unit, chosen, self.schedule, tapeless)
+                tapeless_links(unit, chosen, self.schedule, tapeless, self.top, motions_of)
             if links:
                 self.schedule = LinkReversalSchedule(strong_links=links, default=self.schedule)
             mpi_pairs = pair_requests(
@@ -768,6 +768,7 @@ class _ProgramBuild:
                 tapeless)
             motions_of[id(unit)] = CalleeMotions(unit, names, self._active_formals(unit),
                                                  self.access[id(unit)][1], motions=motions)
+            motions_of[id(unit)].tapeless = tapeless[id(unit)]
             self.tape_sizes.update(motions.tape_sizes)
         output = assemble(hosts, self)
         for unit in self.order:

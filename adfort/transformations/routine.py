@@ -52,6 +52,7 @@ from adfort.popped_at_once import keep_popped_at_once
 from adfort.rerun import not_rerun
 from adfort.shadows import rename_shadowing_locals
 from adfort.stored_values import store_costly_values
+from adfort.tapeless import needs_no_run
 from adfort.transformations.returning import (
     allocate_at_first_use, computed_again_call, excluding, returning_given, returning_statements)
 from adfort.transformations.assignment import assignment_adjoint
@@ -603,7 +604,8 @@ def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan, outputs=
         # Not a call that changes module variables (they outlive it).
         if id(node) in call_writes and info is not None and not info.opaque \
                 and not info.module_writes \
-                and not spec.schedule.is_split(work.name, info.unit.name):
+                and (not spec.schedule.is_split(work.name, info.unit.name)
+                     or needs_no_run(info)):
             droppable.add(id(node))
     merged = {key: set(reads.get(key, ())) | reads_all.get(key, set())
               for key in set(reads) | set(reads_all)}
