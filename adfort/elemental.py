@@ -91,6 +91,20 @@ def expand_elemental(call, statement, datatype, callee, table, taken, calls,
     return element_call
 
 
+def _elementwise_position(call, top):
+    """Whether every intrinsic between `call` and `top` is elemental: its
+    value at an element is then needed at that element only (not under
+    CSHIFT or SUM, which read the function's values at others)."""
+    node = call.parent
+    while node is not None and node is not top.parent:
+        if isinstance(node, IntrinsicCall) and not node.intrinsic.is_elemental:
+            return False
+        if node is top:
+            break
+        node = node.parent
+    return True
+
+
 def _whole_statement(statement, indices, counts, table, taken, calls, function_type):
     """``es = (1 - fice)*esat_liq(t(:, k)) + fice*esat_ice(t(:, k))``, an
     array assignment whose right-hand side is elementwise and holds only
@@ -116,6 +130,7 @@ def _whole_statement(statement, indices, counts, table, taken, calls, function_t
     if lhs is None or not user_calls or any(
             calls.get(id(c)) is None or any(c2 is not c for c2 in c.walk(Call)
                                             if not isinstance(c2, IntrinsicCall))
+            or not _elementwise_position(c, statement.rhs)
             for c in user_calls):
         return None   # (a function of a function's value: stored whole first)
     rhs = statement.rhs.copy()

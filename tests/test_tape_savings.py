@@ -120,6 +120,16 @@ def test_array_assignment_of_elemental_functions_is_one_element_loop():
                      r"esat_liq_value", rec), rec
 
 
+def test_elemental_function_under_cshift_stays_whole():
+    # pp = 1 + 0.45*cshift(fdens(0.81*amat - 0.52), 2): CSHIFT reads the
+    # function's values at other elements, so the assignment is not one
+    # element loop (it was, and gfortran refused CSHIFT of a scalar: fuzz
+    # L3/s1022003).
+    from adfort.testing.campaign import run
+    [result] = run([(1022003, 3)], jobs=1, tangent=False)
+    assert result["cls"] == "pass", result["message"]
+
+
 def test_outer_loop_index_arithmetic_read_by_inner_copies_is_not_taped():
     # The reversed inner loop computes the limiter's ratio again from
     # q(i, jm); jm itself is computed again by the reversed outer loop, so

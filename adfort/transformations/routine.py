@@ -348,7 +348,11 @@ def reverse_work(work, spec, options, names, filename=None):
         needs, rooms = tapes.top_level_need(lambda tape: new_local(
             table, naming.tape_room(tape.symbol.name), INTEGER_TYPE.copy(), taken))
         reserves = []
+        named = _names_in(rec_body) if any(
+            tape not in needs for tape in tapes.tapes) else set()
         for tape in tapes.tapes:
+            if tape not in needs and not _names_tape(tape, named):
+                continue   # (a tape of the host's other routines: no room to make)
             need = needs.get(tape, _int(0))
             if tape in rooms:
                 reserves.append(Assignment.create(Reference(rooms[tape]), need))
@@ -611,6 +615,19 @@ def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan, outputs=
               for key in set(reads) | set(reads_all)}
     return not_rerun(work.children, work.symbol_table, merged, call_writes, droppable,
                      plan, replan, outputs)
+
+
+def _names_in(statements):
+    """Lower-case names of the variables and routines `statements` name."""
+    return {ref.symbol.name.lower() for stmt in statements for ref in stmt.walk(Reference)}
+
+
+def _names_tape(tape, named):
+    """Whether `named` holds a name of `tape` (its array, top, routines)."""
+    names = [tape.symbol.name, getattr(getattr(tape, "top", None), "name", None)] + [
+        getattr(tape, attr, None) for attr in ("reserve_name", "put_name", "get_name")]
+    names += list(getattr(tape, "names", ()))
+    return bool({name.lower() for name in names if name} & named)
 
 
 def _is_character(symbol):
