@@ -584,6 +584,14 @@ def _fill_inline(frame, totals):
         placeholder.replace_with(total.copy() if total is not None else _int(0))
 
 
+def every_name(tape):
+    """Lower-case names of a tape's array, top counter and routines (a
+    branch tape's module variables too)."""
+    names = [tape.symbol.name, getattr(getattr(tape, "top", None), "name", None)] + [
+        getattr(tape, attr, None) for attr in ("reserve_name", "put_name", "get_name")]
+    return {name.lower() for name in names if name} | set(getattr(tape, "names", ()))
+
+
 def tidy_reserves(statements):
     """Simplify the room computations of the reserves among `statements`
     (once their margins are known)."""

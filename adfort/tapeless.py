@@ -23,6 +23,7 @@ from psyclone.psyir.nodes import Call, Literal, Reference
 
 from adfort import naming
 from adfort.program import user_calls
+from adfort.tape import every_name
 
 
 def records_tape(motions, split_callees, tapeless):
@@ -35,11 +36,10 @@ def records_tape(motions, split_callees, tapeless):
     :param tapeless: {id(unit): whether its recording tapes nothing} of
         the routines generated before.
     """
-    prefixes = tuple({t.symbol.name.lower() for t in motions.tapes}
-                     | {t.top.name.lower() for t in motions.tapes if t.dynamic})
-    if prefixes:
+    names = set().union(*(every_name(t) for t in motions.tapes))
+    if names:
         for ref in motions.recording.walk(Reference):
-            if ref.symbol.name.lower().startswith(prefixes) and not _reserves_nothing(ref):
+            if ref.symbol.name.lower() in names and not _reserves_nothing(ref):
                 return True
     return not all(tapeless.get(id(callee), False) for callee in split_callees)
 

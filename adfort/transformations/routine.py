@@ -30,7 +30,7 @@ from adfort.forward_only import kept_statement_writes
 from adfort.optional import optional_names
 from adfort.normalise import deallocate_at_end, normalise_jumps
 from adfort.reserves import drop_covered_reserves
-from adfort.tape import TapeSet, tidy_reserves, written_names
+from adfort.tape import TapeSet, every_name, tidy_reserves, written_names
 from adfort.recompute import candidates, choose, loop_candidates
 from adfort.taping import plan_taping, restored_on_return
 from adfort.reach import written_section
@@ -351,7 +351,7 @@ def reverse_work(work, spec, options, names, filename=None):
         named = _names_in(rec_body) if any(
             tape not in needs for tape in tapes.tapes) else set()
         for tape in tapes.tapes:
-            if tape not in needs and not _names_tape(tape, named):
+            if tape not in needs and not every_name(tape) & named:
                 continue   # (a tape of the host's other routines: no room to make)
             need = needs.get(tape, _int(0))
             if tape in rooms:
@@ -620,14 +620,6 @@ def _not_rerun(work, spec, reads, reads_all, call_writes, plan, replan, outputs=
 def _names_in(statements):
     """Lower-case names of the variables and routines `statements` name."""
     return {ref.symbol.name.lower() for stmt in statements for ref in stmt.walk(Reference)}
-
-
-def _names_tape(tape, named):
-    """Whether `named` holds a name of `tape` (its array, top, routines)."""
-    names = [tape.symbol.name, getattr(getattr(tape, "top", None), "name", None)] + [
-        getattr(tape, attr, None) for attr in ("reserve_name", "put_name", "get_name")]
-    names += list(getattr(tape, "names", ()))
-    return bool({name.lower() for name in names if name} & named)
 
 
 def _is_character(symbol):
