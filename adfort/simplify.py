@@ -340,6 +340,34 @@ def negate_zero(node: Node) -> Optional[Node]:
     return None
 
 
+def combine_integer_offsets(node: Node) -> Optional[Node]:
+    '''``(x + c1) + c2``, ``(x - c1) + c2``… -> ``x + c`` (or ``x``) for
+    integer constants and an integer ``x`` (trip counts: ``n - 1 + 1``).
+    Integers only: with reals the grouping changes the rounding.'''
+    if not _is_binary(node, BOp.ADD, BOp.SUB):
+        return None
+    inner, outer = node.children
+    if not _is_binary(inner, BOp.ADD, BOp.SUB):
+        return None
+    x, first = inner.children
+    c1, c2 = numeric_constant(first), numeric_constant(outer)
+    if c1 is None or c2 is None or c1[1].intrinsic != INTEGER or \
+            c2[1].intrinsic != INTEGER or not _same_type(c1[1], c2[1]):
+        return None
+    xtype = _node_type(x)
+    if xtype is None or xtype.intrinsic != INTEGER or \
+            not _same_precision(xtype.precision, c1[1].precision, INTEGER):
+        return None
+    value = (c1[0] if inner.operator == BOp.ADD else -c1[0]) + \
+        (c2[0] if node.operator == BOp.ADD else -c2[0])
+    if value == 0:
+        return x.copy()
+    constant = make_constant(abs(value), c1[1])
+    if constant is None:
+        return None
+    return _binary(BOp.ADD if value > 0 else BOp.SUB, x, constant, node)
+
+
 def remove_additive_zero(node: Node) -> Optional[Node]:
     '''``x+0``, ``0+x``, ``x-0`` -> ``x``.'''
     if not _is_binary(node, BOp.ADD, BOp.SUB):
@@ -444,6 +472,7 @@ RULES: List[Callable[[Node], Optional[Node]]] = [
     power_zero,
     remove_multiplicative_one,
     remove_additive_zero,
+    combine_integer_offsets,
     zero_minus,
     add_negation,
     hoist_negation,

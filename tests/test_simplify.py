@@ -558,3 +558,23 @@ def test_limiter_partials_choose_between_integers():
     ret = text[start:text.index("end subroutine limiter_ret", start)]
     assert ".and." not in ret and "merge(1.0" not in ret, ret
     assert ret.count("real(merge(1, 0, ") == 2, ret
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("i - 1 + 1", "i"),                 # a trip count: n - 1 + 1
+    ("i + 2 - 1", "i + 1"),
+    ("i - 3 + 1", "i - 2"),
+    ("(i + j) - 1 + 1", "i + j"),
+])
+def test_integer_offsets_combine(table, source, expected):
+    assert simp(source, table) == expected
+
+
+@pytest.mark.parametrize("source", [
+    "x - 1.0 + 1.0",   # reals: (x - 1) + 1 rounds, x does not
+    "x - 1 + 1",       # x real: its literals are converted to real
+    "k8 - 1 + 1",      # integer(8) with default-kind literals
+    "h - 1 + 1",       # unknown type
+])
+def test_integer_offsets_left_alone(table, source):
+    assert simp(source, table) == fortran(parse(source, table))
