@@ -303,7 +303,6 @@ def test_integer_folding(table, source, expected):
     "1/0",
     "1_8 + 2",                 # different kinds
     "2147483647 + 1",          # overflows a default integer
-    "i + 2 + 3",               # (i+2)+3: no re-association
 ])
 def test_integer_folding_not_done(table, source):
     assert simp(source, table) == fortran(parse(source, table))
@@ -565,6 +564,7 @@ def test_limiter_partials_choose_between_integers():
     ("i + 2 - 1", "i + 1"),
     ("i - 3 + 1", "i - 2"),
     ("(i + j) - 1 + 1", "i + j"),
+    ("i + 2 + 3", "i + 5"),             # exact for integers (no rounding)
 ])
 def test_integer_offsets_combine(table, source, expected):
     assert simp(source, table) == expected
