@@ -328,8 +328,8 @@ def test_literal_steps_are_reversed_without_trip_counts(tmp_path):
     rec = harness.routine_source(text, "strided_rec")
     assert "control_tape" not in rec, rec
     ret = harness.routine_source(text, "strided_ret")
-    assert "do i = 2 + ((n - 2 + 3) / 3 - 1) * 3, 2, -3" in ret, ret
-    assert "do i = 5 + ((m - 5 + 2) / 2 - 1) * 2, 5, -2" in ret, ret
+    assert "do i = 2 + ((n + 1) / 3 - 1) * 3, 2, -3" in ret, ret
+    assert "do i = 5 + ((m - 3) / 2 - 1) * 2, 5, -2" in ret, ret
 
 
 def test_value_read_before_its_inputs_change_is_computed_again_late(tmp_path):
