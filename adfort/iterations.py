@@ -32,6 +32,15 @@ initial value) of loop ``L`` qualifies when
   statement setting it, so the value computed again is the one each of
   them read.
 
+A local array set whole (``qs = epsr*es/(p(:, k) - (1 - epsr)*es)``,
+``rh = (qv(:, k) + qc(:, k))/qs`` in a GCM's loop over levels) qualifies the
+same way, each write of it an assignment to the whole array; besides, its
+formula may read arrays the iteration sets before it and not after (``es``):
+those hold at the end of the iteration, hence at the start of its reversal,
+the values it read (the taping plan puts them back for the statements
+reading the array).  A power with a real exponent (``(p/p0)**(rd/cpd)``)
+is not cheap: such an array is taped.
+
 Only primal values are computed again; an active variable's adjoint is
 untouched.  Where the adjoint of a statement read ``v``, it now reads what
 ``v``'s statements read: the taping plan sees those reads, so a variable
@@ -42,9 +51,9 @@ import re
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, DataNode, IfBlock,
-    IntrinsicCall, Loop, Reference, UnaryOperation, WhileLoop)
+    IntrinsicCall, Literal, Loop, Reference, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
-    AutomaticInterface, CommonBlockInterface, DataSymbol, ScalarType)
+    ArrayType, AutomaticInterface, CommonBlockInterface, DataSymbol, ScalarType)
 
 from adfort.fresh_elements import earlier_elements
 from adfort.recompute import condition_reads
@@ -207,6 +216,29 @@ def _local_scalar(symbol):
             and symbol.initial_value is None and not symbol.is_constant)
 
 
+def _local_array(symbol):
+    """A local array of integers or reals of a fixed or automatic shape (no
+    allocatable: assigned whole, it may be allocated again), no SAVE."""
+    return (isinstance(symbol, DataSymbol) and isinstance(symbol.interface, AutomaticInterface)
+            and type(symbol.datatype) is ArrayType
+            and getattr(symbol.datatype.intrinsic, "name", None) in ("INTEGER", "REAL")
+            and all(isinstance(dim, ArrayType.ArrayBounds) for dim in symbol.datatype.shape)
+            and symbol.initial_value is None and not symbol.is_constant)
+
+
+def _real_power(expr):
+    """Whether `expr` raises to a power other than an integer literal (a
+    logarithm and an exponential each time)."""
+    for node in expr.walk(BinaryOperation):
+        if node.operator == BinaryOperation.Operator.POW:
+            exponent = node.children[1]
+            if isinstance(exponent, UnaryOperation):
+                exponent = exponent.children[0]
+            if not (isinstance(exponent, Literal) and exponent.value.isdigit()):
+                return True
+    return False
+
+
 def _defines(stmt, name):
     """Whether `stmt` sets `name` on every path without reading it first:
     an assignment not reading it, or an IF block with an ELSE each branch
@@ -322,7 +354,7 @@ def _cheap_reads(stmt, cheap_calls=frozenset(), only=None):
     for expr in exprs:
         parts = expr.arguments if id(expr) in cheap_calls else [expr]
         for part in parts:
-            read = condition_reads(part)
+            read = condition_reads(part, sections=True)
             if read is None:
                 return None
             names |= read
@@ -341,7 +373,7 @@ def _loop_recomputed(routine, loop, written, opaque, calls, cheap_calls, fresh, 
             continue
         name = assign.lhs.symbol.name.lower()
         symbol = table.lookup(name, otherwise=None)
-        if (_local_scalar(symbol) and name not in banned
+        if ((_local_scalar(symbol) or _local_array(symbol)) and name not in banned
                 and not re.search(r"\b%s\b" % re.escape(name), opaque)):
             candidates.add(name)
     indices = enclosing_loop_indices(loop)
@@ -394,7 +426,11 @@ def _qualifies(name, body, candidates, indices, written, written_here, table, ca
         return False  # carried from the iteration before
     if others and min(others) < setters[-1]:
         return False  # read between two of its settings
-    real = table.lookup(name).datatype.intrinsic == ScalarType.Intrinsic.REAL
+    symbol = table.lookup(name)
+    real = symbol.datatype.intrinsic == ScalarType.Intrinsic.REAL
+    array = isinstance(symbol.datatype, ArrayType)
+    # What the statements from its first setting on may change.
+    changed_after = written_names(body[setters[0]:], calls) if array else set()
     for position in setters:
         # Its own formulas and the conditions around them (the copy's other
         # assignments are checked with their own variables).
@@ -403,12 +439,17 @@ def _qualifies(name, body, candidates, indices, written, written_here, table, ca
         if reads is None or (real and any(formula_operations(a.rhs) > _MAX_REAL_OPERATIONS
                                           for a in own)):
             return False
+        if array and any(_real_power(a.rhs) for a in own):
+            return False
         for read in reads - {name} - indices:
             if read in candidates:
                 continue
             symbol = table.lookup(read, otherwise=None)
             if read in written_here and earlier_elements(loop, body[position], read, fresh):
                 continue  # cp(k-1), set by the iteration before and kept
+            if array and read in written_here and read not in changed_after and \
+                    _local_array(symbol):
+                continue  # es, set earlier in the iteration: put back for its readers
             if symbol is None and read not in written and constant(read):
                 continue   # a module's named constant
             if read in written_here or not isinstance(symbol, DataSymbol):

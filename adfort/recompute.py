@@ -24,8 +24,8 @@ the first with no trip count on the tape, under the same cost model.
 """
 
 from psyclone.psyir.nodes import (
-    BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop, Node, Reference,
-    UnaryOperation)
+    ArrayReference, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop, Node,
+    Range, Reference, UnaryOperation)
 from psyclone.psyir.symbols import DataSymbol, ScalarType
 
 from adfort.tape import written_names
@@ -55,11 +55,13 @@ def _plain_variable(symbol):
     return "pointer" not in str(dtype).lower()
 
 
-def condition_reads(condition, cheap=_CHEAP):
+def condition_reads(condition, cheap=_CHEAP, sections=False):
     """Names the condition reads, or None when it is not cheap to evaluate
     again.
 
-    :param cheap: the names of the intrinsics counted as cheap."""
+    :param cheap: the names of the intrinsics counted as cheap.
+    :param sections: whether array sections (``p(:, k)``) may be read: the
+        right-hand side of a whole-array assignment computed again."""
     nodes = condition.walk(Node)
     if len(nodes) > _MAX_NODES:
         return None
@@ -77,6 +79,8 @@ def condition_reads(condition, cheap=_CHEAP):
             if not _plain_variable(node.symbol):
                 return None
             names.add(node.symbol.name.lower())
+        elif sections and isinstance(node, Range) and isinstance(node.parent, ArrayReference):
+            continue   # its bounds are walked as the subscripts they are
         elif not isinstance(node, (Literal, BinaryOperation, UnaryOperation)):
             return None  # an array section, a structure…
     return names

@@ -120,6 +120,35 @@ def test_array_assignment_of_elemental_functions_is_one_element_loop():
                      r"esat_liq_value", rec), rec
 
 
+@pytest.mark.parametrize("schedule", [SplitReversalSchedule(), JointReversalSchedule()],
+                         ids=["split", "joint"])
+def test_level_vectors_set_whole_are_computed_again(schedule):
+    # tv = t(:, k)*(1 + 0.608*q(:, k)); rho = p(:, k)/(rd*tv); thv = tv/exner:
+    # each reversed level computes them again (thv from exner, taped, set
+    # before it in the level and not after), none is pushed per level.
+    # exner (a real power), damp (EXP) and scale (it reads wet, changed
+    # after it) stay on the tape.
+    text, _, _ = differentiate_file(
+        str(Path(__file__).resolve().parent / "fortran_fixtures" / "slab_level_vectors.f90"),
+        ["mse", "stab", "buoy"], ["t", "q"], schedule, routine="slab_diagnostics")
+    rec = _part(text, "slab_diagnostics_rec_body")
+    pushed = set(re.findall(r"value_tape\(value_tape_top \+ 1:value_tape_top \+ size\((\w+)\)\) "
+                            r"= \1\n", rec))
+    assert not pushed & {"tv", "rho", "thv"}, rec
+    assert {"exner", "damp", "scale_local"} <= pushed, rec
+    ret = _part(text, "slab_diagnostics_ret_body")
+    loop = ret[ret.index("do k = nlev, 1, -1"):]
+    assert re.search(r"rho = p\(:,k\) / \(rd \* tv\)\n\s*thv = tv / exner\n", loop), loop
+    # The cloud scheme's saturation humidity, relative humidity and latent
+    # heat per level, likewise.
+    text, _, _ = differentiate_file(
+        str(Path(__file__).resolve().parent / "fortran_fixtures" /
+            "cloud_diag_where_elemental.f90"),
+        ["cf", "thl", "thv"], ["t", "qv"], schedule, routine="cloud_diagnostics")
+    rec = _part(text, "cloud_diagnostics_rec_body")
+    assert not re.search(r"value_tape\([^)]*\) = (qs|rh|lat)\n", rec), rec
+
+
 def test_elemental_function_under_cshift_stays_whole():
     # pp = 1 + 0.45*cshift(fdens(0.81*amat - 0.52), 2): CSHIFT reads the
     # function's values at other elements, so the assignment is not one
