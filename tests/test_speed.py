@@ -206,6 +206,51 @@ def test_faster_lookup_answers_as_psyclone():
     assert table.lookup("a", visibility=Symbol.Visibility.PUBLIC).name == "a"
 
 
+def test_comment_lines_are_judged_once_per_reader_as_fparser_would():
+    # A licence header of 150 comment lines: fparser tests every line read
+    # so far again at each failed match at the top of the unit; adfort's
+    # reader remembers each line's answer (adfort/fparser_speed.py).
+    from fparser.common.readfortran import FortranReaderBase, FortranStringReader
+    from fparser.common.sourceinfo import FortranFormat
+    from psyclone.psyir.frontend.fortran import FortranReader
+    from adfort import fparser_speed
+    original = fparser_speed.ORIGINALS["is_comment_line"]
+    lines = ["! a comment", "   ", "x = 1 ! trailing", "c fixed comment", "C", "*",
+             "      x = 'a!b'", "!$omp parallel do", "  print *, \"!\"", "      END", "!f2py x"]
+    for free, strict in ((True, False), (False, False), (False, True)):
+        reader = FortranStringReader("x = 1\n")
+        reader.set_format(FortranFormat(free, strict))
+        for line in lines + lines:
+            assert reader.is_comment_line(line) == original(reader, line), (free, line)
+    header = "".join(f"! Copyright line {i} of the licence text, the same as any other.\n"
+                     for i in range(150))
+    source = header + textwrap.dedent("""\
+        module m
+          implicit none
+        contains
+          subroutine s(x, y)
+            real, intent(in) :: x
+            real, intent(out) :: y
+            y = 2.0*x
+          end subroutine s
+        end module m
+        """)
+    calls = []
+    judge = FortranReaderBase.handle_inline_comment
+
+    def counted(self, line, *args, **kwargs):
+        calls.append(line)
+        return judge(self, line, *args, **kwargs)
+    FortranReaderBase.handle_inline_comment = counted
+    try:
+        FortranReader().psyir_from_source(source)
+    finally:
+        FortranReaderBase.handle_inline_comment = judge
+    # Each line once to read it and at most once more to judge it (without
+    # the memory: thousands of times).
+    assert len(calls) <= 2 * source.count("\n") + 10, len(calls)
+
+
 # ---- the module cache (--cache) and the search path ----------------------
 SEARCH = ROOT / "tests" / "fortran_fixtures" / "calls" / "column_eos_search_path"
 
