@@ -31,6 +31,9 @@ DEFAULT_OPTIONS = {
     # Under joint links, callees whose recording tapes nothing are reversed
     # split (adfort/tapeless.py).
     "split_tapeless": True,
+    # Components of derived types no value of which varies get no adjoint
+    # terms (adfort/passive_components.py).
+    "passive_components": True,
 }
 
 
@@ -87,7 +90,13 @@ class ADContext:
         """Whether `reference` refers to a variable with an adjoint."""
         return (isinstance(reference, Reference) and
                 reference.symbol.name.lower() in self.adjoints and
-                is_real_value(reference))
+                is_real_value(reference) and not self.passive_component(reference))
+
+    def passive_component(self, reference):
+        """Whether `reference` names a component no value of which varies
+        (:mod:`adfort.passive_components`)."""
+        passive = getattr(self.types, "passive_components", None)
+        return passive is not None and passive.is_passive(reference)
 
     def is_adjoint_or_temporary(self, symbol):
         """Whether `symbol` was generated to hold an adjoint value."""

@@ -262,6 +262,8 @@ class TypeRegistry:
         self._origin = {}       # type name (lower case) -> (module, type)
         self._adjoints = {}     # (module, type) -> adjoint DataTypeSymbol
         self.adjoint_modules = {}  # adjoint type name (lower case) -> module
+        # adfort.passive_components.PassiveComponents of the call tree, or None
+        self.passive_components = None
 
     # -- finding definitions ---------------------------------------------
     def _find(self, name, scope):

@@ -114,6 +114,8 @@ def assignment_adjoint(assign, ctx):
         return []  # re-associated where its lifetime is reversed (reverser)
     if lhs_adj is None or not is_real_value(assign.lhs):
         return []  # (an integer component of an active derived-type variable)
+    if ctx.passive_component(assign.lhs):
+        return []  # (a grid spacing in an active state: its adjoint is never read)
     if is_derived_value(assign.lhs):
         return derived_copy_adjoint(assign, ctx)
     ctx.start_statement()

@@ -14,6 +14,7 @@ from adfort.commons import common_statements, parse_common
 from adfort.context import checked_options
 from adfort.copy_forwarding import forward_copies
 from adfort.deferral import deferrable_calls
+from adfort.passive_components import PassiveComponents
 from adfort.derived import TypeRegistry, is_derived, is_variable
 from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
@@ -317,6 +318,10 @@ class _ProgramBuild:
             self.order + self.opaque, self._keys(self.dependents),
             self._keys(self._top_independents() + [
                 n for n in self.independents + self.dependents if "::" in n]))
+        # Components of derived types no value of which varies (a grid's
+        # spacing in an active state): no adjoint terms for them.
+        if self.options.get("passive_components", True):
+            self.types.passive_components = PassiveComponents(self.order, self._seeds())
         for unit in self.order:
             check_renamed_active(unit, self.activity, source_name(unit.original) or self.filename)
             check_component_allocations(unit, self.activity,
@@ -426,6 +431,20 @@ class _ProgramBuild:
             unit.user_active = active
             self._opaque_units[key] = unit
         return self._opaque_units[key]
+
+    def _seeds(self):
+        """The symbols of the dependents and independents (module variables
+        included)."""
+        seeds = []
+        for name in self.dependents + self.independents:
+            if "::" in name:
+                module, variable = (part.strip().lower() for part in name.split("::", 1))
+                found = self.program.module(module)
+                seeds.append(found.symbol_table.lookup(variable, otherwise=None,
+                                                       scope_limit=found) if found else None)
+            else:
+                seeds.append(self.top.work.symbol_table.lookup(name, otherwise=None))
+        return seeds
 
     def _keys(self, names):
         keys = []

@@ -24,7 +24,7 @@ from adfort.arrays import expr_rank, is_shape_inquiry, symbol_rank
 from adfort.context import ADContext
 from adfort.pointers import aliases, canonical, target_reads
 from adfort.components import held_in_allocatable_components
-from adfort.derived import is_derived
+from adfort.derived import _leaves, is_derived
 from adfort.errors import AdfortError, where
 from adfort.forward_only import kept_statement_writes
 from adfort.optional import optional_names
@@ -297,7 +297,8 @@ def reverse_work(work, spec, options, names, filename=None):
         _is_character(table.lookup(name, otherwise=None)) for name in taped_names)
     dynamic = (spec.tapes is not None or bool(work.walk((Loop, WhileLoop))) or taped_arrays
                or plan.taped_arrays or plan.taped_calls or any(
-                   symbol_rank(table.lookup(n)) > 0 for n in finals))
+                   symbol_rank(table.lookup(n)) > 0 or _holds_arrays(table.lookup(n))
+                   for n in finals))
     tapes = spec.tapes if spec.tapes is not None else TapeSet(
         table, dynamic, taken, options.get("tape_copy_routines", True))
     # Pushes sized by what the routine sets get their room where they are.
@@ -589,6 +590,15 @@ def _renamed_scalars(placed, table, taken):
                                             ref.symbol.datatype.copy(), taken)
                 ref.symbol = fresh[name]
     return placed
+
+
+def _holds_arrays(symbol):
+    """Whether `symbol` is of a derived type with array components (handed
+    over, they go on a tape of dynamic size)."""
+    dtype = getattr(symbol, "datatype", None)
+    if not is_derived(dtype) or isinstance(dtype, ArrayType):
+        return False
+    return any(isinstance(leaf, ArrayType) for _, leaf in _leaves(dtype, ("real", "integer")))
 
 
 def _local_arrays(table, active):
