@@ -12,7 +12,11 @@ equivalent, written here before parsing:
   declaration of the type ``X`` has by the unit's IMPLICIT rules;
 - ``RECURSIVE`` is dropped (adfort's call graph still rejects a routine
   that really calls itself);
-- a typed intrinsic name used as a function is dropped from its declaration.
+- a typed intrinsic name used as a function is dropped from its declaration;
+- the ``CONTIGUOUS`` attribute is dropped (``real(rk), contiguous,
+  intent(in) :: h(:)``, a ``CONTIGUOUS :: h`` statement): it only lets the
+  compiler assume what the actual arguments are; adfort's routines take
+  them as plain assumed-shape arrays.
 
 Statements keep their lines, so messages still name the user's lines.
 """
@@ -108,6 +112,8 @@ def rewrite_specifications(source, fixed_form):
     statements = _statements(source, fixed_form)
     unit = []
     for stmt in statements:
+        if not stmt.shared:
+            _drop_contiguous(stmt)
         header = _TYPED_HEADER.match(stmt.code)
         if header:
             if unit:
@@ -126,6 +132,23 @@ def rewrite_specifications(source, fixed_form):
         if stmt.new is not None:
             _render(lines, stmt, fixed_form)
     return "".join(lines)
+
+
+_CONTIGUOUS = re.compile(r"^\s*contiguous\s*(?:::)?\s*[a-z_][\w\s,]*$", re.IGNORECASE)
+_HAS_CONTIGUOUS = re.compile(r",\s*contiguous\s*(?=,|::)", re.IGNORECASE)
+
+
+def _drop_contiguous(stmt):
+    """Drop the CONTIGUOUS attribute of a declaration, or a CONTIGUOUS
+    statement."""
+    if _CONTIGUOUS.match(stmt.code):
+        stmt.new = ""
+        return
+    if "::" not in stmt.code or not _HAS_CONTIGUOUS.search(stmt.code.split("::", 1)[0] + "::"):
+        return
+    attributes, entities = stmt.code.split("::", 1)
+    kept = [a for a in split_top_level(attributes) if a.strip().lower() != "contiguous"]
+    stmt.new = ",".join(kept).rstrip() + " ::" + entities
 
 
 def _drop_recursive(stmt, header):

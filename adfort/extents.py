@@ -18,8 +18,8 @@ argument) keep the error asking for explicit bounds.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall, Literal, Range,
-    Reference, Schedule)
+    ArrayReference, Assignment, BinaryOperation, Call, DataNode, IfBlock, IntrinsicCall,
+    Literal, Range, Reference, Schedule)
 from psyclone.psyir.symbols import ArrayType
 
 from adfort import naming
@@ -132,8 +132,9 @@ def declared_elements(formal, actuals):
         return None
     count = None
     for dim in shape:
-        if not isinstance(dim, ArrayType.ArrayBounds):
-            return None
+        if not isinstance(dim, ArrayType.ArrayBounds) or not all(
+                isinstance(bound, DataNode) for bound in (dim.lower, dim.upper)):
+            return None     # (an assumed shape with a lower bound: h(0:))
         extent = _add(_sub(dim.upper.copy(), dim.lower.copy()), int_literal(1))
         for ref in extent.walk(Reference):
             actual = actuals.get(ref.symbol.name.lower())

@@ -57,6 +57,23 @@ def test_recursive_prefix_is_dropped_also_across_a_continuation():
     assert out[1].strip().upper() == "C"
 
 
+def test_contiguous_attribute_and_statement_are_dropped():
+    out = _rewrite("subroutine s(h, u, w)\n"
+                   "  real(8), contiguous, intent(in) :: h(:)\n"
+                   "  real(8), intent(inout), CONTIGUOUS :: u(:, :)\n"
+                   "  real(8), intent(out) :: w(0:)\n"
+                   "  contiguous :: w\n"
+                   "  real(8) :: contiguous_sum\n"
+                   "  contiguous_sum = sum(h)\n"
+                   "  w = contiguous_sum\n"
+                   "end subroutine\n", fixed=False)
+    assert out[1].strip() == "real(8), intent(in) :: h(:)"
+    assert out[2].strip() == "real(8), intent(inout) :: u(:, :)"
+    assert out[3].strip() == "real(8), intent(out) :: w(0:)"
+    assert out[4].strip() == ""
+    assert out[5].strip() == "real(8) :: contiguous_sum"
+
+
 def test_equivalence_is_reported_at_its_own_line(tmp_path):
     path = tmp_path / "eq.f90"
     path.write_text("subroutine s(x, y)\n  real x, y, a, b\n"
