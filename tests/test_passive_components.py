@@ -39,6 +39,11 @@ def test_grid_spacing_and_time_step_of_an_active_state_get_no_adjoint(schedule):
         # respect to st%dz; the stratification's own derivative needs none.
         rec = _part(text, "mixing_coeffs_rec")
         assert not re.search(r"value_tape\([^)]*\) = rho_eos_value", rec), rec
+        # call diffuse(st, st%t, …): the state saved whole holds st%t, which
+        # is not saved again (one save of st per call, two calls per step).
+        rec = _part(text, "column_cost_rec")
+        loop = rec[rec.index("do it = 1"):rec.index("enddo")]
+        assert loop.count("= st%t\n") == 2 and loop.count("= st%s\n") == 2, loop
 
 
 MODULE = """module state_types

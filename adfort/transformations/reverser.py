@@ -247,7 +247,7 @@ class Reverser:
         formals = [f for f in info.unit.formals if f is not info.unit.result] \
             if info is not None and not info.opaque else []
         written = self.plan.call_writes.get(id(stmt), set())
-        pairs, seen = [], set()
+        pairs, seen, found = [], set(), []
         for position, actual in enumerate(call.arguments):
             if is_variable(actual) and actual.symbol.name.lower() in names:
                 for saved in saved_references(call, position, info, formals, written,
@@ -255,7 +255,13 @@ class Reverser:
                     text = saved.debug_string().lower()
                     if text not in seen:
                         seen.add(text)
-                        pairs.append((text, *self.tapes.save(saved)))
+                        found.append((text, saved))
+        # A variable saved whole holds its parts: ``st`` and ``st%t`` given
+        # to one call (``call diffuse(st, st%t)``) are saved once.
+        whole = {saved.symbol for _, saved in found if type(saved) is Reference}
+        for text, saved in found:
+            if type(saved) is Reference or saved.symbol not in whole:
+                pairs.append((text, *self.tapes.save(saved)))
         for name in sorted(names - {a.symbol.name.lower() for a in call.arguments
                                     if is_variable(a)}):
             # A module variable the callee writes.
