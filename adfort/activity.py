@@ -9,7 +9,7 @@ work, a missing one a wrong derivative.
 """
 
 from psyclone.psyir.nodes import (
-    Assignment, BinaryOperation, IntrinsicCall, Literal, UnaryOperation)
+    ArrayConstructor, Assignment, BinaryOperation, IntrinsicCall, Literal, UnaryOperation)
 from psyclone.psyir.symbols import DataSymbol, ScalarType
 
 from adfort import rules
@@ -99,6 +99,10 @@ def differentiable_references(expr):
         args = operands(expr)
         for i in differentiable_args(expr):
             yield from differentiable_references(args[i])
+    elif isinstance(expr, ArrayConstructor):
+        # (Seen so that activity is right; the fence rejects an active one.)
+        for element in expr.children:
+            yield from differentiable_references(element)
 
 
 def active_variables(routine, dependents, independents):

@@ -5,7 +5,7 @@ unsupported reaches the transformations, so they never fail half-way.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
+    ArrayConstructor, ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
     IntrinsicCall, Loop, Reference, Schedule, Statement, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, DataSymbol, ScalarType, StaticInterface, UnresolvedType)
@@ -237,6 +237,13 @@ def check_routine(routine, dependents, independents, filename, active=None,
             raise AdfortError(
                 f"'{ref.debug_string()}' ({type(ref).__name__}) is not supported: "
                 "only variables can be differentiated", where(ref, filename))
+    for constructor in routine.walk(ArrayConstructor):
+        if any(_reaches_active(element, active) for element in constructor.children):
+            raise AdfortError(
+                f"the array constructor '{constructor.debug_string()}' holds values that "
+                "carry derivatives: adfort does not differentiate array constructors yet; "
+                "assign the elements one by one (w(1) = …, w(2:n) = …)",
+                where(constructor, filename))
     _check_types(routine, filename, resolve, types, active)
     if types is not None:
         check_derived(routine, active, filename, types)

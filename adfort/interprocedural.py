@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 
 from psyclone.psyir.nodes import (
-    Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal,
+    ArrayConstructor, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal,
     Loop, Reference, UnaryOperation)
 from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, DataSymbol, Symbol
 
@@ -351,6 +351,9 @@ def _leaves(expr):
         args = operands(expr)
         for i in differentiable_args(expr):
             yield from _leaves(args[i])
+    elif isinstance(expr, ArrayConstructor):
+        for element in expr.children:   # (the fence rejects an active one)
+            yield from _leaves(element)
 
 
 class Activity:
