@@ -7,7 +7,7 @@ ones a motion no longer needs.
 
 import re
 
-from psyclone.psyir.nodes import CodeBlock, DataNode, Literal, Loop, Reference
+from psyclone.psyir.nodes import CodeBlock, DataNode, Literal, Loop, Reference, ScopingNode
 from psyclone.psyir.symbols import (
     ArrayType, ContainerSymbol, DataSymbol, DataTypeSymbol, UnsupportedFortranType)
 
@@ -140,6 +140,15 @@ def prune_symbols(routine):
     for container in list(table.containersymbols):
         if not container.wildcard_import and not table.symbols_imported_from(container):
             table.remove(container)
+    # Scopes inside it: the index PSyclone's reading of a WHERE declared in
+    # the loop it made (``widx1``), unused once adfort lowered the WHERE
+    # itself; the writer would declare it in the routine.
+    for scope in routine.walk(ScopingNode)[1:]:
+        inner = scope.symbol_table
+        for symbol in list(inner.symbols):
+            if isinstance(symbol, DataSymbol) and not symbol.is_argument \
+                    and symbol.name.lower() not in keep:
+                _drop(inner, symbol)
 
 
 def drop_unresolved(routine):

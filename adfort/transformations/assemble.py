@@ -11,6 +11,7 @@ from psyclone.psyir.symbols import (
     ImportInterface, RoutineSymbol,
     ScalarType, StaticInterface, Symbol, SymbolTable, UnresolvedType, UnsupportedFortranType)
 
+from adfort.optional import declare_optional, optional_names
 from adfort import naming
 from adfort.mpi_rules import MODULES as MPI_MODULES, is_mpi_name
 from adfort.arrays import is_assumed_extent
@@ -19,7 +20,7 @@ from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE
 from adfort.frontend import enclosing_module
 from adfort.interprocedural import resolve_module_variable
-from adfort.prune import _datatype_references, drop_unresolved, used_names
+from adfort.prune import _datatype_references, drop_unresolved, prune_symbols, used_names
 from adfort.symbols import constant_copy
 from adfort.tape import TapeSet
 from adfort.transformations.building import bind_module_names
@@ -195,6 +196,9 @@ def _hoisted_copies(routines, program):
             name = call.routine.name.lower()
             if name in made and name not in copies:
                 copies[name] = made[name].copy()
+                declare_optional(copies[name].symbol_table, optional_names(made[name]))
+                # (The indices a WHERE lowered to loops left unused.)
+                prune_symbols(copies[name])
                 todo.append(copies[name])
     return [copies[name] for name in sorted(copies)]
 
@@ -550,9 +554,13 @@ def _copy_private_routines(out_module, module):
         for routine in found:
             copy = routine.copy()
             copy.symbol.visibility = Symbol.Visibility.PRIVATE
+            # (PSyIR holds no OPTIONAL: adfort.optional keeps it aside.)
+            declare_optional(copy.symbol_table, optional_names(routine))
             # Names of the module's wildcard uses: the generated module
             # imports them by name (it may not `use` the original whole).
             drop_unresolved(copy)
+            # (And the indices a WHERE lowered to loops left unused.)
+            prune_symbols(copy)
             out_module.addchild(copy)
             copied.add(routine.name.lower())
 
