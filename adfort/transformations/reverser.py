@@ -8,8 +8,8 @@ order.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop, Range,
-    Reference, Statement, WhileLoop)
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, DataNode, IfBlock,
+    IntrinsicCall, Literal, Loop, Range, Reference, Statement, WhileLoop)
 
 from psyclone.psyir.symbols import ArrayType, DataSymbol
 
@@ -42,15 +42,58 @@ def statement_text(stmt):
 _WRITER = []    # the writer of statement_text, once made
 
 
-def _from_element_on(element):
+def _from_element_on(element, count=None, call=None):
     """What a callee given `element` (sequence association) may reach:
-    ``a(k:)`` for an element of a vector, the whole array otherwise."""
+    ``a(k:)`` for an element of a vector, the whole array otherwise.
+
+    An assumed-size array (``a(*)``, ``a(lda, *)``) has no last bound to
+    save up to: the callee's dummy of `count` elements (an expression, or
+    None when not declared with explicit bounds) reaches ``a(k:k+count-1)``
+    of a vector, the columns ``a(:, j:j+(i-1+count-1)/lda)`` of a matrix.
+    """
+    from adfort.extents import is_assumed_size
+    if is_assumed_size(element.symbol):
+        return _assumed_size_reach(element, count, call)
     if len(element.indices) == 1:
         upper = IntrinsicCall.create(IntrinsicCall.Intrinsic.UBOUND, [
             Reference(element.symbol), ("dim", Literal("1", INTEGER_TYPE))])
         return ArrayReference.create(element.symbol, [
             Range.create(element.indices[0].copy(), upper)])
     return Reference(element.symbol)
+
+
+def _assumed_size_reach(element, count, call):
+    shape = element.symbol.datatype.shape
+    name = element.symbol.name
+    if count is None or len(shape) > 2 or (len(shape) == 2 and not all(
+            isinstance(b, DataNode) for b in (shape[0].lower, shape[0].upper))):
+        raise AdfortError(
+            f"'{element.debug_string()}', an element of the assumed-size array '{name}', "
+            f"starts an array the callee changes, and adfort cannot tell how many elements "
+            "it reaches: declare the callee's dummy with explicit bounds (x(n)), or "
+            f"'{name}' with explicit bounds", where(call, None) if call is not None else None)
+    indices = element.indices
+    first = indices[-1] if len(indices) == 1 else indices[0]
+
+    def arith(op, a, b):
+        return BinaryOperation.create(op, a, b)
+    add, sub, div = (BinaryOperation.Operator.ADD, BinaryOperation.Operator.SUB,
+                     BinaryOperation.Operator.DIV)
+    one = Literal("1", INTEGER_TYPE)
+    from adfort.simplify import simplify
+    if len(indices) == 1:
+        last = simplify(arith(sub, arith(add, first.copy(), count.copy()), one.copy()))
+        return ArrayReference.create(element.symbol, [Range.create(first.copy(), last)])
+    lower, upper = shape[0].lower.copy(), shape[0].upper.copy()
+    rows = arith(add, arith(sub, upper, lower.copy()), one.copy())
+    # Elements from (i, j) on: count of them end in column
+    # j + (i - lower + count - 1)/rows.
+    offset = arith(sub, arith(add, arith(sub, first.copy(), lower), count.copy()), one.copy())
+    column = indices[1]
+    last = simplify(arith(add, column.copy(), arith(div, simplify(offset), simplify(rows))))
+    return ArrayReference.create(element.symbol, [
+        Range.create(shape[0].lower.copy(), shape[0].upper.copy()),
+        Range.create(column.copy(), last)])
 
 
 def enclosing_loop_indices(node):
@@ -319,7 +362,12 @@ def saved_references(call, position, info, formals, written, sequences, fixed=No
     if position in sequences:
         # a(k) starting an array dummy: the callee may change any element
         # of a from k on (a(k:) of a vector).
-        return [_from_element_on(actual)]
+        count = None
+        if position < len(formals):
+            from adfort.extents import declared_elements
+            count = declared_elements(formals[position], {
+                f.name.lower(): a for f, a in zip(formals, call.arguments)})
+        return [_from_element_on(actual, count, call)]
     if position < len(formals) and actual.symbol.name.lower() not in info.module_writes:
         # The sections the callee changes (its boundary rows), unless it
         # also writes the array as a module variable.

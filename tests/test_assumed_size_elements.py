@@ -1,0 +1,80 @@
+"""An element of an assumed-size array starting an array a callee
+overwrites (``CALL DCOPY(N, R, 1, A(1,J), 1)``): the caller saves what the
+callee's dummy reaches (``a(k:k+n-1)``, whole columns of ``a(lda, *)``),
+an assumed-size array having no last bound to save up to (the generated
+code once read ``SIZE(a(1:))`` and did not compile)."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import harness
+
+CALLEE = """\
+      SUBROUTINE CPY(N, R, X)
+      DOUBLE PRECISION R(N), X(N)
+      DO 10 I = 1, N
+         X(I) = R(I)
+   10 CONTINUE
+      END
+"""
+
+CASES = {
+    "vector": """\
+C adfort: routine=TOP dep=COST indep=A
+C adfort: init N=4 A=0.5:1.5 COST=0
+C adfort: shape A=N
+      SUBROUTINE TOP(N, A, COST)
+      DOUBLE PRECISION A(*), COST, R(10)
+      DO 5 K = 1, N
+         R(K) = A(K)**2
+    5 CONTINUE
+      CALL CPY(N - 1, R, A(2))
+      COST = A(1)*A(2) + A(3)*A(N)
+      END
+""",
+    "columns of a matrix": """\
+C adfort: routine=TOP dep=COST indep=A
+C adfort: init LDA=4 N=3 A=0.5:1.5 COST=0
+C adfort: shape A=LDA,N
+      SUBROUTINE TOP(LDA, N, A, COST)
+      DOUBLE PRECISION A(LDA,*), COST, R(10)
+      DO 10 J = 1, N
+         DO 5 K = 1, LDA
+            R(K) = A(K,J)**2 + A(1,1)
+    5    CONTINUE
+         CALL CPY(LDA, R, A(1,J))
+   10 CONTINUE
+      COST = A(1,1)*A(2,2) + A(LDA,N)
+      END
+""",
+}
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_element_of_assumed_size_array_given_to_a_writing_callee(case, schedule, tmp_path):
+    harness.check_source(tmp_path, "k.f", CASES[case] + CALLEE, schedule)
+
+
+def test_element_of_a_rank_three_assumed_size_array_is_a_clear_error(tmp_path):
+    source = tmp_path / "k.f"
+    source.write_text(textwrap.dedent("""\
+      SUBROUTINE TOP(L, M, A, COST)
+      DOUBLE PRECISION A(L,M,*), COST, R(10)
+      DO 5 K = 1, L
+         R(K) = A(K,1,1)**2
+    5 CONTINUE
+      CALL CPY(L, R, A(1,1,2))
+      COST = A(1,1,1)*A(1,1,2)
+      END
+""") + CALLEE)
+    out = tmp_path / "k_ad.f90"
+    done = subprocess.run([sys.executable, "-m", "adfort", "diff", str(source), "--routine",
+                           "TOP", "--dep", "COST", "--indep", "A", "-o", str(out)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "k.f:6" in done.stderr and "assumed-size array 'a'" in done.stderr.lower(), done.stderr
+    assert not out.exists()
