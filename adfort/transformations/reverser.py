@@ -67,11 +67,14 @@ def _assumed_size_reach(element, count, call):
     name = element.symbol.name
     if count is None or len(shape) > 2 or (len(shape) == 2 and not all(
             isinstance(b, DataNode) for b in (shape[0].lower, shape[0].upper))):
+        remedy = ("declare the callee's dummy with explicit bounds (x(n)), or "
+                  f"'{name}' with explicit bounds") if count is None else (
+                  f"adfort saves such sections of assumed-size arrays of rank 1 or 2 "
+                  f"(with explicit leading bounds) only: declare '{name}' with explicit bounds")
         raise AdfortError(
             f"'{element.debug_string()}', an element of the assumed-size array '{name}', "
             f"starts an array the callee changes, and adfort cannot tell how many elements "
-            "it reaches: declare the callee's dummy with explicit bounds (x(n)), or "
-            f"'{name}' with explicit bounds", where(call, None) if call is not None else None)
+            f"it reaches: {remedy}", where(call, None) if call is not None else None)
     indices = element.indices
     first = indices[-1] if len(indices) == 1 else indices[0]
 
