@@ -552,6 +552,15 @@ def recognise_intrinsics(tree, node=None):
             table._symbols.pop(table._normalize(symbol.name), None)
 
 
+def _standard_kinds(declaration):
+    """``REAL*8, EXTERNAL :: f`` as standard Fortran (``real(kind=8)``): the
+    declaration is written out as it is kept."""
+    text = re.sub(r"\b(real|integer|logical)\s*\*\s*(\d+)", r"\1(kind=\2)", declaration,
+                  flags=re.IGNORECASE)
+    return re.sub(r"\bcomplex\s*\*\s*(\d+)", lambda m: f"complex(kind={int(m.group(1)) // 2})",
+                  text, flags=re.IGNORECASE)
+
+
 def _recognise_function_references(tree, externals=()):
     """Turn references PSyclone read as array elements into function calls
     where the name cannot be an array: a scalar variable declaration giving a
@@ -586,10 +595,10 @@ def _recognise_function_references(tree, externals=()):
                 continue
             if name not in converted:
                 if isinstance(dtype, UnsupportedFortranType):
-                    text = declaration
+                    text = _standard_kinds(declaration)
                 else:
                     type_text = writer.gen_vardecl(symbol).split("::")[0].strip()
-                    text = f"{type_text}, external :: {symbol.name}"
+                    text = f"{_standard_kinds(type_text)}, external :: {symbol.name}"
                 owner = symbol.find_symbol_table(routine) or table
                 owner._symbols.pop(owner._normalize(symbol.name))
                 converted[name] = RoutineSymbol(symbol.name, UnsupportedFortranType(text))

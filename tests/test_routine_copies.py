@@ -1,8 +1,10 @@
-"""Copies of the user's routines the generated module holds (a private
-routine of the module, a routine made from an internal procedure, each
-run as it is under the joint schedule): they keep OPTIONAL, and declare
-no index of a WHERE PSyclone read into a loop that adfort lowered itself
-(an unused variable, an error under the strict compile of the checks)."""
+"""Copies of the user's routines the generated code holds (a private
+routine of the module, a routine made from an internal procedure, one
+specialised for the function passed to it; each run as it is under the
+joint schedule): they keep OPTIONAL, declare ``REAL*8`` as
+``real(kind=8)``, and declare no index of a WHERE PSyclone read into a
+loop that adfort lowered itself (an unused variable, an error under the
+strict compile of the checks)."""
 
 import pytest
 
@@ -69,10 +71,44 @@ CASES = {
           end subroutine run
         end module m
         """,
+    # REAL*8 declarations, a function passed as an argument (the copy
+    # specialised for it) and a function declared REAL*8, EXTERNAL: the
+    # output declares them real(kind=8) (-std=f2008 refuses REAL*8).
+    "REAL*8 and a function passed as an argument": """\
+C adfort: routine=SATADJ dep=COST indep=TIN
+C adfort: init N=3 TIN=270:290 PRS=70000:100000 COST=0
+      SUBROUTINE SATADJ(N, TIN, PRS, COST)
+      INTEGER N, I, K
+      REAL*8 TIN(N), PRS(N), COST, T, F, DF
+      REAL*8 QSATF
+      EXTERNAL QSATF
+      COST = 0.0D0
+      DO 20 I = 1, N
+         T = TIN(I)
+         DO 10 K = 1, 3
+            CALL NEWTST(QSATF, T, PRS(I), TIN(I), F, DF)
+            T = T - F/DF
+   10    CONTINUE
+         COST = COST + (T - 273.15D0)**2
+   20 CONTINUE
+      END
+      SUBROUTINE NEWTST(FQS, T, P, TI, F, DF)
+      REAL*8 FQS, T, P, TI, F, DF, QS
+      EXTERNAL FQS
+      QS = FQS(T, P)
+      F = T + 2.5D3*QS - TI - 1.0D0
+      DF = 1.D0 + 2.5D3*QS*17.67D0*243.5D0/(T - 29.65D0)**2
+      END
+      REAL*8 FUNCTION QSATF(T, P)
+      REAL*8 T, P
+      QSATF = 0.622D0*611.2D0*DEXP(17.67D0*(T - 273.15D0)/(T - 29.65D0))/P
+      END
+""",
 }
 
 
 @pytest.mark.parametrize("schedule", ["split", "joint"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_copies_compile_strictly_and_differentiate(case, schedule, tmp_path):
-    harness.check_source(tmp_path, "k.f90", CASES[case], schedule)
+    name = "k.f" if CASES[case].startswith("C") else "k.f90"
+    harness.check_source(tmp_path, name, CASES[case], schedule)
