@@ -13,6 +13,10 @@ equivalent, written here before parsing:
 - ``RECURSIVE`` is dropped (adfort's call graph still rejects a routine
   that really calls itself);
 - a typed intrinsic name used as a function is dropped from its declaration;
+- the type-bound procedures of a derived type (its ``CONTAINS`` part:
+  ``procedure :: scale => col_scale``) are dropped: PSyclone cannot
+  represent them, and made the whole type unknown; a call through one is
+  still an error naming it;
 - the ``CONTIGUOUS`` attribute is dropped (``real(rk), contiguous,
   intent(in) :: h(:)``, a ``CONTIGUOUS :: h`` statement): it only lets the
   compiler assume what the actual arguments are; adfort's routines take
@@ -110,6 +114,7 @@ def rewrite_specifications(source, fixed_form):
     """Rewrite the idioms listed in the module docstring in `source`."""
     lines = source.splitlines(keepends=True)
     statements = _statements(source, fixed_form)
+    _drop_type_bindings(statements)
     unit = []
     for stmt in statements:
         if not stmt.shared:
@@ -132,6 +137,26 @@ def rewrite_specifications(source, fixed_form):
         if stmt.new is not None:
             _render(lines, stmt, fixed_form)
     return "".join(lines)
+
+
+_TYPE_DEFINITION = re.compile(r"^\s*type\s*(?:,[^:]*::|::|\s)\s*[a-z_]\w*\s*$", re.IGNORECASE)
+_END_TYPE = re.compile(r"^\s*end\s*type\b", re.IGNORECASE)
+_CONTAINS = re.compile(r"^\s*contains\s*$", re.IGNORECASE)
+
+
+def _drop_type_bindings(statements):
+    """Drop the CONTAINS part of derived-type definitions."""
+    inside = dropping = False
+    for stmt in statements:
+        if _END_TYPE.match(stmt.code):
+            inside = dropping = False
+        elif _TYPE_DEFINITION.match(stmt.code) and not stmt.code.strip().lower().startswith(
+                ("type(", "type (")):
+            inside = True
+        elif inside and _CONTAINS.match(stmt.code):
+            dropping = True
+        if dropping and not stmt.shared:
+            stmt.new = ""
 
 
 _CONTIGUOUS = re.compile(r"^\s*contiguous\s*(?:::)?\s*[a-z_][\w\s,]*$", re.IGNORECASE)

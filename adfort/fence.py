@@ -264,6 +264,31 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 _check_expression(arg, active, filename, tangent)
 
 
+def check_polymorphic_dummies(unit, activity, filename):
+    """Refuse a value carrying derivatives given to a polymorphic dummy
+    (``class(col_t) :: self``) of a routine of the call tree: activity sees
+    no real value in it, so the call would pass no derivative.
+
+    :raises AdfortError: at the call, naming the dummy.
+    """
+    for call in unit.work.walk(Call):
+        callee = unit.calls.get(id(call))
+        if callee is None or getattr(callee, "opaque", False):
+            continue
+        for formal, actual in zip(callee.formals, call.arguments):
+            if is_variable(actual) and unsupported_declaration(formal) and \
+                    activity.is_active(unit, actual.symbol):
+                # (The working copy's call may have lost its line.)
+                text = call.debug_string().lower()
+                call = next((c for c in unit.original.walk(Call)
+                             if c.debug_string().lower() == text), call)
+                raise AdfortError(
+                    f"'{actual.debug_string()}' carries derivatives and is given to "
+                    f"'{formal.name}' of '{callee.name}', {unsupported_declaration(formal)}: "
+                    "polymorphism is not supported; declare the dummy with TYPE(…)",
+                    where(call, filename))
+
+
 def check_renamed_active(unit, activity, filename):
     """Refuse a module variable carrying derivatives that `unit` imports
     under another name (``use m, only: local => original``): its adjoint is
@@ -416,6 +441,11 @@ def _check_types(routine, filename, resolve=None, types=None, active=None):
         dtype = getattr(symbol, "datatype", None)
         declaration = getattr(dtype, "declaration", None)
         unreadable = declaration
+        if unsupported_declaration(symbol):
+            raise AdfortError(
+                f"'{symbol.name}' is {unsupported_declaration(symbol)} "
+                f"('{declaration.strip()}'): polymorphism is not supported; declare it "
+                "with TYPE(…)", where(ref, filename))
         if declared_attribute(symbol):
             # POINTER/TARGET kept as text (a module's variable is not
             # lowered like the routine's own): the type is the partial one.
@@ -430,11 +460,6 @@ def _check_types(routine, filename, resolve=None, types=None, active=None):
                     "in the files adfort reads: give the file of its module after the "
                     "main file, or its directory with -I", where(ref, filename))
             continue
-        if unsupported_declaration(symbol):
-            raise AdfortError(
-                f"'{symbol.name}' is {unsupported_declaration(symbol)} "
-                f"('{declaration.strip()}'): polymorphism is not supported; declare it "
-                "with TYPE(…)", where(ref, filename))
         if is_complex(symbol) and active is not None and \
                 symbol.name.lower() not in active:
             continue  # passive complex values are kept as they are

@@ -74,6 +74,64 @@ def test_contiguous_attribute_and_statement_are_dropped():
     assert out[5].strip() == "real(8) :: contiguous_sum"
 
 
+def test_type_bound_procedures_of_a_type_definition_are_dropped():
+    out = _rewrite("module m\n"
+                   "  type, public :: col_t\n"
+                   "    real(8), allocatable :: t(:)\n"
+                   "  contains\n"
+                   "    procedure, nopass :: describe\n"
+                   "    generic :: show => describe\n"
+                   "  end type col_t\n"
+                   "contains\n"
+                   "  subroutine describe()\n"
+                   "  end subroutine describe\n"
+                   "end module m\n", fixed=False)
+    assert [line.strip() for line in out[3:6]] == ["", "", ""]
+    assert out[6].strip() == "end type col_t" and out[7].strip() == "contains"
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_state_of_a_type_with_type_bound_procedures_is_differentiated(schedule, tmp_path):
+    # The bindings made PSyclone keep the whole type as text: adfort then
+    # said the type's definition was missing.
+    import harness
+    harness.check_source(tmp_path, "k.f90", """\
+        ! adfort: routine=run dep=cost indep=x
+        ! adfort: init n=4 x=0.5:1.5
+        ! adfort: shape x=n
+        module m
+          implicit none
+          type :: col_t
+            real(8), allocatable :: t(:)
+          contains
+            procedure, nopass :: nlev
+          end type col_t
+        contains
+          integer function nlev()
+            nlev = 4
+          end function nlev
+
+          subroutine warm(c, rate)
+            type(col_t), intent(inout) :: c
+            real(8), intent(in) :: rate
+            c%t = c%t + rate*c%t**2
+          end subroutine warm
+
+          subroutine run(n, x, cost)
+            integer, intent(in) :: n
+            real(8), intent(in) :: x(n)
+            real(8), intent(out) :: cost
+            type(col_t) :: c
+            allocate(c%t(n))
+            c%t = x
+            call warm(c, 0.1d0)
+            cost = sum(c%t**2)
+            deallocate(c%t)
+          end subroutine run
+        end module m
+        """, schedule)
+
+
 def test_equivalence_is_reported_at_its_own_line(tmp_path):
     path = tmp_path / "eq.f90"
     path.write_text("subroutine s(x, y)\n  real x, y, a, b\n"

@@ -61,6 +61,16 @@ ERRORS = {
         "subroutine k(col, y)\n  use grid_types\n  type(column_t), intent(in) :: col\n"
         "  real(8), intent(out) :: y\n  y = sum(col%t)\nend subroutine k\n",
         ["--dep", "y", "--indep", "col%t"], "", "name the whole derived-type argument ('col')"),
+    # A CLASS dummy of a callee receiving an active value: activity saw no
+    # real value in it and the call passed no derivative (a silently wrong
+    # gradient).
+    "polymorphic_callee": (
+        "subroutine scale_it(c)\n  use grid_types\n  class(column_t), intent(inout) :: c\n"
+        "  c%t = c%t**2\nend subroutine scale_it\n"
+        "subroutine k(x, y)\n  use grid_types\n  real(8), intent(in) :: x\n"
+        "  real(8), intent(out) :: y\n  type(column_t) :: col\n"
+        "  col%t = x\n  call scale_it(col)\n  y = sum(col%t)\nend subroutine k\n",
+        ["--dep", "y", "--indep", "x", "--routine", "k"], ":30:", "polymorphism is not supported"),
     "pointer_component": (
         "subroutine k(h, x, y)\n  use grid_types\n  type(holder_t), intent(inout) :: h\n"
         "  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"

@@ -19,7 +19,8 @@ from adfort.derived import TypeRegistry, is_derived, is_variable
 from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
 from adfort.fence import (
-    check_arguments, check_component_allocations, check_renamed_active, check_routine)
+    check_arguments, check_component_allocations, check_polymorphic_dummies,
+    check_renamed_active, check_routine)
 from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
 from adfort.saved import check_saved_state
@@ -324,6 +325,8 @@ class _ProgramBuild:
             self.types.passive_components = PassiveComponents(self.order, self._seeds())
         for unit in self.order:
             check_renamed_active(unit, self.activity, source_name(unit.original) or self.filename)
+            check_polymorphic_dummies(unit, self.activity,
+                                      source_name(unit.original) or self.filename)
             check_component_allocations(unit, self.activity,
                                         source_name(unit.original) or self.filename)
         self.chosen = self._differentiated()
