@@ -112,3 +112,30 @@ C adfort: init N=3 TIN=270:290 PRS=70000:100000 COST=0
 def test_copies_compile_strictly_and_differentiate(case, schedule, tmp_path):
     name = "k.f" if CASES[case].startswith("C") else "k.f90"
     harness.check_source(tmp_path, name, CASES[case], schedule)
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_loop_with_an_integer_8_index_taping_values(schedule, tmp_path):
+    # The tape room counted the trips in integer(8): the reserve call and
+    # the room test did not compile.
+    harness.check_source(tmp_path, "k.f90", """\
+        ! adfort: routine=f dep=c indep=v
+        ! adfort: init n=4 v=0.3:1.2
+        ! adfort: shape v=n
+        module m3
+          implicit none
+        contains
+          subroutine f(n, v, c)
+            integer, intent(in) :: n
+            real(8), intent(in) :: v(:)
+            real(8), intent(out) :: c
+            real(8) :: q
+            integer(8) :: i
+            c = 0.0d0
+            do i = 1_8, int(n, 8)
+              q = sin(v(i))
+              c = c + q*q
+            end do
+          end subroutine f
+        end module m3
+        """, schedule)

@@ -14,6 +14,7 @@ an iteration needs is known there, otherwise at each iteration.
 from psyclone.psyir.nodes import (
     Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop, Reference,
     UnaryOperation, WhileLoop)
+from psyclone.psyir.symbols import ScalarType
 
 from adfort import iteration_reversal as iterations
 from adfort import naming
@@ -107,9 +108,12 @@ def reverse_loop(node, reverser):
         invariant(n, written) for n in needs.values())
     room = []
     if invariant_needs:
-        trip = IntrinsicCall.create(IntrinsicCall.Intrinsic.MAX, [
-            _int(0), _binary(BinOp.DIV, _binary(BinOp.ADD, _binary(
-                BinOp.SUB, stop.copy(), start_ref.copy()), step_ref.copy()), step_ref.copy())])
+        count = _binary(BinOp.DIV, _binary(BinOp.ADD, _binary(
+            BinOp.SUB, stop.copy(), start_ref.copy()), step_ref.copy()), step_ref.copy())
+        if _long_index(index):
+            # (An integer(8) index: the tape room is a default integer.)
+            count = IntrinsicCall.create(IntrinsicCall.Intrinsic.INT, [count])
+        trip = IntrinsicCall.create(IntrinsicCall.Intrinsic.MAX, [_int(0), count])
         room = tapes.reserve(needs, per_iteration_of=trip)
         rec.extend(room)
         loop_body = body_rec
@@ -163,6 +167,12 @@ def reverse_loop(node, reverser):
     ret = pops + [Loop.create(index, reverse_start, first, reverse_step, body_ret)] + ret_after
     reverser.comment(ret, text)
     return rec, ret
+
+
+def _long_index(index):
+    """Whether DO variable `index` has a kind of its own (``integer(8)``)."""
+    precision = getattr(index.datatype, "precision", None)
+    return precision is not None and precision != ScalarType.Precision.UNDEFINED
 
 
 def reverse_while(node, reverser):
