@@ -30,6 +30,7 @@ from psyclone.psyir.nodes import (
     Literal, Loop, Range, Reference, WhileLoop)
 from psyclone.psyir.symbols import ArrayType, DataSymbol
 
+from adfort.extents import is_assumed_size
 from adfort.exprs import INTEGER_TYPE
 from adfort.fresh_elements import _offset, unit_step
 from adfort.reach import _plus
@@ -111,10 +112,14 @@ def _section(loop, symbol, low, high, step):
     lower, upper = _plus(first.copy(), low), _plus(last.copy(), high)
     if high != low:
         declared = symbol.datatype.shape[0]
-        lower, upper = (IntrinsicCall.create(IntrinsicCall.Intrinsic[extreme], [
-            bound, mine]) if not (bound == mine) else bound
-            for extreme, bound, mine in (("MAX", lower, _bound("LBOUND", symbol, declared)),
-                                         ("MIN", upper, _bound("UBOUND", symbol, declared))))
+        # (An assumed-size array, x(*), has no upper bound to clamp to: the
+        # iterations reach those elements.)
+        clamps = [("MAX", lower, _bound("LBOUND", symbol, declared))]
+        if not is_assumed_size(symbol):
+            clamps.append(("MIN", upper, _bound("UBOUND", symbol, declared)))
+        clamped = [IntrinsicCall.create(IntrinsicCall.Intrinsic[extreme], [bound, mine])
+                   if not (bound == mine) else bound for extreme, bound, mine in clamps]
+        lower, upper = clamped[0], clamped[1] if len(clamped) > 1 else upper
     return ArrayReference.create(symbol, [Range.create(lower, upper)])
 
 

@@ -25,6 +25,7 @@ from psyclone.psyir.nodes import (
     Range, Reference, Schedule)
 from psyclone.psyir.symbols import ArrayType, DataSymbol, ScalarType
 
+from adfort import naming
 from adfort.exprs import INTEGER_TYPE
 
 _BinOp = BinaryOperation.Operator
@@ -232,7 +233,8 @@ def _hull(symbol, ranges, bounds):
         return None
     if isinstance(lower, IntrinsicCall):
         lower = IntrinsicCall.create(IntrinsicCall.Intrinsic.MAX, [bounds.lower.copy(), lower])
-    if isinstance(upper, IntrinsicCall):
+    # (An assumed-size array has no upper bound to stay within: x(*).)
+    if isinstance(upper, IntrinsicCall) and naming.ASSUMED_SIZE not in str(bounds.upper):
         upper = IntrinsicCall.create(IntrinsicCall.Intrinsic.MIN, [bounds.upper.copy(), upper])
     if lower == bounds.lower and upper == bounds.upper:
         return None

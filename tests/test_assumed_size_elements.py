@@ -78,3 +78,33 @@ def test_element_of_a_rank_three_assumed_size_array_is_a_clear_error(tmp_path):
     assert done.returncode == 1, done.stderr
     assert "k.f:6" in done.stderr and "assumed-size array 'a'" in done.stderr.lower(), done.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_assumed_size_dummy_written_at_neighbours_in_a_loop(schedule, tmp_path):
+    # t(k) and t(k+1) set under an IF in a loop: the snapshot of what the
+    # loop writes, t(1:n), was clamped to t's upper bound, which x(*) does
+    # not have (the code named an undeclared placeholder).
+    harness.check_source(tmp_path, "k.f90", """\
+        ! adfort: routine=top dep=cost indep=x
+        ! adfort: init n=5 x=0.5:1.5
+        subroutine adj(n, t)
+          integer n
+          double precision t(*)
+          integer k
+          double precision tm
+          do k = 1, n - 1
+            if (t(k) > t(k+1)) then
+              tm = 0.5d0*(t(k) + t(k+1))
+              t(k) = tm
+              t(k+1) = tm
+            end if
+          end do
+        end subroutine adj
+        subroutine top(n, x, cost)
+          integer n
+          double precision x(n), cost
+          call adj(n, x)
+          cost = x(1)**2 + x(n)**2 + x(2)*x(3)
+        end subroutine top
+        """, schedule)
