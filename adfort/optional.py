@@ -41,7 +41,9 @@ def read_optional_arguments(tree):
                 continue
             text = dtype.declaration
             partial = getattr(dtype, "partial_datatype", None)
-            if partial is None or not _OPTIONAL.search(text) or _OTHER.search(text):
+            # (The attributes only: a dummy may be called ``target``.)
+            attributes = text.split("::")[0] if "::" in text else text
+            if partial is None or not _OPTIONAL.search(attributes) or _OTHER.search(attributes):
                 continue
             symbol.datatype = partial
             intent = _INTENT.search(text)

@@ -71,6 +71,33 @@ CASES = {
           end subroutine run
         end module m
         """,
+    # An optional dummy named like an attribute (TARGET) was taken for a
+    # target.
+    "optional dummy named target": """\
+        ! adfort: routine=top dep=cost indep=x
+        ! adfort: init x=0.5:1.5
+        module m
+          implicit none
+        contains
+          subroutine relax(x, target)
+            real(8), intent(inout) :: x
+            real(8), intent(in), optional :: target
+            if (present(target)) x = x + 0.1d0*(target - x)**2
+          end subroutine relax
+        end module m
+
+        subroutine top(x, cost)
+          use m
+          implicit none
+          real(8), intent(in) :: x
+          real(8), intent(out) :: cost
+          real(8) :: y
+          y = x
+          call relax(y, 2.0d0)
+          call relax(y, x)
+          cost = y**2
+        end subroutine top
+        """,
     # REAL*8 declarations, a function passed as an argument (the copy
     # specialised for it) and a function declared REAL*8, EXTERNAL: the
     # output declares them real(kind=8) (-std=f2008 refuses REAL*8).
