@@ -108,3 +108,60 @@ def test_assumed_size_dummy_written_at_neighbours_in_a_loop(schedule, tmp_path):
           cost = x(1)**2 + x(n)**2 + x(2)*x(3)
         end subroutine top
         """, schedule)
+
+
+SEQUENCE_CASES = {
+    # A whole matrix given to a vector dummy (F77 sequence association):
+    # it was rejected as an elemental call.
+    "read": """\
+C adfort: routine=TOP dep=COST indep=X,Y
+C adfort: init N=2 M=3 X=0.5:1.5 Y=0.5:1.5
+      SUBROUTINE TOP(N, M, X, Y, COST)
+      INTEGER N, M
+      DOUBLE PRECISION X(N*M), Y(N,M), COST
+      CALL MISFIT(N*M, X, Y, COST)
+      END
+      SUBROUTINE MISFIT(N, A, B, C)
+      INTEGER N, I
+      DOUBLE PRECISION A(N), B(N), C
+      C = 0.0D0
+      DO 10 I = 1, N
+        C = C + (A(I) - B(I))**2*B(I)
+   10 CONTINUE
+      END
+""",
+    "written, explicit interface": """\
+! adfort: routine=top dep=cost indep=y
+! adfort: init n=2 m=3 y=0.5:1.5
+module seq
+  implicit none
+contains
+  subroutine square(k, b)
+    integer, intent(in) :: k
+    real(8), intent(inout) :: b(k)
+    integer :: i
+    do i = 1, k
+      b(i) = b(i)**2 + 0.1d0*b(max(i - 1, 1))
+    end do
+  end subroutine square
+
+  subroutine top(n, m, y, cost)
+    integer, intent(in) :: n, m
+    real(8), intent(in) :: y(n, m)
+    real(8), intent(out) :: cost
+    real(8) :: w(n, m)
+    w = y
+    call square(n*m, w)
+    cost = sum(w*y)
+  end subroutine top
+end module seq
+""",
+}
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("case", sorted(SEQUENCE_CASES))
+def test_whole_matrix_given_to_a_vector_dummy(case, schedule, tmp_path):
+    text = SEQUENCE_CASES[case]
+    harness.check_source(tmp_path, "k.f" if text.startswith("C") else "k.f90", text,
+                         schedule)

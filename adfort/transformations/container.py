@@ -1,12 +1,13 @@
 """The entry point: differentiate a routine of a (File)Container."""
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, CodeBlock, Container, IntrinsicCall, Reference,
-    Routine, ScopingNode, Statement)
+    ArrayReference, Assignment, Call, CodeBlock, Container, DataNode, IntrinsicCall, Literal,
+    Reference, Routine, ScopingNode, Statement)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, DataSymbol,
     RoutineSymbol, Symbol)
 
+from adfort.exprs import INTEGER_TYPE
 from adfort import naming, timing
 from adfort.activity import is_real
 from adfort.arrays import expr_rank, is_shape_inquiry, symbol_rank
@@ -50,6 +51,17 @@ from adfort.checkpoint_loops import with_checkpoint_steps
 from adfort.transformations.routine import UnitSpec, reverse_work
 from adfort.shadows import check_no_hidden_intrinsics, rename_shadowing_locals
 from adfort.where import lower_where
+
+
+def _lower_bound(symbol, dim):
+    """The declared lower bound of dimension `dim` (from 0) of `symbol`, or
+    ``LBOUND(symbol, dim + 1)``."""
+    bounds = symbol.datatype.shape[dim]
+    lower = getattr(bounds, "lower", None)
+    if isinstance(lower, DataNode):
+        return lower.copy()
+    return IntrinsicCall.create(IntrinsicCall.Intrinsic.LBOUND, [
+        Reference(symbol), ("dim", Literal(str(dim + 1), INTEGER_TYPE))])
 
 
 class ADReverseContainerTrans(ADReverseTrans):
@@ -518,6 +530,17 @@ class _ProgramBuild:
                 if callee is not None:
                     formals = matched_formals(call, callee_formals(callee))
                     for actual, formal in zip(call.arguments, formals):
+                        if formal is not None and expr_rank(actual) > symbol_rank(formal) \
+                                and symbol_rank(formal) > 0 and is_variable(actual) \
+                                and type(actual) is Reference:
+                            # A whole array given to an array dummy of lower
+                            # rank (F77 sequence association: y(n, m) to
+                            # b(n*m)): its first element starts the dummy.
+                            first = ArrayReference.create(actual.symbol, [
+                                _lower_bound(actual.symbol, d)
+                                for d in range(len(actual.symbol.datatype.shape))])
+                            actual.replace_with(first)
+                            continue
                         if formal is not None and expr_rank(actual) > symbol_rank(formal):
                             raise AdfortError(
                                 f"'{call.routine.name}' is called elementally on the array "
