@@ -23,7 +23,7 @@ from adfort.parentheses import keep_parenthesised_arguments
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE
 from adfort.restructure import restructure
-from adfort.units import map_outside_strings, split_comment
+from adfort.units import map_outside_strings, split_comment, split_top_level
 from adfort.forall import lower_forall
 from adfort.checkpoint_loops import (
     checkpoint_hoist_error, mark_checkpointed_loops, outline_checkpointed_loops)
@@ -79,6 +79,7 @@ def _read_file(path, preprocessing, plan):
         raise _relocated(err, origin) from None
     origin = _compose(origin, moved)
     source = generic_intrinsic_names(source, fixed)
+    source = two_argument_atan(source)
     source = standard_complex_types(source, fixed)
     source = lower_forall(source, fixed)
     source = unlabel_do_loops(source, fixed)
@@ -656,6 +657,45 @@ def standard_complex_types(source, fixed_form):
             lambda m: m.group(1) + "complex(8)".ljust(len(m.group(2))), body)
         out.append(head + body)
     return "".join(out)
+
+
+_ATAN = re.compile(r"\batan\s*\(", re.IGNORECASE)
+
+
+def two_argument_atan(source):
+    """``ATAN(y, x)`` (Fortran 2008), which fparser cannot read, as the
+    ``ATAN2(y, x)`` it means; in code, the call and its arguments on one
+    line.  A unit declaring its own ``atan`` keeps it."""
+    if not _ATAN.search(source) or re.search(r"\b(?:function|external)\s+atan\b", source,
+                                             re.IGNORECASE):
+        return source
+    out = []
+    for line in source.splitlines(keepends=True):
+        code, comment = split_comment(line)
+        if _ATAN.search(code):
+            code = map_outside_strings(code, _atan2_calls)
+        out.append(code + comment)
+    return "".join(out)
+
+
+def _atan2_calls(code):
+    result, position = [], 0
+    for match in _ATAN.finditer(code):
+        if match.start() < position:
+            continue
+        depth, end = 0, None
+        for index in range(match.end() - 1, len(code)):
+            depth += {"(": 1, ")": -1}.get(code[index], 0)
+            if depth == 0:
+                end = index
+                break
+        if end is None:
+            continue
+        arguments = split_top_level(code[match.end():end])
+        name = "atan2" if len(arguments) == 2 else code[match.start():match.end() - 1]
+        result.append(code[position:match.start()] + name + "(")
+        position = match.end()
+    return "".join(result) + code[position:]
 
 
 def generic_intrinsic_names(source, fixed_form):

@@ -176,3 +176,30 @@ def test_overwritten_assumed_size_array_is_measured_not_run_again(tmp_path):
         assert "x_extent = max(x_extent, i)" in out
         assert "allocate(x_out, source=x(1:x_extent))" in out
         assert "call sc(n, a, x)" not in out
+
+
+def test_two_argument_atan_is_read_as_atan2():
+    from adfort.frontend import two_argument_atan
+    source = ("  c = atan(y, x) + atan(z) + 2*ATAN (a(i, j), b(max(i, 1)))  ! atan(p, q)\n"
+              "  s = 'atan(1, 2)'\n")
+    out = two_argument_atan(source).splitlines()
+    assert out[0] == "  c = atan2(y, x) + atan(z) + 2*atan2(a(i, j), b(max(i, 1)))  ! atan(p, q)"
+    assert out[1] == "  s = 'atan(1, 2)'"
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_two_argument_atan_is_differentiated(schedule, tmp_path):
+    import harness
+    harness.check_source(tmp_path, "k.f90", """\
+        ! adfort: routine=f dep=c indep=x,y
+        ! adfort: init x=0.5:1.5 y=0.5:1.5
+        module m1
+          implicit none
+        contains
+          subroutine f(x, y, c)
+            real(8), intent(in) :: x, y
+            real(8), intent(out) :: c
+            c = atan(y, x)*atan(x)
+          end subroutine f
+        end module m1
+        """, schedule)
