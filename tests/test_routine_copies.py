@@ -98,6 +98,33 @@ CASES = {
           cost = y**2
         end subroutine top
         """,
+    # A function of the kinds module inlined into a routine importing the
+    # kind: the generated module declared a copy of rk beside the use of
+    # the original module, which brings rk too.
+    "kind of an inlined function": """\
+        ! adfort: routine=run dep=cost indep=x
+        ! adfort: init x=0.5:1.5
+        module kinds
+          use, intrinsic :: iso_fortran_env, only: real64
+          implicit none
+          integer, parameter :: rk = real64
+        contains
+          function get_c() result(h)
+            real(rk) :: h
+            h = 3.0_rk
+          end function get_c
+        end module kinds
+        module top
+          use kinds, only: rk, get_c
+          implicit none
+        contains
+          subroutine run(x, cost)
+            real(rk), intent(in) :: x
+            real(rk), intent(out) :: cost
+            cost = get_c() * x**2
+          end subroutine run
+        end module top
+        """,
     # REAL*8 declarations, a function passed as an argument (the copy
     # specialised for it) and a function declared REAL*8, EXTERNAL: the
     # output declares them real(kind=8) (-std=f2008 refuses REAL*8).

@@ -433,6 +433,15 @@ def _provide(table, symbol, routines, module=None):
         table.add(Symbol(name, interface=ImportInterface(
             container, symbol.interface.orig_name)))
         return
+    visible = module.symbol_table.lookup(name, scope_limit=module, otherwise=None) \
+        if module is not None else None
+    if visible is not None and visible is not symbol and visible.is_import:
+        # The module imports a kind of that name (``use kinds, only: rk``):
+        # the generated module, which uses the module whole, sees that one
+        # (a copy beside it would clash: a function of kinds inlined here
+        # brings kinds' own rk).
+        _provide(table, visible, routines, module)
+        return
     if isinstance(symbol, DataSymbol) and symbol.is_constant and not symbol.is_unresolved \
             and symbol.initial_value is not None and not (
             module is not None
