@@ -193,3 +193,32 @@ def test_loop_with_an_integer_8_index_taping_values(schedule, tmp_path):
           end subroutine f
         end module m3
         """, schedule)
+
+
+def test_names_the_generated_module_imports_are_not_re_exported(tmp_path):
+    # A driver with its own nx beside `use model_ad`: model_ad imported the
+    # grid's nx for its routines and exported it too (the driver did not
+    # compile).
+    import subprocess
+    import sys
+    (tmp_path / "grid.f90").write_text(
+        "module grid\n  implicit none\n  integer, parameter :: nx = 4\nend module grid\n")
+    (tmp_path / "model.f90").write_text(
+        "module model\n  use grid, only: nx\n  implicit none\n  private\n  public :: run\n"
+        "contains\n  subroutine run(x, cost)\n    real(8), intent(in) :: x(nx)\n"
+        "    real(8), intent(out) :: cost\n    cost = sum(x**2)\n"
+        "  end subroutine run\nend module model\n")
+    (tmp_path / "driver.f90").write_text(
+        "program driver\n  use model_ad\n  implicit none\n  integer :: nx\n"
+        "  real(8) :: x(4), xb(4), c, cb\n  nx = 4\n  x = 1\n  xb = 0\n  cb = 1\n"
+        "  call run_rev(x, xb, c, cb)\n  print *, xb(1:nx)\nend program driver\n")
+    done = subprocess.run([sys.executable, "-m", "adfort", "diff", "model.f90", "grid.f90",
+                           "--dep", "cost", "--indep", "x", "-o", "model_ad.f90"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    built = subprocess.run([harness.gfortran(), "grid.f90", "model.f90", "model_ad.f90",
+                            "driver.f90", "-o", "driver"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(tmp_path / "driver")], capture_output=True, text=True)
+    assert [float(v) for v in ran.stdout.split()] == [2.0] * 4, ran.stdout

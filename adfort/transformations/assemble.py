@@ -596,6 +596,7 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
     wanted -= {s.name.lower() for s in table.symbols} | copied
     types = _derived_type_names(out_module)
     sources = {}
+    users = set()   # lower-case names of the user's modules imported from
     own = table.node
     pending = sorted(wanted)
     seen = set()
@@ -631,6 +632,7 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
                                             (DataSymbol, RoutineSymbol, DataTypeSymbol))
             if found is not None:
                 sources.setdefault(found[0], []).append(found[1].name)
+                users.add(found[0].lower())
             continue
         if symbol is None:
             continue  # an intrinsic
@@ -642,6 +644,7 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
             origin = symbol.interface.container_symbol.name
             # (a rename, use m, only: local => original, is kept)
             sources.setdefault(origin, []).append((symbol.name, symbol.interface.orig_name))
+            users.add(origin.lower())
         elif symbol.visibility == Symbol.Visibility.PRIVATE:
             if isinstance(symbol, DataSymbol) and symbol.is_constant:
                 table.add(symbol.copy())
@@ -668,7 +671,13 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
             table.add(container)
         for entry in sources[origin]:
             name, original = entry if isinstance(entry, tuple) else (entry, None)
-            table.add(_imported(name, container, types, original))
+            imported = _imported(name, container, types, original)
+            if origin.lower() in users:
+                # Not re-exported: a driver's own ``nx`` beside ``use
+                # model_ad`` would clash with the grid's, which the
+                # generated routines only need.
+                imported.visibility = Symbol.Visibility.PRIVATE
+            table.add(imported)
     if any(is_mpi_name(call.routine.name) for call in out_module.walk(Call)
            if not isinstance(call, IntrinsicCall)):
         # The MPI library's module whole, as the original used it: its
