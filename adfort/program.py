@@ -1,8 +1,8 @@
 """The routines a differentiation can see: the main file, extra files, and
 modules found on the search path, and who calls whom."""
 
-from psyclone.psyir.nodes import Call, Container, FileContainer, IntrinsicCall, Routine
-from psyclone.psyir.symbols import GenericInterfaceSymbol, Symbol
+from psyclone.psyir.nodes import Call, Container, FileContainer, IntrinsicCall, Literal, Reference, Routine
+from psyclone.psyir.symbols import GenericInterfaceSymbol, ScalarType, Symbol
 
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.commons import CommonRegistry, common_statements, parse_common
@@ -250,11 +250,63 @@ def _same_type(formal, actual, program=None):
     if intrinsic.name == "REAL":
         want, have = real_kind(formal), real_kind(actual)
         if want is not None and have is not None:
-            want, have = kind_key(want), kind_key(have)
+            want, have = _kind_number(want, program), _kind_number(have, program)
             # Named kinds may be aliases of one another: only numbers differ surely.
             if want.isdigit() and have.isdigit() and want != have:
                 return False
     return True
+
+
+# Kinds gfortran gives the named constants of the standard modules.
+_STANDARD_KINDS = {"real32": "4", "real64": "8", "real128": "16", "c_float": "4",
+                   "c_double": "8", "c_long_double": "10"}
+
+
+def _kind_number(kind, program=None, depth=0):
+    """The number of a real kind (gfortran's), as text, when adfort can
+    work it out: a literal, a named constant set to one, to ``KIND(1.0d0)``,
+    to ``SELECTED_REAL_KIND(p)`` or to ``real64`` (through imports); else
+    the kind's name (:func:`adfort.exprs.kind_key`)."""
+    key = kind_key(kind)
+    if key.isdigit() or depth > 8:
+        return key
+    if key in _STANDARD_KINDS:
+        return _STANDARD_KINDS[key]
+    symbol = kind.symbol if isinstance(kind, Reference) else kind
+    if not isinstance(symbol, Symbol):
+        return key
+    if symbol.is_import and program is not None:
+        module = program.module(symbol.interface.container_symbol.name)
+        name = symbol.interface.orig_name or symbol.name
+        found = module.symbol_table.lookup(name, otherwise=None, scope_limit=module) \
+            if module is not None else None
+        if found is None:
+            return _STANDARD_KINDS.get(name.lower(), key)
+        return _kind_number(found, program, depth + 1)
+    value = getattr(symbol, "initial_value", None)
+    if not getattr(symbol, "is_constant", False) or value is None:
+        return key
+    if isinstance(value, Literal):
+        return value.value if value.value.isdigit() else key
+    if isinstance(value, Reference):
+        return _kind_number(value.symbol, program, depth + 1)
+    if isinstance(value, IntrinsicCall) and value.arguments:
+        argument = value.arguments[0]
+        if value.intrinsic.name == "KIND" and isinstance(argument, Literal):
+            precision = argument.datatype.precision
+            if precision == ScalarType.Precision.DOUBLE:
+                return "8"
+            if precision == ScalarType.Precision.UNDEFINED or precision == \
+                    ScalarType.Precision.SINGLE:
+                return "4"
+            return _kind_number(precision, program, depth + 1) \
+                if isinstance(precision, (Reference, Symbol)) else kind_key(precision)
+        if value.intrinsic.name == "SELECTED_REAL_KIND" and isinstance(argument, Literal) \
+                and argument.value.isdigit() and len(value.arguments) == 1:
+            digits = int(argument.value)
+            return "4" if digits <= 6 else "8" if digits <= 15 else \
+                "10" if digits <= 18 else "16" if digits <= 33 else key
+    return key
 
 
 def _scopes(node):

@@ -1,0 +1,54 @@
+"""Generic interfaces whose specifics differ by a named real kind (``sq_sp``
+with ``real(sp)``, ``sq_dp`` with ``real(dp)``): adfort works out the kinds'
+numbers (literals, ``KIND(1.0d0)``, ``SELECTED_REAL_KIND(p)``, ``real64``,
+through imports and renames) to tell which specific a call invokes.  Only
+literal kinds were told apart; every call was refused as ambiguous."""
+
+import pytest
+
+import harness
+
+KINDS = {
+    "literals": "integer, parameter :: sp = 4, dp = 8",
+    "kind of literals": "integer, parameter :: sp = kind(1.0), dp = kind(1.0d0)",
+    "selected_real_kind": "integer, parameter :: sp = selected_real_kind(6), "
+                          "dp = selected_real_kind(15)",
+    "iso_fortran_env": "use, intrinsic :: iso_fortran_env, only: real32, real64\n"
+                       "  integer, parameter :: sp = real32, dp = real64",
+}
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("kinds", sorted(KINDS))
+def test_specific_of_a_generic_chosen_by_named_kind(kinds, schedule, tmp_path):
+    harness.check_source(tmp_path, "k.f90", """\
+! adfort: routine=run dep=y indep=x
+! adfort: init x=0.5:1.5
+module kinds
+  KINDS
+end module kinds
+module gen
+  use kinds, only: sp, wp => dp
+  implicit none
+  interface sq
+    module procedure sq_sp, sq_dp
+  end interface sq
+contains
+  subroutine sq_sp(t, q)
+    real(sp), intent(in) :: t
+    real(sp), intent(out) :: q
+    q = t*t
+  end subroutine sq_sp
+  subroutine sq_dp(t, q)
+    real(wp), intent(in) :: t
+    real(wp), intent(out) :: q
+    q = t*t*t
+  end subroutine sq_dp
+  subroutine run(x, y)
+    real(wp), intent(in) :: x
+    real(wp), intent(out) :: y
+    call sq(x, y)
+    y = y + x
+  end subroutine run
+end module gen
+""".replace("KINDS", KINDS[kinds]), schedule)
