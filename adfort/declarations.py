@@ -17,6 +17,10 @@ equivalent, written here before parsing:
   ``procedure :: scale => col_scale``) are dropped: PSyclone cannot
   represent them, and made the whole type unknown; a call through one is
   still an error naming it;
+- ``use m, local => remote`` (renames without ONLY, which PSyclone cannot
+  read: it kept the whole module as text, so nothing of it was seen)
+  becomes ``use m; use m, only: local => remote``: the remote name stays
+  visible too, which only matters to a unit declaring it again;
 - the ``CONTIGUOUS`` attribute is dropped (``real(rk), contiguous,
   intent(in) :: h(:)``, a ``CONTIGUOUS :: h`` statement): it only lets the
   compiler assume what the actual arguments are; adfort's routines take
@@ -119,6 +123,7 @@ def rewrite_specifications(source, fixed_form):
     for stmt in statements:
         if not stmt.shared:
             _drop_contiguous(stmt)
+            _split_renaming_use(stmt)
         header = _TYPED_HEADER.match(stmt.code)
         if header:
             if unit:
@@ -157,6 +162,20 @@ def _drop_type_bindings(statements):
             dropping = True
         if dropping and not stmt.shared:
             stmt.new = ""
+
+
+_RENAMING_USE = re.compile(
+    r"^\s*use\s*(?P<nature>,\s*(?:non_)?intrinsic\s*::|::)?\s*(?P<module>[a-z_]\w*)\s*,"
+    r"\s*(?!only\s*:)(?P<renames>[a-z_]\w*\s*=>.*)$", re.IGNORECASE)
+
+
+def _split_renaming_use(stmt):
+    """``use m, a => b`` as ``use m; use m, only: a => b``."""
+    match = _RENAMING_USE.match(stmt.code)
+    if not match or stmt.new is not None:
+        return
+    head = "use" + (match.group("nature") or "") + " " + match.group("module")
+    stmt.new = f"{head}; {head}, only: {match.group('renames').strip()}"
 
 
 _CONTIGUOUS = re.compile(r"^\s*contiguous\s*(?:::)?\s*[a-z_][\w\s,]*$", re.IGNORECASE)

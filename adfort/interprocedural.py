@@ -284,8 +284,12 @@ def resolve_module_variable(program, routine, name, kinds=(DataSymbol,), _seen=N
         found = module.symbol_table.lookup(name, otherwise=None) if module else None
         if isinstance(found, kinds) and not found.is_import:
             return module.name.lower(), found
-        if found is not None and found.is_import:
-            return resolve_module_variable(program, module, name, kinds) if module else None
+        if module is not None and (found is None or found.is_import or found.is_unresolved) \
+                and module.name.lower() not in seen:
+            # (Imported there in turn, also through a wildcard use: cconst's
+            # ``use cbase`` giving sigma_sb.)
+            seen.add(module.name.lower())
+            return resolve_module_variable(program, module, name, kinds, seen)
         return None
     if symbol is not None and not symbol.is_unresolved:
         owner = symbol.find_symbol_table(routine)

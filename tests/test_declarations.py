@@ -203,3 +203,15 @@ def test_two_argument_atan_is_differentiated(schedule, tmp_path):
           end subroutine f
         end module m1
         """, schedule)
+
+
+def test_use_with_renames_but_no_only_is_split():
+    out = _rewrite("module consts\n"
+                   "  use consts_base, cpd => cp_dry, rv => r_vap\n"
+                   "  use, intrinsic :: iso_fortran_env, only: real64\n"
+                   "  use other_mod\n"
+                   "end module consts\n", fixed=False)
+    assert out[1].strip() == ("use consts_base; use consts_base, only: cpd => cp_dry, "
+                              "rv => r_vap")
+    assert out[2].strip() == "use, intrinsic :: iso_fortran_env, only: real64"
+    assert out[3].strip() == "use other_mod"

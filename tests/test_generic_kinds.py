@@ -1,4 +1,5 @@
-"""Generic interfaces whose specifics differ by a named real kind (``sq_sp``
+"""Names modules give each other.  Generic interfaces whose specifics
+differ by a named real kind (``sq_sp``
 with ``real(sp)``, ``sq_dp`` with ``real(dp)``): adfort works out the kinds'
 numbers (literals, ``KIND(1.0d0)``, ``SELECTED_REAL_KIND(p)``, ``real64``,
 through imports and renames) to tell which specific a call invokes.  Only
@@ -52,3 +53,19 @@ contains
   end subroutine run
 end module gen
 """.replace("KINDS", KINDS[kinds]), schedule)
+
+
+MODULE_CHAINS = {
+    # use consts_base, cpd => cp_dry (a rename without ONLY): PSyclone kept
+    # the module as text, and nothing of it was seen.
+    "rename without only": '! adfort: routine=run dep=y indep=x\n! adfort: init x=0.5:1.5\nmodule consts_base\n  implicit none\n  real(8), parameter :: cp_dry = 1004.0_8\nend module consts_base\nmodule consts\n  use consts_base, cpd => cp_dry\n  implicit none\n  real(8), parameter :: p0 = 1.0e5_8\nend module consts\nmodule top\n  use consts, only: p0, cpd\n  implicit none\ncontains\n  subroutine run(x, y)\n    real(8), intent(in) :: x\n    real(8), intent(out) :: y\n    y = p0 * x + cpd*x**2\n  end subroutine run\nend module top\n',
+    # cconst has sigma_sb through its wildcard use of cbase; use cconst,
+    # only: sigma_sb was an unknown type.
+    "constant a module has from another": '! adfort: routine=run dep=y indep=x\n! adfort: init x=0.5:1.5\nmodule cbase\n  implicit none\n  real(8), parameter :: sigma_sb = 5.67e-8_8\nend module cbase\nmodule cconst\n  use cbase\n  implicit none\n  real(8), parameter :: p0 = 1.0e5_8\nend module cconst\nmodule top\n  use cconst, only: sigma_sb\n  implicit none\ncontains\n  subroutine run(x, y)\n    real(8), intent(in) :: x\n    real(8), intent(out) :: y\n    y = sigma_sb * x**4\n  end subroutine run\nend module top\n',
+}
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("case", sorted(MODULE_CHAINS))
+def test_names_through_module_chains(case, schedule, tmp_path):
+    harness.check_source(tmp_path, "k.f90", MODULE_CHAINS[case], schedule)
