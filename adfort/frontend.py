@@ -553,7 +553,7 @@ def recognise_intrinsics(tree, node=None):
             table._symbols.pop(table._normalize(symbol.name), None)
 
 
-def _standard_kinds(declaration):
+def _standard_kind_text(declaration):
     """``REAL*8, EXTERNAL :: f`` as standard Fortran (``real(kind=8)``): the
     declaration is written out as it is kept."""
     text = re.sub(r"\b(real|integer|logical)\s*\*\s*(\d+)", r"\1(kind=\2)", declaration,
@@ -596,10 +596,10 @@ def _recognise_function_references(tree, externals=()):
                 continue
             if name not in converted:
                 if isinstance(dtype, UnsupportedFortranType):
-                    text = _standard_kinds(declaration)
+                    text = _standard_kind_text(declaration)
                 else:
                     type_text = writer.gen_vardecl(symbol).split("::")[0].strip()
-                    text = f"{_standard_kinds(type_text)}, external :: {symbol.name}"
+                    text = f"{_standard_kind_text(type_text)}, external :: {symbol.name}"
                 owner = symbol.find_symbol_table(routine) or table
                 owner._symbols.pop(owner._normalize(symbol.name))
                 converted[name] = RoutineSymbol(symbol.name, UnsupportedFortranType(text))
