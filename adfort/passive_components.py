@@ -34,7 +34,7 @@ adjoint statement, and a use of one in an expression none either.
 
 import re
 
-from psyclone.psyir.nodes import Assignment, Call, CodeBlock, IntrinsicCall
+from psyclone.psyir.nodes import Assignment, Call, CodeBlock, IntrinsicCall, Schedule
 from psyclone.psyir.symbols import ArgumentInterface, ArrayType, DataTypeSymbol
 
 from adfort.activity import differentiable_references
@@ -154,7 +154,9 @@ class PassiveComponents:
         for call in work.walk(Call):
             callee = unit.calls.get(id(call), False)
             if isinstance(call, IntrinsicCall):
-                callee = None
+                if not isinstance(call.parent, Schedule):
+                    continue    # a function (MAX(st%dz, 1.0)): it only reads
+                callee = None   # CALL RANDOM_NUMBER(st%r), ALLOCATE…: may set
             elif callee is None and id(call) in unit.passive:
                 continue        # declared passive: nothing it sets varies
             formals = list(callee.formals) if callee and not getattr(

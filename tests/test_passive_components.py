@@ -74,6 +74,8 @@ CASES = {
     "from an independent": ("  g%dz = x * 2.0d0\n", True),
     "through a copy of its type": ("  h%dz = x\n  g = h\n  g%w = x\n", True),
     "given to a routine that sets it": ("  g%dz = 2.0d0\n  call set_spacing(g%dz, x)\n", True),
+    "read by intrinsic functions": (
+        "  g%dz = 2.0d0\n  g%w(3) = max(g%dz, 1.5d0) * x + size(g%w)\n", False),
     "given to an intent(in) dummy": (
         "  g%dz = 2.0d0\n  call scaled(g%dz, x, s)\n  g%w(3) = s\n", False),
 }
