@@ -371,6 +371,17 @@ def _check_where(loop, filename):
     element: no array it assigns may be read whole or at other elements
     (``ww = ww*sum(ww)``, ``a = cshift(a, 1)``), and every right-hand side
     must be indexable."""
+    nested = next((inner for inner in loop.walk(Loop)[1:] if "was_where" in inner.annotations),
+                  None)
+    if nested is not None:
+        # PSyclone reads it as a loop nest: the inner WHERE runs whole for
+        # every element of the outer mask (y = y*v applied again and again;
+        # r_rev's results and derivatives were silently wrong).
+        raise AdfortError(
+            "nested WHERE constructs are not supported: combine the masks into one "
+            "WHERE (where (m1 .and. m2)), or write the loop over the elements",
+            where(nested.walk(Assignment)[0] if nested.walk(Assignment) else nested,
+                  filename))
     assigned = {}
     for assign in loop.walk(Assignment):
         assigned.setdefault(assign.lhs.symbol, assign.lhs.debug_string().lower())

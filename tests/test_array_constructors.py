@@ -1,7 +1,9 @@
 """Array constructors (``[a, b, c]``): one holding values that carry
 derivatives is an error at its line (its values once got no adjoint at
 all: a silently zero gradient); one of passive values in an active
-expression is differentiated as any constant array."""
+expression is differentiated as any constant array.  Nested WHERE
+constructs, which PSyclone reads as loop nests (silently wrong results),
+are an error too."""
 
 import subprocess
 import sys
@@ -63,3 +65,34 @@ def test_constructor_of_passive_values_in_an_active_expression(schedule, tmp_pat
           end subroutine run
         end module m
         """, schedule)
+
+
+def test_nested_where_is_a_clear_error(tmp_path):
+    # PSyclone reads a nested WHERE as a loop nest: the inner assignment ran
+    # for every element of the outer mask, and r_rev's results and the
+    # gradient were silently wrong (explicit-shape arrays; with assumed
+    # shapes it was rejected with a message about reading other elements).
+    source = tmp_path / "k.f90"
+    source.write_text(textwrap.dedent("""\
+        module m2
+          implicit none
+        contains
+          subroutine f(n, v, y)
+            integer, intent(in) :: n
+            real(8), intent(in) :: v(n)
+            real(8), intent(out) :: y(n)
+            y = v
+            where (v > 0.5d0)
+              where (v > 1.0d0)
+                y = y*v
+              end where
+            end where
+          end subroutine f
+        end module m2
+        """))
+    done = subprocess.run([sys.executable, "-m", "adfort", "diff", str(source), "--routine",
+                           "f", "--dep", "y", "--indep", "v", "-o", str(tmp_path / "o.f90")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1 and "k.f90:11" in done.stderr, done.stderr
+    assert "nested WHERE constructs are not supported" in done.stderr, done.stderr
+    assert not (tmp_path / "o.f90").exists()
