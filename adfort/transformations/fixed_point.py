@@ -13,7 +13,9 @@ to its size or `maxiter` iterations, then adds Φ_p^T w to the parameters'
 adjoints.  The initial guess gets no adjoint (the fixed point does not
 depend on it), nor do the step's other outputs (a residual).
 
-Memory: one step's tape and one state, whatever the number of iterations;
+Memory: one step's tape and two states (the fixed point, and the state's
+value before the loop, which the adjoints of earlier statements may read),
+whatever the number of iterations;
 time: the adjoint iterations, each one step recorded and reversed.
 """
 
@@ -107,11 +109,18 @@ def reverse_fixed_point_loop(node, reverser):
         (outs if name in written else params).append(adj)
 
     push, pop = _snapshots(reverser, state)
-    rec = [WhileLoop.create(node.condition.copy(), [plain.copy()]), *push]
-    rec[0].preceding_comment = f"fixed-point loop ({spec.text()}, {spec.place})"
+    # The state's value before the loop (the initial guess), which the
+    # adjoints of earlier statements may read (cost = sum(x**2) then the
+    # loop): saved before it, put back once it is reversed.  (The taping
+    # plan counts on the step's returning motion putting back what it
+    # changes, as a callee's does; here no step is reversed but the one
+    # recorded at the fixed point.)
+    saves_rec, saves_ret = _snapshots(reverser, state)
+    rec = [*saves_rec, WhileLoop.create(node.condition.copy(), [plain.copy()]), *push]
+    rec[len(saves_rec)].preceding_comment = f"fixed-point loop ({spec.text()}, {spec.place})"
     if not x_adj:
         # Nothing active flows through the iterated state.
-        return rec, pop
+        return rec, pop + saves_ret
 
     tapes.open_frame(written_names([call], reverser.plan.call_writes))
     again_push, _ = _snapshots(reverser, state)
@@ -185,5 +194,6 @@ def reverse_fixed_point_loop(node, reverser):
     if allocated:
         ret.append(IntrinsicCall.create(Intrinsic.DEALLOCATE,
                                         [Reference(a) for a in allocated]))
+    ret += saves_ret
     reverser.comment(ret, text)
     return rec, ret
