@@ -127,17 +127,17 @@ def rewrite_specifications(source, fixed_form):
         header = _TYPED_HEADER.match(stmt.code)
         if header:
             if unit:
-                _rewrite_unit(unit)
+                _rewrite_unit(unit, fixed_form)
             unit = [stmt]
             if not stmt.shared:
                 _drop_recursive(stmt, header)
             continue
         unit.append(stmt)
         if _END.match(stmt.code):
-            _rewrite_unit(unit)
+            _rewrite_unit(unit, fixed_form)
             unit = []
     if unit:
-        _rewrite_unit(unit)
+        _rewrite_unit(unit, fixed_form)
     for stmt in statements:
         if stmt.new is not None:
             _render(lines, stmt, fixed_form)
@@ -202,7 +202,7 @@ def _drop_recursive(stmt, header):
                     + header.group("kind") + " " + header.group("rest")).strip()
 
 
-def _rewrite_unit(unit):
+def _rewrite_unit(unit, fixed_form=False):
     implicit = _Implicit()
     header = unit[0]
     dummies = set()
@@ -243,8 +243,13 @@ def _rewrite_unit(unit):
             special |= {w.lower() for w in re.findall(r"[a-z_]\w*", code, re.IGNORECASE)}
             continue
         executable_text.append(code)
+    moved = []    # (declaration, name) of entities declared again with their bounds
     for stmt in dimensions:
-        _move_dimensions(stmt, declared, implicit)
+        _move_dimensions(stmt, declared, implicit, fixed_form, moved)
+    for decl, name in moved:
+        typed, entities = _entities_of(decl)
+        _set_entities(decl, typed, [e for e in entities
+                                    if not (_entity_name(e) == name and _NAME.match(e))])
     _drop_typed_intrinsics(declared, dummies | special, executable_text)
 
 
@@ -261,8 +266,13 @@ def _set_entities(stmt, typed, entities):
     stmt.new = typed.group("type") + colons + ", ".join(entities)
 
 
-def _move_dimensions(stmt, declared, implicit):
-    """Move the bounds of a DIMENSION statement to type declarations."""
+def _move_dimensions(stmt, declared, implicit, fixed_form=False, moved=None):
+    """Move the bounds of a DIMENSION statement to type declarations.
+
+    In fixed form a type statement its bounds would make too long for its
+    lines (66 columns each) is left alone: the entity is declared with its
+    type and bounds where the DIMENSION statement was instead, and taken out
+    of the type statement afterwards (`moved`: (declaration, name))."""
     left, new_declarations = [], []
     for entity in _split_entities(_DIMENSION.match(stmt.code).group("entities")):
         name = _entity_name(entity)
@@ -271,6 +281,15 @@ def _move_dimensions(stmt, declared, implicit):
             decl, index = target
             typed, entities = _entities_of(decl)
             if typed and index < len(entities) and _NAME.match(entities[index]):
+                trial = list(entities)
+                trial[index] = entity
+                colons = " :: " if typed.group("colons") else " "
+                text = typed.group("type") + colons + ", ".join(trial)
+                if fixed_form and moved is not None and \
+                        len(text) > 66 * (decl.last - decl.first + 1):
+                    new_declarations.append(f"{typed.group('type')} {entity}")
+                    moved.append((decl, name))
+                    continue
                 entities[index] = entity
                 _set_entities(decl, typed, entities)
                 continue

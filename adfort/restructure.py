@@ -364,8 +364,16 @@ def _chunks(text, width):
         masked = code_outside_strings(text.replace(" ", "\0"))
         cut = max(masked.rfind("\0", 0, width), masked.rfind(",", 0, width) + 1)
         if cut <= width // 3:
-            cut = width
+            # Else between two characters not both of one name or number
+            # (fparser does not join a name split across lines: T(J / L)).
+            cut = next((c for c in range(width, width // 3, -1)
+                        if not (_word(masked[c - 1]) and _word(masked[c]))
+                        and " " not in masked[c - 1:c + 1]), width)   # (in a string)
         chunks.append(text[:cut])
         text = text[cut:]
     chunks.append(text)
     return chunks
+
+
+def _word(char):
+    return char.isalnum() or char in "_."

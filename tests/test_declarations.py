@@ -215,3 +215,22 @@ def test_use_with_renames_but_no_only_is_split():
                               "rv => r_vap")
     assert out[2].strip() == "use, intrinsic :: iso_fortran_env, only: real64"
     assert out[3].strip() == "use other_mod"
+
+
+
+F77_TEXT = {
+    # DIMENSION X(N), P(N) then a type statement the bounds would make too
+    # long for its line: the bounds were lost (the arrays read as scalars,
+    # "statement function" rejected). They are declared where DIMENSION was.
+    "dimension then a long type statement": 'C DIMENSION + a type statement that becomes longer than 66 characters\nC once the bounds are moved into it: the bounds are lost and the array\nC is read as a scalar (rejected as a "statement function").\nC adfort: routine=DIMTYP dep=Y indep=XXXXXXXXXXXX\nC adfort: init N=3 XXXXXXXXXXXX=1:2\n      SUBROUTINE DIMTYP(N, XXXXXXXXXXXX, PPPPPPPPPPPP, Y)\n      DIMENSION XXXXXXXXXXXX(N), PPPPPPPPPPPP(N)\n      DOUBLE PRECISION XXXXXXXXXXXX, PPPPPPPPPPPP, YYYYYYYYYYYYYYYYYY, Y\n      Y = 0.D0\n      DO 10 I = 1, N\n        PPPPPPPPPPPP(I) = XXXXXXXXXXXX(I)**2\n        Y = Y + PPPPPPPPPPPP(I)\n   10 CONTINUE\n      RETURN\n      END\n',
+    # A GO TO made into an IF indents a statement ending at column 72: it
+    # was wrapped inside the name JL, which fparser cannot read.
+    "a statement re-indented past column 72": "C A forward GO TO around a statement that ends at column 72: adfort\nC restructures the GO TO into an IF block, indents the statement by two\nC columns and wraps it at column 72 in the middle of the name JL; its\nC own reader (fparser) then rejects adfort's rewritten text.\nC adfort: routine=GOWRAP dep=Y indep=T\nC adfort: init N=2 T=250:300\n      SUBROUTINE GOWRAP(N, T, Y)\n      INTEGER N, JL\n      DOUBLE PRECISION T(N), Y, RRRRRRRRRRR, RRRR\n      RRRRRRRRRRR = 2.D0\n      RRRR = 3.D0\n      Y = 0.D0\n      DO 100 JL = 1, N\n        IF (T(JL) .LT. 0.D0) GOTO 60\n        Y = Y+RRRRRRRRRRR*RRRRRRRRRRR*RRRRRRRRRRR*RRRRRRRRRRR*RRRR/T(JL)\n   60   CONTINUE\n  100 CONTINUE\n      RETURN\n      END\n",
+}
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("case", sorted(F77_TEXT))
+def test_fixed_form_rewrites_keep_their_lines_readable(case, schedule, tmp_path):
+    import harness
+    harness.check_source(tmp_path, "k.f", F77_TEXT[case], schedule)
