@@ -252,10 +252,13 @@ def _step_locals(stmts, position, last, host, host_of):
         first_use = next(j for j in range(position + 1, last) if pattern.search(stmts[j][2]))
         if first_use != k:
             continue        # read before its loop sets it: it may carry a value
-        outside = [s for j, s in enumerate(stmts) if not position <= j <= last
-                   and host.first <= s[0] <= host.last and host_of(s[0]) is host
-                   and not _DECLARATION.match(s[2]) and pattern.search(s[2])]
-        if not outside:
+        # What the step leaves in it matters only to a statement after the
+        # loop reading it before a DO sets it again (uses before the loop,
+        # an initialisation loop ``do k = 1, n``, see their own values).
+        after = [s for j, s in enumerate(stmts) if j > last
+                 and host.first <= s[0] <= host.last and host_of(s[0]) is host
+                 and not _DECLARATION.match(s[2]) and pattern.search(s[2])]
+        if not after or _do_variable(after[0][2]) == name:
             inner.append(name)
     return inner
 

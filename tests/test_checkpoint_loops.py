@@ -693,3 +693,12 @@ def test_fixed_point_state_read_before_the_loop(schedule, tmp_path):
     # cost = sum(x**2) before the fixed-point loop on x: its adjoint read x*
     # (the state before the loop was not kept): a wrong gradient (0.32).
     harness.check_source(tmp_path, "fp.f90", '! adfort: routine=fp dep=cost indep=x0,p\n! adfort: init n=3 x0=0.5:1.5 p=0.2:0.4\nmodule m\n  implicit none\ncontains\n  subroutine sweep(n, p, y, x, res)\n    integer, intent(in) :: n\n    real(8), intent(in) :: p, y(n)\n    real(8), intent(inout) :: x(n)\n    real(8), intent(out) :: res\n    real(8) :: xn(n)\n    xn = 0.5d0*(y + p*sin(x))\n    res = maxval(abs(xn - x))\n    x = xn\n  end subroutine sweep\n  subroutine fp(n, x0, p, cost)\n    integer, intent(in) :: n\n    real(8), intent(in) :: x0(n), p\n    real(8), intent(out) :: cost\n    real(8) :: x(n), y(n), res\n    integer :: iter\n    x = x0\n    cost = sum(x**2)\n    y = x\n    res = 1.0d0\n    iter = 0\n    !$adfort fixed-point(tol=1e-14, maxiter=500)\n    do while (res > 1.0d-15 .and. iter < 500)\n      iter = iter + 1\n      call sweep(n, p, y, x, res)\n    end do\n    cost = cost + sum(x**3)\n  end subroutine fp\nend module m\n', schedule)
+
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_checkpointed_body_with_a_do_variable_used_before_the_loop(schedule, tmp_path):
+    # k also runs an initialisation loop before the checkpointed one: it was
+    # passed to the step as an intent(in) argument, which the step's reversed
+    # inner loop assigns (the generated code did not compile).
+    harness.check_source(tmp_path, "ck.f90", '! adfort: routine=run dep=cost indep=x0\n! adfort: init n=4 nt=5 x0=0.5:1.5\nmodule m\n  implicit none\ncontains\n  subroutine run(n, nt, x0, cost)\n    integer, intent(in) :: n, nt\n    real(8), intent(in) :: x0(n)\n    real(8), intent(out) :: cost\n    real(8) :: x(n)\n    integer :: it, k\n    do k = 1, n\n      x(k) = x0(k)\n    end do\n    cost = 0.0d0\n    !$adfort checkpoint binomial(snapshots=2)\n    do it = 1, nt\n      do k = 1, n\n        x(k) = x(k) - 0.1d0*x(k)**2\n        cost = cost + x(k)**2\n      end do\n    end do\n  end subroutine run\nend module m\n', schedule)
