@@ -1,7 +1,8 @@
 """The routines a differentiation can see: the main file, extra files, and
 modules found on the search path, and who calls whom."""
 
-from psyclone.psyir.nodes import Call, Container, FileContainer, IntrinsicCall, Literal, Reference, Routine
+from psyclone.psyir.nodes import (
+    Call, Container, FileContainer, IntrinsicCall, Literal, Reference, Routine)
 from psyclone.psyir.symbols import GenericInterfaceSymbol, ScalarType, Symbol
 
 from adfort.arrays import expr_rank, symbol_rank
