@@ -5,13 +5,18 @@ module, so that a Makefile makes one call per source file.
 Routines the heads share (a callee's motions, a tape's reserve routine)
 appear once; declarations the heads share (tapes, adjoints of module
 variables) once.  Two heads that need different code under one name (a
-callee differentiated with other active arguments) cannot share a file:
-that is an error naming the routine.
+callee differentiated with other active arguments, or one head calling
+another, whose motions as a callee differ from its own as a head) each
+get their own: the routine keeps its name in the text of the head whose
+motion it is (``step_rev`` in step's), else in the first head's, and the
+other heads call their variant, named after them
+(:func:`adfort.naming.head_variant`).  Declarations two heads need
+otherwise under one name are an error.
 """
 
 import re
 
-from adfort import units
+from adfort import naming, units
 from adfort.errors import AdfortError
 
 _ACCESS = re.compile(r"^\s*(?:public|private)\b", re.IGNORECASE)
@@ -34,12 +39,10 @@ def merge(texts, heads):
     :raises AdfortError: when two heads generate different routines or
         declarations under one name.
     """
+    texts = _separate_variants(list(texts), heads)
     modules, externals, order = {}, {}, []
     for text, head in zip(texts, heads):
-        found = units.scan(text, fixed_form=False)
-        if found is None:  # adfort writes only what its scanner reads
-            raise AdfortError(f"cannot merge the adjoint of '{head}' with the others: "
-                              "differentiate it in a separate run")
+        found = _scan(text, head)
         lines = text.splitlines(keepends=True)
         for unit in found.units:
             body = "".join(lines[unit.first:unit.last + 1])
@@ -69,6 +72,82 @@ def merge(texts, heads):
     return "".join(out)
 
 
+def _scan(text, head):
+    found = units.scan(text, fixed_form=False)
+    if found is None:  # adfort writes only what its scanner reads
+        raise AdfortError(f"cannot merge the adjoint of '{head}' with the others: "
+                          "differentiate it in a separate run")
+    return found
+
+
+def _routines(text, head):
+    """{(module or None, routine name): text} of the routines of `text`."""
+    lines = text.splitlines(keepends=True)
+    return {(unit.module, unit.name): "".join(lines[unit.first:unit.last + 1])
+            for unit in _scan(text, head).units if unit.kind != "module"}
+
+
+def _owner(name, holders, heads):
+    """The index (among `holders`) of the text that keeps routine `name`:
+    the head whose motion it is (the longest head name it starts with),
+    else the first."""
+    owned = [i for i in holders if name.startswith(heads[i].lower() + "_")]
+    return max(owned, key=lambda i: len(heads[i])) if owned else holders[0]
+
+
+def _separate_variants(texts, heads):
+    """`texts` with each routine that heads need differently under one
+    name renamed in the texts of all but one head (its calls too).  A
+    renamed callee changes its callers' texts: repeated until every name
+    means one routine."""
+    variants = [set() for _ in texts]
+    for _ in range(64 * len(texts)):    # (each round renames one routine at least)
+        bodies = [_routines(text, head) for text, head in zip(texts, heads)]
+        keys = list(dict.fromkeys(key for found in bodies for key in found))
+        renames = [{} for _ in texts]
+        taken = {word.lower() for text in texts for word in re.findall(r"\w+", text)}
+        for key in keys:
+            holders = [i for i, found in enumerate(bodies) if key in found]
+            if len({bodies[i][key] for i in holders}) < 2:
+                continue
+            # One name per distinct routine: the kept one its own, each
+            # other the variant of the first head needing it.
+            named = {bodies[_owner(key[1], holders, heads)][key]: key[1]}
+            for i in holders:
+                body = bodies[i][key]
+                if body not in named:
+                    named[body] = naming.unique_name(
+                        naming.head_variant(key[1], heads[i].lower()), taken)
+                    taken.add(named[body].lower())
+                if named[body] != key[1]:
+                    renames[i][key[1]] = named[body]
+                    variants[i].add(named[body].lower())
+        if not any(renames):
+            return [_drop_unused(text, head, variants[i])
+                    for i, (text, head) in enumerate(zip(texts, heads))]
+        for i, mapping in enumerate(renames):
+            for old in sorted(mapping):
+                texts[i] = re.sub(rf"\b{re.escape(old)}\b", mapping[old], texts[i],
+                                  flags=re.IGNORECASE)
+    raise AdfortError("cannot merge the adjoints of " + ", ".join(repr(h) for h in heads)
+                      + ": differentiate them in separate runs")
+
+
+def _drop_unused(text, head, variants):
+    """`text` without the renamed routines nothing in it calls (a head's
+    own motions generated alongside its motions as a callee)."""
+    lines = text.splitlines(keepends=True)
+    for unit in reversed(_scan(text, head).units):
+        if unit.name.lower() not in variants:
+            continue
+        word = re.compile(rf"\b{re.escape(unit.name)}\b", re.IGNORECASE)
+        inside = "".join(lines[unit.first:unit.last + 1])
+        if len(word.findall(text)) == len(word.findall(inside)):
+            del lines[unit.first:unit.last + 1]
+            text = "".join(lines)
+    return "".join(lines)
+
+
 def _rank(statement):
     text = statement.lstrip().lower()
     return 0 if text.startswith("use") and re.match(r"use\b", text) else \
@@ -76,11 +155,7 @@ def _rank(statement):
 
 
 def _add(routines, name, body, head):
-    if name in routines and routines[name] != body:
-        raise AdfortError(
-            f"'{head}' needs another '{name}' than the routines before it (a callee "
-            "differentiated with other active arguments): differentiate it in a "
-            "separate run")
+    assert routines.get(name, body) == body, (head, name)   # (_separate_variants)
     routines.setdefault(name, body)
 
 

@@ -84,6 +84,7 @@ TANGENT_ZERO = "zero_d"
 # (adfort/transformations/work_arrays.py): the routine proper, the buffer
 # on the stack, the one allocated when that is too small, and the extents.
 WORK_BODY_SUFFIX = "_body"
+MAX_NAME_LENGTH = 63      # (Fortran 2003 names)
 WORK_STACK = "work_stack"
 WORK_HEAP = "work_heap"
 WORK_EXTENT = "work_extent"
@@ -92,6 +93,13 @@ WORK_EXTENT = "work_extent"
 def work_body(name):
     """Name of generated routine `name` taking its work arrays as arguments."""
     return name + WORK_BODY_SUFFIX
+
+
+def head_variant(name, head):
+    """Name of generated routine `name` as head `head` needs it, when
+    another head of the same run needs a different routine under `name`
+    (a callee differentiated with other active arguments)."""
+    return f"{name}_{head}"[:MAX_NAME_LENGTH]
 
 
 def tangent(name):

@@ -18,6 +18,8 @@ A tape has one of two layouts, chosen per routine:
   can hold any trip count and never overflows.
 """
 
+import contextlib
+
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall,
     Literal, Loop, Range, Reference)
@@ -485,6 +487,23 @@ class TapeSet:
             frame["margins"] = kept
         _fill_inline(frame, totals)
         return (totals, named) if room is not None else totals
+
+    @contextlib.contextmanager
+    def returning_side(self):
+        """Account pushes the returning motion makes (a checkpointed loop
+        recording a step again) apart from the routine's own: nothing
+        is pushed after them at the routine's level there, so the room
+        their reserves keep for the routine is none (the routine's room
+        local is set in the recording motion only)."""
+        saved = list(self.frames)
+        self.frames[:] = [{}]
+        try:
+            yield
+        finally:
+            top = self.frames[0]
+            _fill_inline(top, {})
+            self.frames[:] = saved
+            self.frames[0].setdefault("pushes", []).extend(top.get("pushes", []))
 
     def pushes_made(self):
         """How many pushes have been generated so far (any tape)."""

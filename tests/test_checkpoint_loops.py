@@ -202,6 +202,37 @@ def test_routine_with_the_loop_as_a_callee(tmp_path, tmp_path_factory, schedule)
     assert same(result.lhs, plain.lhs), (result.lhs, plain.lhs)
 
 
+def _routine_text(text, name):
+    match = re.search(rf"^ *subroutine {name}\b.*?^ *end subroutine {name}\b", text,
+                      re.S | re.M | re.I)
+    assert match, name
+    return match.group(0)
+
+
+@needs_gfortran
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_steps_recorded_again_make_their_own_room(tmp_path, schedule):
+    """The returning motion records each reversed step again: its room
+    checks named the routine's room local, which only the recording
+    motion sets (uninitialised there), and under joint asked the size of
+    a branch tape nothing had allocated (a run-time error under
+    -fcheck=all).  Branches in the step and in the loop body."""
+    text = model(BINOMIAL).replace(
+        "      cost = cost + 0.5_dp*misfit*dx\n",
+        "      if (misfit > 0.05_dp) then\n        cost = cost + 0.5_dp*misfit*dx\n"
+        "      else\n        cost = cost + misfit**2\n      end if\n").replace(
+        "      hun(i) = 0.5_dp*",
+        "      if (hn(i) > 1.05_dp) hn(i) = 1.05_dp + 0.5_dp*(hn(i) - 1.05_dp)\n"
+        "      hun(i) = 0.5_dp*")
+    assert "if (misfit > 0.05_dp)" in text and "if (hn(i) > 1.05_dp)" in text
+    result = run_case(fixture(tmp_path, text), schedule, tmp_path / schedule, 13)
+    generated = result.generated.read_text()
+    for motion in ("swe_model_ret_body", "swe_model_ret_given_body"):
+        if f"subroutine {motion}(" in generated:
+            body = _routine_text(generated, motion)
+            assert "_room" not in body, body
+
+
 @needs_gfortran
 def test_command_line_form(tmp_path, tmp_path_factory):
     path = fixture(tmp_path, model(""))

@@ -40,7 +40,7 @@ from psyclone.psyir.symbols import (
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
 from adfort.symbols import new_local
-from adfort.tape import written_names
+from adfort.tape import tidy_reserves, written_names
 from adfort.transformations.call import _actuals, _formals, overwritten_inputs
 from adfort.transformations.reverser import statement_text
 
@@ -191,52 +191,56 @@ def reverse_checkpointed_loop(node, reverser):
                                         Reference(depth)])
     rec.extend(pushes)
 
+    # The returning motion's side: its reserves keep no room for the
+    # routine, which pushes nothing more there.
     # One step reversed: step_rec then step_ret (with what the plan saves
     # around the call, and the scalars an iteration pushes).
-    tapes.open_frame(written_names([call], reverser.plan.call_writes))
-    step_rec, step_ret = reverser.block([call])
-    popped = []
-    for name in reverser.pushed.get(id(node), ()):
-        save, restore = tapes.save(Reference(table.lookup(name)))
-        step_rec.extend(save)
-        popped = restore + popped
-    if id(node) in reverser.recomputed:
-        popped += [s.copy() for s in reverser.recomputed[id(node)][1]]
-    needs = tapes.close_frame()
-    needs.pop("inline", None)
-    reverse = [set_index(at(2))] + tapes.reserve(needs) + step_rec + popped + step_ret
-    reverse[0].preceding_comment = "reverse one step: record it, then return through it"
+    with tapes.returning_side():
+        tapes.open_frame(written_names([call], reverser.plan.call_writes))
+        step_rec, step_ret = reverser.block([call])
+        popped = []
+        for name in reverser.pushed.get(id(node), ()):
+            save, restore = tapes.save(Reference(table.lookup(name)))
+            step_rec.extend(save)
+            popped = restore + popped
+        if id(node) in reverser.recomputed:
+            popped += [s.copy() for s in reverser.recomputed[id(node)][1]]
+        needs = tapes.close_frame()
+        needs.pop("inline", None)
+        reverse = [set_index(at(2))] + tapes.reserve(needs) + step_rec + popped + step_ret
+        reverse[0].preceding_comment = "reverse one step: record it, then return through it"
 
-    pops, values = tapes.control.pop(token)
-    ret = pops + [Assignment.create(Reference(target), value) for target, value in
-                  zip((first, stride, trip, depth), values)]
-    ret += planned()
-    ret.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [ArrayReference.create(
-        slot_depth, [Call.create(slots, [Reference(actions), Reference(nact)])])]))
-    # The forward sweep took slots 1, 2, ... in turn.
-    ret.append(Loop.create(iact, _int(1), Reference(depth), _int(1), [Assignment.create(
-        ArrayReference.create(slot_depth, [Reference(iact)]), Reference(iact))]))
-    ret.append(IfBlock.create(_op(BinOp.GT, Reference(trip), _int(0)), last_pop))
-    drop_push, drop_pop = _snapshots(reverser, state)
-    _, again_pop = _snapshots(reverser, state)
-    restore = [WhileLoop.create(
-        _op(BinOp.GT, Reference(depth), ArrayReference.create(slot_depth, [at(3)])),
-        drop_pop + [count(-1)])]
-    restore[0].preceding_comment = \
-        "restore a snapshot: drop those taken after it, pop it and keep it"
-    restore += again_pop + drop_push
+        pops, values = tapes.control.pop(token)
+        ret = pops + [Assignment.create(Reference(target), value) for target, value in
+                      zip((first, stride, trip, depth), values)]
+        ret += planned()
+        ret.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [ArrayReference.create(
+            slot_depth, [Call.create(slots, [Reference(actions), Reference(nact)])])]))
+        # The forward sweep took slots 1, 2, ... in turn.
+        ret.append(Loop.create(iact, _int(1), Reference(depth), _int(1), [Assignment.create(
+            ArrayReference.create(slot_depth, [Reference(iact)]), Reference(iact))]))
+        ret.append(IfBlock.create(_op(BinOp.GT, Reference(trip), _int(0)), last_pop))
+        drop_push, drop_pop = _snapshots(reverser, state)
+        _, again_pop = _snapshots(reverser, state)
+        restore = [WhileLoop.create(
+            _op(BinOp.GT, Reference(depth), ArrayReference.create(slot_depth, [at(3)])),
+            drop_pop + [count(-1)])]
+        restore[0].preceding_comment = \
+            "restore a snapshot: drop those taken after it, pop it and keep it"
+        restore += again_pop + drop_push
 
-    dispatch = IfBlock.create(is_kind(ADVANCE), advance(), [IfBlock.create(
-        is_kind(TAKESHOT), take(True), [IfBlock.create(
-            is_kind(RESTORE), restore, reverse)])])
-    ret.append(Loop.create(iact, Reference(forward), Reference(nact), _int(1), [dispatch]))
-    ret[-1].preceding_comment = "the rest of the schedule, from its first reversed step"
-    _, end_pop = _snapshots(reverser, state)
-    ret.append(WhileLoop.create(_op(BinOp.GT, Reference(depth), _int(0)),
-                                end_pop + [count(-1)]))
-    ret[-1].preceding_comment = "the snapshots left: the last popped is the entry state"
-    ret.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
-        Reference(slot_depth)]))
+        dispatch = IfBlock.create(is_kind(ADVANCE), advance(), [IfBlock.create(
+            is_kind(TAKESHOT), take(True), [IfBlock.create(
+                is_kind(RESTORE), restore, reverse)])])
+        ret.append(Loop.create(iact, Reference(forward), Reference(nact), _int(1), [dispatch]))
+        ret[-1].preceding_comment = "the rest of the schedule, from its first reversed step"
+        _, end_pop = _snapshots(reverser, state)
+        ret.append(WhileLoop.create(_op(BinOp.GT, Reference(depth), _int(0)),
+                                    end_pop + [count(-1)]))
+        ret[-1].preceding_comment = "the snapshots left: the last popped is the entry state"
+        ret.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
+            Reference(slot_depth)]))
+    tidy_reserves(ret)
     ret.extend(ret_after)
     ret[0].preceding_comment = (f"checkpointed loop ({spec.text()}, {spec.place}): "
                                 "its steps reversed from snapshots")

@@ -349,7 +349,10 @@ def reverse_work(work, spec, options, names, filename=None):
         needs, rooms = tapes.top_level_need(lambda tape: new_local(
             table, naming.tape_room(tape.symbol.name), INTEGER_TYPE.copy(), taken))
         reserves = []
-        named = _names_in(rec_body) if any(
+        # (A tape only the returning motion pushes onto, as a checkpointed
+        # loop's steps recorded again, is allocated here too: its room
+        # checks there ask its size.)
+        named = _names_in(rec_body) | _names_in(body_ret) if any(
             tape not in needs for tape in tapes.tapes) else set()
         for tape in tapes.tapes:
             if tape not in needs and not every_name(tape) & named:
