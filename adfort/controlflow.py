@@ -318,6 +318,12 @@ class _Builder:
         if match:
             return self.do(match, text, line)
         if _END_DO.match(text):
+            if stmt.label and self.stack and self.stack[-1]["kind"] == "do" and \
+                    self.stack[-1]["term"] == stmt.label:
+                # ``20 END DO`` ending ``DO 20 …``: its label closes the
+                # loop, as a CONTINUE's would.
+                self.node(line)
+                return None
             if not self.stack or self.stack[-1]["kind"] != "do" or self.stack[-1]["term"]:
                 self.error("END DO without a matching DO", line)
             return self.close_loop(line)
@@ -560,6 +566,12 @@ class _Builder:
 
     def exit_or_cycle(self, match, line):
         name = (match.group("name") or "").lower() or None
+        named = [f for f in self.stack if (f.get("name") or "").lower() == name] if name else []
+        if named and named[-1]["kind"] == "if" and match.group("kind").lower() == "exit":
+            # Fortran 2008: EXIT leaves the named IF construct, to its END IF.
+            named[-1]["ends"].append(self.node(line))
+            self.current = None
+            return
         loops = [f for f in self.stack if f["kind"] == "do"]
         if name:
             loops = [f for f in loops if f["name"] == name]

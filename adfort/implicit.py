@@ -465,6 +465,16 @@ def _used_names(nodes):
         elif isinstance(node, F.Structure_Constructor) and node.items[1] is None:
             note(node.items[0], "call")  # f(): how fparser reads it
             children = []
+        elif isinstance(node, F.Structure_Constructor) and \
+                str(node.items[0]).lower() in _INTRINSICS:
+            # An intrinsic fparser does not know (HYPOT, NORM2…) read as a
+            # structure constructor: its keywords (DIM=) are no names.
+            note(node.items[0], "call")
+            children = [c.items[1] if isinstance(c, F.Component_Spec) else c
+                        for c in _children(node.items[1])] \
+                if isinstance(node.items[1], F.Component_Spec_List) else \
+                [node.items[1].items[1] if isinstance(node.items[1], F.Component_Spec)
+                 else node.items[1]]
         elif isinstance(node, (F.Part_Ref, F.Function_Reference)) and \
                 isinstance(node.items[0], F.Name):
             note(node.items[0], "call")

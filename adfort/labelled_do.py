@@ -11,6 +11,8 @@ _LABELLED_DO = re.compile(r"^(\s*)do\s+(\d+)\s*,?\s*(?=[a-z])", re.IGNORECASE)
 # What every labelled DO statement holds (a test of the whole text first).
 _ANY_LABELLED_DO = re.compile(r"do\s+\d", re.IGNORECASE)
 _CONTINUE = re.compile(r"^\s*continue\s*$", re.IGNORECASE)
+# A labelled DO may also end at a labelled END DO (``20 END DO``).
+_END_DO = re.compile(r"^\s*end\s*do\s*$", re.IGNORECASE)
 
 
 def _split_label(line, fixed_form):
@@ -62,7 +64,7 @@ def unlabel_do_loops(source, fixed_form):
         prefix = (f"{keep:<5} " if fixed_form else (keep + " " if keep else ""))
         indent = "" if fixed_form else body[:len(body) - len(body.lstrip())]
         ends = "; ".join(["end do"] * closing)
-        if _CONTINUE.match(statement):
+        if _CONTINUE.match(statement) or _END_DO.match(statement):
             text = ends
         else:
             last = _statement_end(lines, number, fixed_form)

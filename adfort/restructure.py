@@ -13,6 +13,7 @@ import re
 from typing import List
 
 from adfort import controlflow, flowanalysis, stmtfunctions, structuring
+from adfort.errors import AdfortError
 from adfort.statements import code_outside_strings, split_statements
 
 _PREFIX = r"(?:(?:recursive|pure|elemental|impure|module)\s+|" \
@@ -156,10 +157,35 @@ def restructure(source, fixed_form, path):
         lines = _rewrite_unit(statements, unit, spec, exe, functions, control, fixed_form, path)
         first = statements[unit.header].line if unit.header >= 0 else statements[unit.body[0]].line
         end = unit.end if unit.end >= 0 else (unit.body[-1] if unit.body else unit.header)
+        lines = _keep_directives(source, statements, first, statements[end].last, lines, path)
         rewrites.append((first, statements[end].last, lines, unit))
     if not rewrites:
         return source, None
     return _assemble(source, statements, rewrites, path, fixed_form)
+
+
+_LOOP_DIRECTIVE = re.compile(r"^\s*[!cC*]\$adfort\s+(?:checkpoint|fixed-point)\b",
+                             re.IGNORECASE)
+
+
+def _keep_directives(source, statements, first, last, lines, path):
+    """`lines` (a rewritten unit's) with the loop directives of its
+    original lines ``first``..``last`` (comments, which the rewrite
+    drops) put back before the statement they precede."""
+    original = source.splitlines()
+    for number in range(last, first - 1, -1):
+        if number > len(original) or not _LOOP_DIRECTIVE.match(original[number - 1]):
+            continue
+        target = next((stmt.line for stmt in statements if stmt.line > number), None)
+        at = next((i for i, (_, line) in enumerate(lines) if line == target), None)
+        if at is None:
+            raise AdfortError(
+                "the loop this directive is on is rewritten (its routine's GO TO, "
+                "RETURN or named EXIT/CYCLE are restructured) and could not be found "
+                "again: put the directive on a loop of a routine without them",
+                f"{path}:{number}")
+        lines = lines[:at] + [(original[number - 1], number)] + lines[at:]
+    return lines
 
 
 def _assemble(source, statements, rewrites, path, fixed_form):

@@ -234,6 +234,30 @@ def test_steps_recorded_again_make_their_own_room(tmp_path, schedule):
 
 
 @needs_gfortran
+@pytest.mark.parametrize("schedule,jump", [
+    ("split", "named"), ("joint", "named"), ("split", "goto"), ("joint", "goto")])
+def test_directive_kept_in_a_restructured_routine(tmp_path, schedule, jump):
+    """A routine with a named CYCLE or a GO TO is rewritten by the front
+    end before the directives are applied: the directive (a comment) was
+    dropped with the rest of the comments, and the loop silently taped
+    whole.  It is kept on its loop now."""
+    if jump == "named":
+        body = ("      lev: do i = 1, n\n        if (hobs(i) < 0.0_dp) cycle lev\n"
+                "        misfit = misfit + (h(i) - hobs(i))**2\n      end do lev\n")
+    else:
+        body = ("      do i = 1, n\n        if (hobs(i) < 0.0_dp) go to 10\n"
+                "        misfit = misfit + (h(i) - hobs(i))**2\n10      continue\n"
+                "      end do\n")
+    text = model(BINOMIAL).replace(
+        "      do i = 1, n\n        misfit = misfit + (h(i) - hobs(i))**2\n      end do\n",
+        body)
+    assert body in text
+    result = run_case(fixture(tmp_path, text), schedule, tmp_path / schedule, 13)
+    generated = result.generated.read_text()
+    assert "call adfort_binomial_schedule(ckpt_steps, 3," in generated
+
+
+@needs_gfortran
 def test_command_line_form(tmp_path, tmp_path_factory):
     path = fixture(tmp_path, model(""))
     result = run_case(path, "split", tmp_path / "split", 13,

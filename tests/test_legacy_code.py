@@ -344,6 +344,76 @@ CASES = {
         "     *  ((r*0.5d+02)*e, dsqrt\n"
         "     *  (r))\n"
         "      end\n"),
+    # A labelled DO ended by a labelled END DO (Fortran 90), in a routine
+    # without jumps and in one whose GO TO the front end restructures.
+    "labelled_end_do.f": (
+        "c adfort: routine=lbl dep=s indep=x\n"
+        "c adfort: init n=4 x=0.5:1.5\n"
+        "      SUBROUTINE LBL(N, X, S)\n"
+        "      INTEGER N, K, J\n"
+        "      DOUBLE PRECISION X(N), S\n"
+        "      S = 0.D0\n"
+        "      DO 20 K = 1, N\n"
+        "        DO 10 J = 1, K\n"
+        "          S = S + X(K)*X(J)\n"
+        "   10   END DO\n"
+        "        S = S + X(K)**2\n"
+        "   20 END DO\n"
+        "      END\n"),
+    # F2008 intrinsics fparser reads as structure constructors, in code
+    # typed implicitly (they were typed as variables, renamed, and then
+    # rejected as calls of an unknown routine).
+    "implicit_hypot_norm2.f90": """\
+        ! adfort: routine=r dep=y indep=x
+        ! adfort: init n=3 x=-2:2
+        subroutine r(n, x, y)
+          integer, intent(in) :: n
+          real(8), intent(in) :: x(n, 2)
+          real(8), intent(out) :: y
+          y = hypot(x(1, 1), 0.5d0) + sum(norm2(x, dim=2)) + norm2(x(:, 1), 1)
+        end subroutine r
+        """,
+    # Fortran 2008's EXIT out of a named IF construct (from a nested IF,
+    # in a loop, with an ELSE part): to its END IF.
+    "exit_named_if.f90": """\
+        ! adfort: routine=adjust dep=y indep=x
+        ! adfort: init n=6 x=0.2:1.8
+        subroutine adjust(n, x, y)
+          integer, intent(in) :: n
+          real(8), intent(in) :: x(n)
+          real(8), intent(out) :: y
+          integer :: k
+          y = 0.0d0
+          do k = 1, n
+            sat: if (x(k) > 0.5d0) then
+              y = y + x(k)**2
+              if (x(k) > 1.2d0) then
+                y = y - 0.1d0*x(k)
+                exit sat
+              end if
+              y = y + sin(x(k))
+            else sat
+              y = y + x(k)
+            end if sat
+          end do
+        end subroutine adjust
+        """,
+    "labelled_end_do_goto.f90": """\
+        ! adfort: routine=lbl dep=s indep=x
+        ! adfort: init n=5 x=0.5:1.5
+        subroutine lbl(n, x, s)
+          integer, intent(in) :: n
+          real(8), intent(in) :: x(n)
+          real(8), intent(out) :: s
+          integer :: k
+          s = 0.d0
+          do 20 k = 1, n
+            if (x(k) > 1.0d0) go to 20
+            s = s + x(k)**2
+        20 end do
+          s = s + sum(x)
+        end subroutine lbl
+        """,
 }
 
 
