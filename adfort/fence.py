@@ -182,6 +182,12 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 f"cannot tell which form of the intrinsic call "
                 f"'{str(block.parse_tree_nodes[0]).strip()}' this is: name its optional "
                 "arguments (e.g. SUM(c, dim=1), SIZE(a, dim=2))", where(block, filename))
+        if kinds == {"Array_Constructor"}:
+            raise AdfortError(
+                f"this array constructor (an implied DO or a type spec: "
+                f"'{str(block.parse_tree_nodes[0]).strip()}') is not supported: set "
+                "the array's elements in a DO loop instead "
+                "(do i = 1, n; w(i) = …; end do)", where(block, filename))
         raise AdfortError(
             f"unsupported statement {_describe_codeblock(block)}: adfort cannot "
             "differentiate it; remove it or move it out of the routine",

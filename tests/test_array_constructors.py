@@ -96,3 +96,28 @@ def test_nested_where_is_a_clear_error(tmp_path):
     assert done.returncode == 1 and "k.f90:11" in done.stderr, done.stderr
     assert "nested WHERE constructs are not supported" in done.stderr, done.stderr
     assert not (tmp_path / "o.f90").exists()
+
+
+def test_implied_do_constructor_is_a_clear_error(tmp_path):
+    """PSyclone keeps an implied-DO constructor as text: the message names
+    it and says what to write instead (it called it a statement)."""
+    source = tmp_path / "k.f90"
+    source.write_text(textwrap.dedent("""\
+        subroutine run(n, x, cost)
+          integer, intent(in) :: n
+          real(8), intent(in) :: x(n)
+          real(8), intent(out) :: cost
+          real(8) :: w(n)
+          integer :: i
+          w = [(real(i, 8), i = 1, n)]
+          cost = sum(x*w)
+        end subroutine run
+        """))
+    out = tmp_path / "k_ad.f90"
+    done = subprocess.run([sys.executable, "-m", "adfort", "diff", str(source), "--routine",
+                           "run", "--dep", "cost", "--indep", "x", "-o", str(out)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "k.f90:7:" in done.stderr and "array constructor" in done.stderr \
+        and "DO loop" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not out.exists()
