@@ -6,8 +6,9 @@ expression) the contributions are summed.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayConstructor, ArrayReference, BinaryOperation, IntrinsicCall, Literal, Range,
-    Reference, UnaryOperation)
+    ArrayConstructor, ArrayReference, BinaryOperation, IntrinsicCall, Literal,
+    Member, Range, Reference, UnaryOperation)
+from psyclone.psyir.nodes.array_mixin import ArrayMixin
 from psyclone.psyir.symbols import ArrayType, ScalarType
 
 from adfort.derived import STRUCTURE_REFERENCES, reference_rank
@@ -58,6 +59,22 @@ def is_substring(reference):
             and len(reference.indices) > symbol_rank(reference.symbol))
 
 
+def vector_subscript(reference):
+    """The first subscript of `reference` (or of one of its components,
+    ``s%a(idx)``) that is an integer array, ``x(idx)``, ``x(n+1-idx)``, or
+    None: a vector subscript, which selects elements in any order, possibly
+    the same one twice."""
+    node = reference
+    while node is not None:
+        if isinstance(node, ArrayMixin):
+            for index in node.indices:
+                if not isinstance(index, Range) and expr_rank(index) > 0:
+                    return index
+        node = getattr(node, "member", None) if isinstance(node, (Reference, Member)) \
+            else None
+    return None
+
+
 def expr_rank(node):
     """Number of dimensions of the value of expression `node`."""
     if isinstance(node, Literal):
@@ -68,7 +85,9 @@ def expr_rank(node):
         indices = node.indices
         if is_substring(node):
             indices = indices[:-1]   # task(1:5) is a substring, not a section
-        return sum(1 for index in indices if isinstance(index, Range))
+        # A vector subscript (``w(idx)``) is a dimension too.
+        return sum(1 for index in indices
+                   if isinstance(index, Range) or expr_rank(index) > 0)
     if type(node) is Reference:
         return symbol_rank(node.symbol)
     if isinstance(node, (BinaryOperation, UnaryOperation)):

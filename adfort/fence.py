@@ -14,7 +14,7 @@ from adfort import naming, rules
 from adfort.activity import (
     active_variables, argument_names, differentiable_args, is_complex, is_real, operands,
     operation_name)
-from adfort.arrays import expr_rank
+from adfort.arrays import expr_rank, is_shape_inquiry, vector_subscript
 from adfort.derived import (
     STRUCTURE_REFERENCES, check_derived, holds_reals, is_derived, is_real_value, is_variable,
     unsupported_declaration)
@@ -243,6 +243,8 @@ def check_routine(routine, dependents, independents, filename, active=None,
             raise AdfortError(
                 f"'{ref.debug_string()}' ({type(ref).__name__}) is not supported: "
                 "only variables can be differentiated", where(ref, filename))
+    if not tangent:     # (a tangent takes them elementwise, as the original does)
+        _check_vector_subscripts(routine, active, filename)
     for constructor in routine.walk(ArrayConstructor):
         if any(_reaches_active(element, active) for element in constructor.children):
             raise AdfortError(
@@ -560,6 +562,37 @@ def _reaches_active(expr, active):
         args = operands(expr)
         return any(_reaches_active(args[i], active) for i in differentiable_args(expr))
     return False
+
+
+def _check_vector_subscripts(routine, active, filename):
+    """An active array subscripted by an integer array (``x(idx)``): the
+    transformations take such a reference for one element or a section, so
+    its adjoint would go to the wrong elements (or not compile), and a
+    repeated index would have to accumulate.  Passive arrays are fine, and
+    so is an array element ``x(idx(i))``.
+
+    :raises AdfortError: at the reference, suggesting a DO loop.
+    """
+    for ref in routine.walk(Reference):
+        if ref.symbol.name.lower() not in active or is_shape_inquiry(ref):
+            continue
+        index = vector_subscript(ref)
+        if index is None:
+            continue
+        text = index.debug_string()
+        idx = text if type(index) is Reference else "idx"
+        name = ref.symbol.name
+        if isinstance(ref.parent, Call) and not isinstance(ref.parent, IntrinsicCall):
+            fix = (f"copy the elements into a local array in a DO loop (do i = 1, "
+                   f"size({idx}); t(i) = {name}({idx}(i)); end do), pass that, and copy "
+                   "it back the same way if the callee changes it")
+        else:
+            fix = (f"write a DO loop over the index array that takes one element at a "
+                   f"time (do i = 1, size({idx}); y(i) = {name}({idx}(i)); end do)")
+        raise AdfortError(
+            f"'{ref.debug_string()}' subscripts '{name}', which carries derivatives, with "
+            f"the integer array '{text}' (a vector subscript): adfort does not "
+            f"differentiate vector subscripts; {fix}", where(ref, filename))
 
 
 def _check_intrinsic_subroutine(call, filename):
