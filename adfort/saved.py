@@ -15,9 +15,17 @@ caller records, ``f_rev`` while it returns, in the opposite order across a
 loop), and ``r_jacobian`` reverses once per row.  That is harmless for
 state that cannot change a derivative (a call counter only printed), and
 rejected otherwise.
+
+A SAVE'd local whose value one call leaves for the next to read carries a
+derivative from one call to the next when that value varies: the adjoint
+of the read would have to reach the call that wrote it, but each
+returning motion's adjoint of a local starts from zero and is dropped on
+return.  That is rejected; a module variable, whose adjoint the generated
+module keeps from one call to the next, holds such a value instead.
 """
 
-from psyclone.psyir.nodes import Assignment, CodeBlock, IfBlock, Loop, Reference
+from psyclone.psyir.nodes import (
+    Assignment, CodeBlock, IfBlock, Loop, Reference, WhileLoop)
 from psyclone.psyir.symbols import StaticInterface
 
 from adfort.errors import AdfortError, source_name, where
@@ -64,8 +72,11 @@ def state_affecting_derivatives(routine):
     """The written SAVE'd locals of `routine` whose values may change what
     the routine computes (not only what it prints): every one except those
     read only to update themselves (``ncall = ncall + 1``) or other such
-    state, or in conditions of IFs that only print, stop or update it."""
-    candidates = written_saved_locals(routine)
+    state, or in conditions of IFs that only print, stop or update it, and
+    those every call sets before it reads them (running the routine again
+    sets them again)."""
+    candidates = {name for name in written_saved_locals(routine)
+                  if read_on_entry(routine.children, name) not in (None, "set")}
     neutral = set(candidates)
     changed = True
     while changed:
@@ -127,6 +138,8 @@ def check_saved_state(units, twice, filename, jacobian):
         names = sorted(state_affecting_derivatives(unit.original))
         if not names:
             continue
+        # (An active value one call leaves for the next is rejected before,
+        # by check_carried_state: splitting would lose its derivative.)
         how = ("--jacobian reverses the routine once per row" if jacobian else
                "a call reversed joint runs it forward twice")
         fix = "" if jacobian else (
@@ -140,3 +153,96 @@ def check_saved_state(units, twice, filename, jacobian):
             f"more than once per call; make it an argument or a module variable{fix}",
             where(first[0] if first else unit.original,
                   source_name(unit.original) or filename))
+
+
+def check_carried_state(units, activity, filename):
+    """Reject a SAVE'd (or initialised) local that carries an active value
+    from one call to the next: one a call may read before it sets it.
+    A passive one (a table built on the first call, a first-call flag) is
+    fine: no derivative flows through it.
+
+    :param activity: the :class:`adfort.interprocedural.Activity`.
+    :raises AdfortError: at the read, naming the variable.
+    """
+    for unit in units:
+        routine = unit.original
+        active = activity.active_locals(unit)
+        table = routine.symbol_table
+        for symbol in table.datasymbols:
+            name = symbol.name.lower()
+            if name not in active or not isinstance(symbol.interface, StaticInterface) \
+                    or symbol.is_constant:
+                continue
+            found = read_on_entry(routine.children, name)
+            if not isinstance(found, Reference):
+                continue
+            raise AdfortError(
+                f"'{symbol.name}' is a SAVE'd (or initialised) variable of '{unit.name}' "
+                "that carries a value depending on the independents from one call to "
+                "the next (this reads the value an earlier call left): adfort cannot "
+                "carry its derivative across calls; keep the value in a module variable "
+                "(whose adjoint adfort carries from one call to the next) or pass it as "
+                "an argument",
+                where(found, source_name(routine) or filename))
+
+
+def read_on_entry(statements, name):
+    """Whether `statements`, run in order, may read the value variable
+    `name` has before them: the first reference that may (a call given it,
+    I/O naming it count as reads), "set" when they surely assign all of it
+    first, None when they do neither.  An element or a section assigned
+    leaves the rest to be read; a loop may run no iteration."""
+    for stmt in statements:
+        if isinstance(stmt, CodeBlock):
+            if name in {n.lower() for n in stmt.get_symbol_names()}:
+                return stmt
+            continue
+        named = [r for r in stmt.walk(Reference) if r.symbol.name.lower() == name]
+        if not named:
+            continue
+        if isinstance(stmt, Assignment):
+            reads = [r for r in named if r is not stmt.lhs]
+            if reads:
+                return reads[0]
+            if not stmt.is_pointer and _whole(stmt.lhs):
+                return "set"
+            continue
+        if isinstance(stmt, IfBlock):
+            found = _first_named(stmt.condition, name)
+            if found is not None:
+                return found
+            branches = [read_on_entry(stmt.if_body.children, name),
+                        read_on_entry(stmt.else_body.children, name)
+                        if stmt.else_body else None]
+            for found in branches:
+                if isinstance(found, Reference) or isinstance(found, CodeBlock):
+                    return found
+            if branches == ["set", "set"]:
+                return "set"
+            continue
+        if isinstance(stmt, (Loop, WhileLoop)):
+            heads = [stmt.condition] if isinstance(stmt, WhileLoop) else \
+                [stmt.start_expr, stmt.stop_expr, stmt.step_expr]
+            for head in heads:
+                found = _first_named(head, name)
+                if found is not None:
+                    return found
+            found = read_on_entry(stmt.loop_body.children, name)
+            if found not in (None, "set"):
+                return found
+            continue
+        return named[0]
+    return None
+
+
+def _whole(lhs):
+    """Whether assignment target `lhs` is a whole variable (``v``, ``v(:)``)."""
+    if type(lhs) is Reference:
+        return True
+    indices = getattr(lhs, "indices", None)
+    return type(lhs).__name__ == "ArrayReference" and \
+        all(lhs.is_full_range(i) for i in range(len(indices)))
+
+
+def _first_named(expr, name):
+    return next((r for r in expr.walk(Reference) if r.symbol.name.lower() == name), None)

@@ -24,7 +24,7 @@ from adfort.fence import (
     check_renamed_active, check_routine)
 from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
-from adfort.saved import check_saved_state
+from adfort.saved import check_carried_state, check_saved_state
 from adfort.sections import formal_sections, global_sections
 from adfort.tapeless import records_tape, tapeless_links
 from adfort.frontend import (
@@ -576,6 +576,7 @@ class _ProgramBuild:
     def _fence_reversal(self):
         """What only reversal cannot do: run a routine twice when its inputs
         or saved state change in between."""
+        check_carried_state(self.chosen, self.activity, self.filename)
         check_repeated_input(self.top, self.chosen, self.schedule,
                              self.options.get("jacobian"), self.filename)
         check_saved_state(self.chosen, run_twice(self.top, self.chosen, self.schedule,

@@ -1,0 +1,111 @@
+"""A SAVE'd (or initialised) local carrying a value that depends on the
+independents from one call to the next: each returning motion's adjoint of
+the local started from zero, so the derivative through it was silently lost
+(zero) under the split schedule, and the joint schedule's error advised the
+split one.  It is rejected at the read, advising a module variable, whose
+adjoint adfort carries across calls (checked here); passive SAVE'd state and
+SAVE'd locals set before they are read keep working."""
+
+import pytest
+
+import harness
+from test_cli import assert_clean_failure, run
+
+CALLER = """\
+  subroutine run(x, y)
+    real(8), intent(in) :: x
+    real(8), intent(out) :: y
+    y = 0d0
+    call keep(x, y, .true.)
+    call keep(2d0*x, y, .false.)
+    call keep(x**2, y, .false.)
+  end subroutine run
+end module m
+"""
+
+HEAD = """\
+! adfort: routine=run dep=y indep=x
+! adfort: init x=0.5:1.5 y=0
+module m
+  implicit none
+"""
+
+CARRIED = {
+    # (declaration of prev, body of keep, line of the read)
+    "save": ("real(8), save :: prev", """\
+    if (.not. first) y = y + prev
+    prev = x*x""", 11),
+    "initial value": ("real(8) :: prev = 0d0", """\
+    if (.not. first) y = y + prev
+    prev = x*x""", 11),
+    "read in one branch only": ("real(8), save :: prev", """\
+    if (first) then
+      prev = x
+    else
+      y = y + prev*x
+      prev = prev + x
+    end if""", 14),
+    "element of an array": ("real(8), save :: prev(2)", """\
+    prev(1) = x
+    y = y + sin(prev(2))
+    prev(2) = prev(1)*x""", 12),
+}
+
+
+def _keep(declaration, body):
+    return f"""\
+contains
+  subroutine keep(x, y, first)
+    real(8), intent(in) :: x
+    real(8), intent(inout) :: y
+    logical, intent(in) :: first
+    {declaration}
+{body}
+  end subroutine keep
+"""
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("case", sorted(CARRIED))
+def test_saved_local_carrying_an_active_value_is_rejected(case, schedule, tmp_path):
+    declaration, body, line = CARRIED[case]
+    source = tmp_path / "k.f90"
+    source.write_text(HEAD + _keep(declaration, body) + CALLER)
+    result = run(["diff", str(source), "--routine", "run", "--dep", "y", "--indep", "x",
+                  "--schedule", schedule], tmp_path)
+    assert_clean_failure(result, tmp_path, f"k.f90:{line}:", "'prev' is a SAVE'd",
+                         "carries a value depending on the independents",
+                         "module variable")
+
+
+WORKING = {
+    # The value the advice moves to a module variable: its adjoint is kept.
+    "module variable": HEAD.replace("implicit none\n", "implicit none\n  real(8) :: prev = 0d0\n")
+    + _keep("", """\
+    if (.not. first) y = y + prev
+    prev = x*x""") + CALLER,
+    # Set before it is read in every call: nothing carried.
+    "set first": HEAD + _keep("real(8), save :: prev", """\
+    prev = x*x
+    if (.not. first) y = y + prev*x
+    prev = prev + y""") + CALLER,
+    # Passive state: a table built on the first call, a flag, a counter.
+    "passive table": HEAD + _keep("real(8), save :: tab(3)\n    integer, save :: ncall = 0",
+                                  """\
+    integer :: i
+    ncall = ncall + 1
+    if (ncall == 1) then
+      do i = 1, 3
+        tab(i) = 0.5d0*i
+      end do
+    end if
+    y = y + tab(2)*x**2 + tab(3)*x""") + CALLER,
+}
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("case", sorted(WORKING))
+def test_saved_state_adfort_can_differentiate(case, schedule, tmp_path):
+    if case == "passive table" and schedule == "joint":
+        pytest.skip("state changing what a callee reversed joint computes is rejected")
+    harness.check_source(tmp_path, "k.f90", WORKING[case], schedule)
