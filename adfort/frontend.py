@@ -873,11 +873,36 @@ def _syntax_location(path, err, origin=None):
     return f"{path}:{line}"
 
 
+class _ReaderError(Exception):
+    """An error fparser's reader reports (it would log it and exit)."""
+
+
+def _raise_reader_errors():
+    """Make fparser's reader raise on an error (a mismatched END name…)
+    instead of logging it and calling ``sys.exit(1)``, which left adfort
+    exiting 1 without a word."""
+    from fparser.common.readfortran import FortranReaderBase
+
+    def error(self, message, item=None):
+        line = item.span[0] if item is not None else max(1, self.linecount)
+        text = self.source_lines[line - 1] if 0 < line <= len(self.source_lines) else ""
+        raise _ReaderError(f"at line {line}\n>>>{text}\n{message}")
+
+    error.__doc__ = FortranReaderBase.error.__doc__
+    FortranReaderBase.error = error
+
+
+_raise_reader_errors()
+
+
 def _syntax_message(err):
     text = str(err)
     match = re.search(r"at line \d+\s*\n>>>(.*)", text)
     if match:
-        return (f"Fortran syntax error in '{match.group(1).strip()}': "
+        detail = ""
+        if isinstance(err, _ReaderError):
+            detail = " (" + text.split("\n", 2)[2].replace(". Ignoring.", "").strip() + ")"
+        return (f"Fortran syntax error in '{match.group(1).strip()}'{detail}: "
                 "fix the source so that gfortran accepts it")
     first = text.strip().splitlines()[0] if text.strip() else type(err).__name__
     return f"cannot parse the file: {first}"

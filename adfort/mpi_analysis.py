@@ -16,7 +16,7 @@ from psyclone.psyir.symbols import ScalarType
 from adfort.derived import is_variable, value_type
 from adfort.errors import AdfortError, where
 from adfort.mpi_rules import (
-    BUFFERS, ONE_SIDED, OTHER_TYPES, PAIR_OPERATIONS, PAIR_TYPES, REAL_TYPES, arguments,
+    BUFFERS, FREES, ONE_SIDED, OTHER_TYPES, PAIR_OPERATIONS, PAIR_TYPES, REAL_TYPES, arguments,
     is_mpi_name, rule)
 
 #: Kinds of the non-blocking calls and of the waits completing them.
@@ -63,6 +63,12 @@ def check_mpi_call(call, filename, communicating, mode="adjoint"):
     name = call.routine.name
     which = mpi_call_rule(call)
     location = where(call, filename)
+    if mode == "adjoint" and name.lower() in FREES:
+        raise AdfortError(
+            f"'{name}' frees a handle while derivatives flow through MPI communication: "
+            "the adjoint reverses that communication after the routine has run, with the "
+            "same communicators and datatypes; free it after calling the adjoint (outside "
+            "the routines differentiated)", location)
     verb = "reverse" if mode == "adjoint" else "differentiate"
     if which is None:
         real = [a for a in call.arguments if is_real_buffer(a)]

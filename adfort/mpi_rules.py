@@ -202,7 +202,15 @@ RULES = {
     "mpi_cart_rank": _passive("in", "in", "out", "out"),
     "mpi_get_count": _passive("in", "in", "out", "out"),
     "mpi_type_size": _passive("in", "out", "out"),
+    "mpi_type_contiguous": _passive("in", "in", "out", "out"),
+    "mpi_type_vector": _passive("in", "in", "in", "in", "out", "out"),
+    "mpi_type_commit": _passive("in", "out"),
+    "mpi_type_free": _passive("out", "out"),
 }
+
+#: Routines freeing a handle: the returning motion reverses the
+#: communication after the routine has run, with the same handles.
+FREES = ("mpi_comm_free", "mpi_type_free")
 
 #: MPI datatype constants of real values, and the pair type MPI_MAXLOC and
 #: MPI_MINLOC take for each.

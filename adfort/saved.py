@@ -25,7 +25,8 @@ module keeps from one call to the next, holds such a value instead.
 """
 
 from psyclone.psyir.nodes import (
-    Assignment, CodeBlock, IfBlock, Loop, Reference, WhileLoop)
+    Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop,
+    Reference, WhileLoop)
 from psyclone.psyir.symbols import StaticInterface
 
 from adfort.errors import AdfortError, source_name, where
@@ -191,8 +192,25 @@ def read_on_entry(statements, name):
     `name` has before them: the first reference that may (a call given it,
     I/O naming it count as reads), "set" when they surely assign all of it
     first, None when they do neither.  An element or a section assigned
-    leaves the rest to be read; a loop may run no iteration."""
+    leaves the rest to be read; a loop may run no iteration, but one
+    reading only the elements a loop nest before it over the same ranges
+    set (``do i = 1, n: w(i) = …`` then ``do i = 1, n: … w(i)``, F77 work
+    arrays of a SAVE'd routine) reads none of the earlier call's."""
+    filled = {}     # element patterns set by the loop nests so far: their bounds' names
     for stmt in statements:
+        if filled and _changes(stmt, set().union(*filled.values())):
+            filled.clear()  # (a bound changed: the ranges are others now)
+        if isinstance(stmt, Loop) and stmt.variable.name.lower() == name:
+            found = next((r for h in _heads(stmt) for r in h.walk(Reference)
+                          if r.symbol.name.lower() == name), None)
+            return found if found is not None else "set"   # (the DO sets it)
+        if isinstance(stmt, Loop):
+            key = _nest_key(stmt, name, filled)
+            if key == "read":
+                continue
+            if key is not None:
+                filled[key] = {bound[0] for low_high in key for bound in low_high} - {""}
+                continue
         if isinstance(stmt, CodeBlock):
             if name in {n.lower() for n in stmt.get_symbol_names()}:
                 return stmt
@@ -233,6 +251,146 @@ def read_on_entry(statements, name):
             continue
         return named[0]
     return None
+
+
+def _heads(loop):
+    return (loop.start_expr, loop.stop_expr, loop.step_expr)
+
+
+def _changes(stmt, names):
+    """Whether `stmt` may change a variable of `names` (assigns it, gives
+    it to a routine, reads it in)."""
+    for node in stmt.walk((Assignment, Call, CodeBlock)):
+        if isinstance(node, Assignment):
+            if node.lhs.symbol.name.lower() in names:
+                return True
+        elif isinstance(node, CodeBlock):
+            if names & {n.lower() for n in node.get_symbol_names()}:
+                return True
+        elif not isinstance(node, IntrinsicCall) and any(
+                r.symbol.name.lower() in names for a in node.arguments
+                for r in a.walk(Reference)):
+            return True
+    return False
+
+
+def _affine(expr):
+    """(name or "", offset) of an integer expression ``n``, ``n ± 2``,
+    ``3``; None for anything else."""
+    if isinstance(expr, Literal):
+        return ("", int(expr.value)) if expr.value.isdigit() else None
+    if type(expr) is Reference:
+        return expr.symbol.name.lower(), 0
+    if isinstance(expr, BinaryOperation) and expr.operator in (
+            BinaryOperation.Operator.ADD, BinaryOperation.Operator.SUB):
+        left, right = (_affine(c) for c in expr.children)
+        if left is None or right is None:
+            return None
+        sign = 1 if expr.operator == BinaryOperation.Operator.ADD else -1
+        if right[0] == "":
+            return left[0], left[1] + sign * right[1]
+        if left[0] == "" and sign == 1:
+            return right[0], right[1] + left[1]
+    return None
+
+
+def _interval(loop, offset):
+    """((name, offset) low, high) of the values ``v + offset`` takes as
+    `loop`'s DO variable v runs by steps of one either way; None when its
+    bounds are not of that form."""
+    start, stop = _affine(loop.start_expr), _affine(loop.stop_expr)
+    step = loop.step_expr.debug_string().replace(" ", "")
+    if start is None or stop is None or step not in ("1", "-1"):
+        return None
+    if step == "-1":
+        start, stop = stop, start
+    return (start[0], start[1] + offset), (stop[0], stop[1] + offset)
+
+
+def _element_box(ref, top):
+    """[(low, high)] per subscript of element `ref` subscripted by DO
+    variables of loops within `top` (``w(i, k)``, ``w(i - 1)``), with the
+    loops: None for any other subscript."""
+    indices = getattr(ref, "indices", None)
+    if type(ref).__name__ != "ArrayReference":
+        return None
+    enclosing, node = {}, ref.parent
+    while node is not None and node is not top.parent:
+        if isinstance(node, Loop):
+            enclosing.setdefault(node.variable.name.lower(), node)
+        node = node.parent
+    box, loops = [], []
+    for index in indices:
+        form = _affine(index)
+        if form is not None and form[0] == "":
+            box.append((form, form))     # a constant subscript
+            continue
+        if form is None or form[0] not in enclosing:
+            return None
+        loop = enclosing[form[0]]
+        interval = _interval(loop, form[1])
+        if interval is None or loop in loops:
+            return None
+        box.append(interval)
+        loops.append(loop)
+    return box, loops
+
+
+def _inside(box, filled):
+    """Whether element box `box` lies within box `filled`: bounds of the
+    same names, by offsets."""
+    return len(box) == len(filled) and all(
+        low[0] == flow[0] and low[1] >= flow[1] and high[0] == fhigh[0] and high[1] <= fhigh[1]
+        for (low, high), (flow, fhigh) in zip(box, filled))
+
+
+def _nest_key(loop, name, filled):
+    """The element box a loop nest sets, or "read" when every reference to
+    `name` in it is an element within a box of `filled`, else None.
+
+    A box is the range of values of each subscript (the ranges of the
+    loops whose DO variables subscript the array, shifted by offsets:
+    ``w(i - 1)`` in ``do i = 2, n`` reads 1 … n-1); a perfect nest sets it
+    when its innermost body's first statement naming the array assigns
+    the element its DO variables subscript, unconditionally (``do k … do
+    i …: w(i, k) = …``).  Neither the DO variables nor the bounds may
+    change in the nest."""
+    refs = [r for r in loop.walk(Reference) if r.symbol.name.lower() == name]
+    if not refs:
+        return None
+    boxes = []
+    for ref in refs:
+        found = _element_box(ref, loop)
+        if found is None:
+            return None
+        boxes.append(found)
+    changed = {a.lhs.symbol.name.lower() for a in loop.walk(Assignment)}
+    used = {lp.variable.name.lower() for _, loops in boxes for lp in loops}
+    bounds = {r.symbol.name.lower() for _, loops in boxes for lp in loops
+              for h in _heads(lp) for r in h.walk(Reference)}
+    if changed & (used | bounds):
+        return None
+    if all(any(_inside(box, f) for f in filled) for box, _ in boxes):
+        return "read"
+    # Setting: a perfect nest whose innermost body assigns the element first.
+    nest = _nest(loop)
+    first = next((c for c in nest[-1].loop_body.children if any(
+        r.symbol.name.lower() == name for r in c.walk(Reference))), None)
+    box, loops = boxes[0]
+    if isinstance(first, Assignment) and first.lhs is refs[0] and \
+            sorted(map(id, loops)) == sorted(map(id, nest)) and \
+            all(type(i) is Reference for i in refs[0].indices) and not any(
+                r.symbol.name.lower() == name for r in first.rhs.walk(Reference)):
+        return tuple(box)
+    return None
+
+
+def _nest(loop):
+    loops = [loop]
+    while len(loops[-1].loop_body.children) == 1 and \
+            isinstance(loops[-1].loop_body.children[0], Loop):
+        loops.append(loops[-1].loop_body.children[0])
+    return loops
 
 
 def _whole(lhs):

@@ -109,3 +109,61 @@ def test_saved_state_adfort_can_differentiate(case, schedule, tmp_path):
     if case == "passive table" and schedule == "joint":
         pytest.skip("state changing what a callee reversed joint computes is rejected")
     harness.check_source(tmp_path, "k.f90", WORKING[case], schedule)
+
+
+# F77 routines with a bare SAVE (every local kept): work arrays filled by a
+# loop nest and read, within its ranges, by later ones carry nothing.
+F77_SAVE = """\
+C adfort: routine=COLRUN dep=COST indep=T
+C adfort: init N=6 NT=3 T=250:300
+      SUBROUTINE COLRUN(N, NT, T, COST)
+      INTEGER N, NT, IT
+      DOUBLE PRECISION T(N), COST
+      COST = 0.0D0
+      DO 10 IT = 1, NT
+        CALL COLSTP(N, T, COST)
+   10 CONTINUE
+      END
+      SUBROUTINE COLSTP(N, T, COST)
+      SAVE
+      INTEGER N, I, K
+      INTEGER NMAX
+      PARAMETER (NMAX = 100)
+      DOUBLE PRECISION T(N), COST, W(NMAX), V(NMAX, 2)
+      DO 10 I = 1, N
+        W(I) = 0.01D0*T(I)**2
+   10 CONTINUE
+      DO 15 K = 1, 2
+      DO 15 I = 1, N
+        V(I, K) = W(I)*K
+   15 CONTINUE
+      DO 20 I = N, 2, -1
+        T(I) = T(I) - 0.1D0*(W(I) - W(I-1))
+   20 CONTINUE
+      DO 30 I = 1, N
+        COST = COST + W(I)*T(I) + V(I, 2)
+   30 CONTINUE
+      END
+"""
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_f77_saved_work_arrays_filled_before_they_are_read(schedule, tmp_path):
+    harness.check_source(tmp_path, "k.f", F77_SAVE, schedule)
+
+
+@pytest.mark.parametrize("change, line", [
+    # w(n+1) was not set by this call: the previous call's value.
+    ("        T(I) = T(I) - 0.1D0*(W(I) - W(I-1))",
+     "        T(I) = T(I) - 0.1D0*(W(I+1) - W(I-1))"),
+    # The bound changes between the loop setting w and the one reading it.
+    ("      DO 15 K = 1, 2", "      N = N + 0\n      DO 15 K = 1, 2"),
+])
+def test_f77_saved_work_array_read_beyond_what_the_call_set(change, line, tmp_path):
+    source = tmp_path / "k.f"
+    source.write_text(F77_SAVE.replace(change, line))
+    assert source.read_text() != F77_SAVE
+    result = run(["diff", str(source), "--routine", "colrun", "--dep", "cost", "--indep", "t"],
+                 tmp_path)
+    assert_clean_failure(result, tmp_path, "k.f:", "'w' is a SAVE'd",
+                         "carries a value depending on the independents")

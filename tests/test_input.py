@@ -530,3 +530,19 @@ def test_argument_hiding_an_intrinsic_the_adjoint_calls(tmp_path):
     result = run(["diff", "sized.f90", "--dep", "s", "--indep", "x"], tmp_path)
     assert_clean_failure(result, tmp_path, "sized.f90:3:", "dummy argument 'size'",
                          "intrinsic SIZE", "rename")
+
+
+@pytest.mark.parametrize("text, line, fragment", [
+    ("module a\ncontains\n  subroutine f(x, y)\n    real(8), intent(in) :: x\n"
+     "    real(8), intent(out) :: y\n    y = x**2\n  end subroutine f\nend module b\n",
+     8, "expected <module-name> is a but got b"),
+    ("subroutine f(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
+     "  y = x**2\nend subroutine g\n", 5, "expected <subroutine-name> is f but got g"),
+])
+def test_mismatched_end_names_are_reported(tmp_path, text, line, fragment):
+    """fparser's reader logged these and called sys.exit(1): adfort exited
+    1 without a word."""
+    (tmp_path / "k.f90").write_text(text)
+    result = run(["diff", "k.f90", "--routine", "f", "--dep", "y", "--indep", "x"], tmp_path)
+    assert result.returncode == 1
+    assert_clean_failure(result, tmp_path, f"k.f90:{line}:", fragment, "syntax error")

@@ -30,6 +30,7 @@ import os
 import re
 import shutil
 import subprocess
+import textwrap
 import sys
 from pathlib import Path
 
@@ -297,6 +298,23 @@ contains
   end subroutine total
 end module f08mod
 """, "total", "s", "x", 2, "mpi_f08"),
+    # The adjoint ran the reversed reduction on the freed communicator.
+    "comm_free": ("""
+module dupmod
+  use mpi
+  implicit none
+contains
+  subroutine gsum(x, cost, comm)
+    integer, intent(in) :: comm
+    real(8), intent(in) :: x
+    real(8), intent(out) :: cost
+    integer :: dup, ierr
+    call MPI_Comm_dup(comm, dup, ierr)
+    call MPI_Allreduce(x**2, cost, 1, MPI_DOUBLE_PRECISION, MPI_SUM, dup, ierr)
+    call MPI_Comm_free(dup, ierr)
+  end subroutine gsum
+end module dupmod
+""", "gsum", "cost", "x", 12, "'MPI_Comm_free' frees a handle"),
 }
 
 
@@ -722,3 +740,32 @@ def test_hvp_rejects_what_the_adjoint_cannot_do(tmp_path):
     assert "model.f90:17:" in result.stderr and "MPI_ANY_SOURCE" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "out.f90").exists()
+
+
+def test_datatype_constructors_are_known_and_their_constants_kept(tmp_path):
+    """MPI_Type_contiguous was an unknown routine that might change its
+    arguments: the adjoint saved and restored MPI_DOUBLE_PRECISION, a
+    constant (the generated code did not compile)."""
+    source = tmp_path / "typemod.f90"
+    source.write_text(textwrap.dedent("""\
+        module typemod
+          use mpi
+          implicit none
+        contains
+          subroutine scale(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            integer :: rowtype, ierr, nbytes
+            call MPI_Type_contiguous(2, MPI_DOUBLE_PRECISION, rowtype, ierr)
+            call MPI_Type_commit(rowtype, ierr)
+            call MPI_Type_size(rowtype, nbytes, ierr)
+            y = x*nbytes
+          end subroutine scale
+        end module typemod
+        """))
+    result = _adfort("diff", source.name, "--routine", "scale", "--dep", "y", "--indep", "x",
+                     "-o", "out.f90", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "out.f90").read_text()
+    assert "mpi_double_precision_out" not in text.lower()
+    assert not re.search(r"^\s*mpi_double_precision\s*=", text, re.I | re.M)

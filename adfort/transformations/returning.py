@@ -15,7 +15,8 @@ their entry copies.  Then:
 itself, then :func:`returning_given`.
 """
 
-from psyclone.psyir.nodes import ArrayReference, Assignment, Call, IntrinsicCall, Reference
+from psyclone.psyir.nodes import (
+    ArrayReference, Assignment, Call, IfBlock, IntrinsicCall, Reference)
 from psyclone.psyir.symbols import ArgumentInterface, ArrayType, DataSymbol, ScalarType
 
 from adfort.arrays import expr_rank
@@ -27,6 +28,18 @@ from adfort.known_zero import simplify_known_zero
 from adfort.liveness import lean_returning
 from adfort.transformations.building import _assumed_shape, _call, _make_routine
 from adfort.transformations.call import recording_call_again
+
+
+def _module_adjoint_allocation(adj, primal):
+    """Statements giving the adjoint `adj` of allocatable module array
+    `primal` its shape, zero (unallocated while the array is)."""
+    def allocated(symbol):
+        return IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [Reference(symbol)])
+    allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+        Reference(adj), ("mold", Reference(primal))])
+    return [IfBlock.create(allocated(adj), [IntrinsicCall.create(
+                IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(adj)])]),
+            IfBlock.create(allocated(primal), [allocate] + zero_statements(adj, None, ()))]
 
 
 def returning_statements(ctx, spec, table, taken, parts, active_args, arg_names, sections):
@@ -65,6 +78,10 @@ def returning_statements(ctx, spec, table, taken, parts, active_args, arg_names,
                 primal, DataSymbol) and primal.is_automatic else ()
             zeroings.extend(_zeroed(adj, sections.get(name))
                             or zero_statements(adj, table, taken, skip))
+        elif internal_module and getattr(adj.datatype, "is_allocatable", False):
+            # A module's allocatable array, set and read by the routines
+            # (allocated outside them): its adjoint takes its shape here.
+            zeroings.extend(_module_adjoint_allocation(adj, ctx.module_variable(name)[1]))
     # Increments of adjoints still zero are assignments (adfort.known_zero).
     zeroings, body_ret = simplify_known_zero(
         zeroings, body_ret, {ctx.adjoints[n].name.lower() for n in ctx.adjoints
