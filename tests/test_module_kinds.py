@@ -255,6 +255,43 @@ CASES = {
         end function
         end module tb
         """,
+    # The kind comes from a types module the routine's module uses whole
+    # (and so exports): m_ad, which uses the module whole, sees it; a copy
+    # of the kind beside it clashed (a nested derived type gave the tape
+    # that kind).
+    "kind_through_a_wildcard_use.f90": """\
+        ! adfort: routine=run dep=y indep=x
+        ! adfort: init n=4 x=0.5:1.5
+        module m8_types
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+          type :: atm_t
+            real(wp), allocatable :: t(:)
+          end type atm_t
+          type :: st_t
+            type(atm_t) :: atm
+          end type st_t
+        end module m8_types
+        module m8
+          use m8_types
+          implicit none
+        contains
+          subroutine run(n, x, y)
+            integer, intent(in) :: n
+            real(wp), intent(in) :: x(n)
+            real(wp), intent(out) :: y
+            type(st_t) :: s
+            integer :: i
+            allocate(s%atm%t(n))
+            s%atm%t = x
+            do i = 1, n
+              s%atm%t(i) = sin(s%atm%t(i))
+            end do
+            y = sum(s%atm%t**2)
+            deallocate(s%atm%t)
+          end subroutine run
+        end module m8
+        """,
 }
 
 

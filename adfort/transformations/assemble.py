@@ -442,6 +442,11 @@ def _provide(table, symbol, routines, module=None):
         # brings kinds' own rk).
         _provide(table, visible, routines, module)
         return
+    if _through_wildcard(name, routines, module, visible):
+        # The module has it through a wildcard use of its own and exports
+        # it: the generated module, which uses the module whole, sees it
+        # (a copy beside it would clash).
+        return
     if isinstance(symbol, DataSymbol) and symbol.is_constant and not symbol.is_unresolved \
             and symbol.initial_value is not None and not (
             module is not None
@@ -474,6 +479,24 @@ def _provide(table, symbol, routines, module=None):
         _provide(table, seen, routines, module)
     else:
         table.add(seen.copy())
+
+
+def _through_wildcard(name, routines, module, visible):
+    """Whether `name`, which the routines of `module` see from neither
+    themselves nor `module`'s own declarations, reaches `table` (their
+    host, which uses `module` whole) through a wildcard use of `module`."""
+    if module is None:
+        return False
+    if visible is not None and not visible.is_unresolved:
+        return False
+    if any(routine.symbol_table.lookup(name, scope_limit=routine, otherwise=None) is not None
+           and not routine.symbol_table.lookup(name, scope_limit=routine).is_unresolved
+           for routine in routines):
+        return False
+    public = module.symbol_table.default_visibility == Symbol.Visibility.PUBLIC
+    if visible is not None:
+        public = visible.visibility == Symbol.Visibility.PUBLIC
+    return public and any(c.wildcard_import for c in module.symbol_table.containersymbols)
 
 
 def _library_module(hosts, name):
