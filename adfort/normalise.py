@@ -9,15 +9,16 @@ working copy only.
 """
 
 from psyclone.psyir.nodes import (
-    Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
-    Literal, Loop, Reference, Schedule, StructureReference, UnaryOperation, WhileLoop)
-from psyclone.psyir.symbols import ScalarType
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
+    Literal, Loop, Range, Reference, Schedule, StructureReference, UnaryOperation, WhileLoop)
+from psyclone.psyir.symbols import ArrayType, ScalarType
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
 from adfort.derived import is_variable
 from adfort.elemental import expand_elemental
 from adfort.optional import callee_formals, matched_formals
+from adfort.result_extents import result_bounds
 from adfort.symbols import new_local
 
 BinOp = BinaryOperation.Operator
@@ -187,7 +188,7 @@ def deallocate_at_end(routine):
             routine.addchild(IfBlock.create(test, [free]))
 
 
-def hoist_calls(routine, function_type, calls, taken=()):
+def hoist_calls(routine, function_type, calls, taken=(), filename=None):
     """Give every user function call in an expression, and every expression
     passed to a user routine, a statement of its own, assigning a new local:
     ``y = 2*f(x)`` becomes ``f_value = f(x); y = 2*f_value``.  Calls then sit
@@ -196,6 +197,7 @@ def hoist_calls(routine, function_type, calls, taken=()):
     :param function_type: ``function_type(call)`` gives the result datatype
         of a function with source, None for a call left in place.
     :param calls: {id(Call): callee}, kept up to date for moved calls.
+    :param filename: the source file, for messages.
     """
     table = routine.symbol_table
     for call in reversed(routine.walk(Call)):  # innermost first
@@ -224,9 +226,34 @@ def hoist_calls(routine, function_type, calls, taken=()):
             datatype = function_type(call)
             if datatype is None:
                 continue
-            temp = new_local(table, naming.function_value(call.routine.name), datatype, taken)
-            call.replace_with(Reference(temp))
-            _place_before(statement, Assignment.create(Reference(temp), call), calls)
+            bounds = result_bounds(call, calls.get(id(call)), datatype, filename)
+            if bounds is None:
+                temp = new_local(table, naming.function_value(call.routine.name), datatype,
+                                 taken)
+                call.replace_with(Reference(temp))
+                _place_before(statement, Assignment.create(Reference(temp), call), calls)
+            else:
+                _allocated_result(call, statement, datatype, bounds, table, taken, calls)
+
+
+def _allocated_result(call, statement, datatype, bounds, table, taken, calls):
+    """Keep the value of `call`, whose result's extents its arguments give
+    (``w(n)`` of ``f(n-1, v)``), in an allocatable local allocated with them
+    just before the call and deallocated after `statement`: a local of the
+    declared shape would be sized by the caller's own ``n`` (at entry)."""
+    scalar = getattr(datatype, "elemental_type", datatype)
+    temp = new_local(table, naming.function_value(call.routine.name),
+                     ArrayType(scalar, [ArrayType.Extent.DEFERRED] * len(bounds)), taken)
+    allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [ArrayReference.create(
+        temp, [Range.create(lower, upper) for lower, upper in bounds])])
+    call.replace_with(Reference(temp))
+    _place_before(statement, allocate, calls)
+    _place_before(statement, Assignment.create(Reference(temp), call), calls)
+    free = IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [Reference(temp)])
+    if isinstance(statement, WhileLoop):
+        # (allocated again at the end of each trip, for the condition)
+        statement.loop_body.addchild(free.copy(), 0)
+    statement.parent.addchild(free, statement.position + 1)
 
 
 def _may_alias_result(lhs, call, table):

@@ -320,7 +320,8 @@ class _ProgramBuild:
             deallocate_at_end(unit.work)
             positional_arguments(unit.work, unit.calls,
                                  source_name(unit.original) or self.filename)
-            hoist_calls(unit.work, self._function_type(unit), unit.calls, taken)
+            hoist_calls(unit.work, self._function_type(unit), unit.calls, taken,
+                        source_name(unit.original) or self.filename)
             if self.options.get("inline", True):
                 inline_functions(unit, taken, self.schedule)
             # Coefficients read from the copy of the state a solver overwrites.
