@@ -34,10 +34,12 @@ def real_kind(node):
             if getattr(dtype, "intrinsic", None) == ScalarType.Intrinsic.REAL:
                 return getattr(dtype, "precision", None)
         return None
-    first = None
-    for leaf in node.walk((Reference, Literal)):
+    first = double = None
+    for leaf in _kind_leaves(node):
         kind = None
-        if isinstance(leaf, Literal):
+        if isinstance(leaf, _Converted):
+            kind = leaf.kind
+        elif isinstance(leaf, Literal):
             if leaf.datatype.intrinsic == ScalarType.Intrinsic.REAL:
                 kind = leaf.datatype.precision
         elif hasattr(leaf, "member"):  # a component: its own type's kind
@@ -49,11 +51,69 @@ def real_kind(node):
             kind = real_kind(leaf.symbol)
         if kind is None:
             continue
+        if kind == ScalarType.Precision.DOUBLE and isinstance(leaf, _Converted):
+            # DBLE(t) next to t's real(wp): the named kind, of the same size
+            double = kind
+            continue
         if not _is_default_kind(kind):
             return kind
         if first is None:
             first = kind
-    return first
+    return double if double is not None else first
+
+
+class _Converted:
+    """The value of a conversion intrinsic, of the kind it names."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+
+# Intrinsics whose value is not real whatever their arguments are.
+_NOT_REAL = frozenset((
+    "INT", "NINT", "FLOOR", "CEILING", "CMPLX", "LOGICAL", "SIZE", "LBOUND", "UBOUND",
+    "SHAPE", "KIND", "LEN", "MAXLOC", "MINLOC", "COUNT", "ANY", "ALL", "ALLOCATED",
+    "PRESENT", "ASSOCIATED"))
+
+
+def _kind_leaves(node):
+    """The Literals and References of `node` in order, a conversion
+    intrinsic (``REAL(x, 4)``, ``DBLE(i)``) as one :class:`_Converted`
+    leaf of the kind it gives (not its argument's), and no leaf of an
+    intrinsic whose value is not real (``INT(x, 8)``, ``SIZE(a)``)."""
+    if isinstance(node, IntrinsicCall):
+        name = node.intrinsic.name
+        if name in _NOT_REAL:
+            return
+        if name in ("REAL", "DBLE", "DFLOAT", "FLOAT", "SNGL") and node.arguments:
+            yield _Converted(_converted_kind(node))
+            return
+    if isinstance(node, (Reference, Literal)):
+        yield node
+    for child in node.children:
+        yield from _kind_leaves(child)
+
+
+def _converted_kind(call):
+    """The real kind of a conversion intrinsic's value."""
+    name = call.intrinsic.name
+    if name in ("DBLE", "DFLOAT"):
+        return ScalarType.Precision.DOUBLE
+    if name == "REAL":
+        given = [a for a, keyword in zip(call.arguments[1:], call.argument_names[1:])
+                 if keyword in (None, "") or keyword.lower() == "kind"]
+        if given:
+            if isinstance(given[0], Literal) and given[0].value.isdigit():
+                return int(given[0].value)
+            return given[0].copy()
+        try:   # REAL(z) of a complex z has z's kind
+            argument = call.arguments[0].datatype
+        except Exception:  # pylint: disable=broad-except
+            argument = None
+        element = getattr(argument, "elemental_type", argument)
+        if getattr(element, "intrinsic", None) == ScalarType.Intrinsic.COMPLEX:
+            return element.precision
+    return ScalarType.Precision.UNDEFINED
 
 
 def _is_default_kind(kind):

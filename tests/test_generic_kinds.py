@@ -69,3 +69,51 @@ MODULE_CHAINS = {
 @pytest.mark.parametrize("case", sorted(MODULE_CHAINS))
 def test_names_through_module_chains(case, schedule, tmp_path):
     harness.check_source(tmp_path, "k.f90", MODULE_CHAINS[case], schedule)
+
+
+QUAD_KINDS = {
+    "literals": "integer, parameter :: dp = 8, qp = 16",
+    "selected_real_kind": "integer, parameter :: dp = kind(1.0d0), "
+                          "qp = selected_real_kind(30)",
+    "iso_fortran_env": "use, intrinsic :: iso_fortran_env, only: dp => real64, qp => real128",
+}
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("kinds", sorted(QUAD_KINDS))
+def test_kind_of_a_conversion_is_the_kind_it_names(kinds, schedule, tmp_path):
+    """``sq(real(x, qp))`` calls the real(qp) specific, and a temporary for
+    ``real(x, kind=qp)`` is real(qp): the kind of REAL(x, k) (and DBLE)
+    was taken from x, so the real(dp) specific was called with a real(dp)
+    temporary (a wrong primal), and a direct call of the real(qp)
+    specific did not compile.  (Quad precision rather than single: finite
+    differences through real(4) values are too coarse to check.)"""
+    harness.check_source(tmp_path, "q.f90", """\
+! adfort: routine=run dep=y indep=x
+! adfort: init x=0.5:1.5
+module kinds
+  KINDS
+end module kinds
+module gen
+  use kinds, only: dp, qp
+  implicit none
+  interface sq
+    module procedure sq_dp, sq_qp
+  end interface sq
+contains
+  real(qp) function sq_qp(a)
+    real(qp), intent(in) :: a
+    sq_qp = a*a
+  end function sq_qp
+  real(dp) function sq_dp(a)
+    real(dp), intent(in) :: a
+    sq_dp = a*a*a
+  end function sq_dp
+  subroutine run(x, y)
+    real(dp), intent(in) :: x
+    real(dp), intent(out) :: y
+    y = sq(x) + real(sq(real(x, qp)), dp) + real(sq_qp(real(2*x, kind=qp)), dp) &
+        + sq(dble(real(x, qp))) + real(sq(real(x, 16)), kind=dp)
+  end subroutine run
+end module gen
+""".replace("KINDS", QUAD_KINDS[kinds]), schedule)
