@@ -164,6 +164,15 @@ def check_routine(routine, dependents, independents, filename, active=None,
     """
     if active is None:
         active = active_variables(routine, dependents, independents)
+    result = getattr(routine, "return_symbol", None)
+    if not tangent and result is not None and getattr(result.datatype, "is_allocatable", False):
+        # Its motions would take the result as an argument their replayed
+        # ALLOCATE and DEALLOCATE cannot redefine, and free it on return.
+        raise AdfortError(
+            f"function '{routine.name}' has an ALLOCATABLE result '{result.name}': adfort "
+            "cannot differentiate it yet; give the result bounds its arguments set "
+            f"({result.name}(n), {result.name}(size(v))) or make the function a subroutine "
+            "with an intent(out) array argument", where(routine, filename))
     for block in routine.walk(CodeBlock):
         if jump_kind(block) and block.ancestor((Loop, WhileLoop)) is not None:
             continue  # EXIT/CYCLE: rewritten into structured code

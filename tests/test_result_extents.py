@@ -125,3 +125,35 @@ def test_result_sized_by_an_element_of_a_dummy_is_refused(tmp_path):
         differentiate_file(str(path), ["y"], ["x"], SplitReversalSchedule())
     assert "result of function 'f'" in err.value.message and "'ns'" in err.value.message
     assert err.value.location == f"{path}:12"
+
+
+def test_allocatable_result_is_refused(tmp_path):
+    """A function with an ALLOCATABLE result gave code that did not compile
+    (its returning motion allocated and freed an intent(in) argument, and
+    its recording motion freed the result before returning)."""
+    from adfort.api import differentiate_file
+    from adfort.errors import AdfortError
+    from adfort.schedules import SplitReversalSchedule
+    path = tmp_path / "a.f90"
+    path.write_text(textwrap.dedent("""\
+        module m
+          implicit none
+        contains
+          function twice(x) result(r)
+            real(8), intent(in) :: x(:)
+            real(8), allocatable :: r(:)
+            allocate(r(size(x)))
+            r = 2d0*x*x
+          end function twice
+          subroutine run(n, x, y)
+            integer, intent(in) :: n
+            real(8), intent(in) :: x(n)
+            real(8), intent(out) :: y
+            y = sum(twice(x))
+          end subroutine run
+        end module m
+        """))
+    with pytest.raises(AdfortError) as err:
+        differentiate_file(str(path), ["y"], ["x"], SplitReversalSchedule())
+    assert "function 'twice' has an ALLOCATABLE result 'r'" in err.value.message
+    assert err.value.location == f"{path}:4"
