@@ -24,7 +24,7 @@ from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, Data
 from adfort.activity import carries_derivative, differentiable_args, is_real, operands
 from adfort.derived import is_derived, is_variable
 from adfort.forward_only import is_forward_only, written_names
-from adfort.mpi_rules import BUFFERS, is_mpi_name, rule as mpi_rule
+from adfort.mpi_rules import BUFFERS, OUTPUTS, is_mpi_name, rule as mpi_rule
 from adfort.opaque import block_reads, block_writes, opaque_blocks
 from adfort.optional import callee_formals, matched_formals
 
@@ -110,9 +110,14 @@ class Unit:
             callee = self.calls.get(id(call))
             formals = matched_formals(call, callee_formals(callee)) \
                 if callee is not None else [None] * len(call.arguments)
-            for actual, formal in zip(call.arguments, formals):
+            which = mpi_rule(call.routine.name) \
+                if callee is None and is_mpi_name(call.routine.name) else None
+            for position, (actual, formal) in enumerate(zip(call.arguments, formals)):
                 if not is_variable(actual) or actual.symbol.name.lower() != name:
                     continue
+                if which is not None and position < len(which.roles) and \
+                        which.roles[position] not in OUTPUTS:
+                    continue    # (an MPI routine's input: a communicator, a count…)
                 if formal is None or callee.writes_formal(formal, seen):
                     return True
         return False

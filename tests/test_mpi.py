@@ -769,3 +769,37 @@ def test_datatype_constructors_are_known_and_their_constants_kept(tmp_path):
     text = (tmp_path / "out.f90").read_text()
     assert "mpi_double_precision_out" not in text.lower()
     assert not re.search(r"^\s*mpi_double_precision\s*=", text, re.I | re.M)
+
+
+def test_checkpointed_loop_with_an_intent_in_communicator(tmp_path):
+    """An MPI routine's communicator argument is an input: the step of a
+    checkpointed loop given the routine's intent(in) comm was taken for one
+    that may change it (rejected as breaking intent(in))."""
+    source = tmp_path / "ckmod.f90"
+    source.write_text(textwrap.dedent("""\
+        module ckmod
+          use mpi
+          implicit none
+        contains
+          subroutine run(n, nt, x, cost, comm)
+            integer, intent(in) :: n, nt, comm
+            real(8), intent(inout) :: x(n)
+            real(8), intent(out) :: cost
+            real(8) :: local, total
+            integer :: it, ierr
+            cost = 0d0
+            !$adfort checkpoint binomial(snapshots=2)
+            do it = 1, nt
+              x = x - 0.1d0*x**2
+              local = sum(x**2)
+              call MPI_Allreduce(local, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, comm, ierr)
+              cost = cost + total
+            end do
+          end subroutine run
+        end module ckmod
+        """))
+    for schedule in ("split", "joint"):
+        result = _adfort("diff", source.name, "--routine", "run", "--dep", "cost", "--indep",
+                         "x", "--schedule", schedule, "-o", f"{schedule}.f90", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert "adfort_binomial_schedule" in (tmp_path / f"{schedule}.f90").read_text()
