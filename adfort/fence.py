@@ -4,6 +4,8 @@ Every check names ``file:line``, the construct and what to do.  Nothing
 unsupported reaches the transformations, so they never fail half-way.
 """
 
+import re
+
 from psyclone.psyir.nodes import (
     ArrayConstructor, ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
     IntrinsicCall, Loop, Reference, Schedule, Statement, UnaryOperation, WhileLoop)
@@ -436,6 +438,15 @@ def _check_allocation(stmt, filename, tangent=False):
                 "and assign their values after", where(stmt, filename))
     for arg in allocation_arguments(stmt):
         symbol = getattr(arg, "symbol", None)
+        declaration = getattr(getattr(symbol, "datatype", None), "declaration", "") or ""
+        if symbol is not None and not symbol.is_argument and \
+                re.search(r",\s*target\b", declaration, re.IGNORECASE) and \
+                declaration.lstrip().lower().startswith(("type", "class")):
+            raise AdfortError(
+                f"{stmt.intrinsic.name} of '{arg.debug_string()}': a derived-type local "
+                f"declared TARGET ('{symbol.name}') is not supported when it has "
+                "allocatable components; drop TARGET (point to a plain array instead)",
+                where(stmt, filename))
         if symbol is None or (not tangent and (symbol.is_argument or not symbol.is_automatic)):
             raise AdfortError(
                 f"{stmt.intrinsic.name} of '{arg.debug_string()}': only local "

@@ -198,9 +198,11 @@ def check_pointers(routine, filename, attributes):
                 attributes.get(rhs.symbol.name.lower()) == "TARGET"
                 or rhs.symbol.name.lower() in dummies):
             raise AdfortError(
-                f"pointer assignment '{text}': the target must be a variable declared "
-                "TARGET (or a section of one) or a pointer dummy argument; pointers to "
-                "local pointers, components and expressions are not supported",
+                f"pointer assignment '{text}': the target must be a local variable or "
+                "dummy argument of the routine declared TARGET (or a section of one) or a "
+                "pointer dummy argument; pointers to module variables, local pointers, "
+                "components and expressions are not supported (pass the module array as "
+                "a TARGET argument)",
                 where(assign, filename))
         statements = list(block.children)
         position = statements.index(assign)

@@ -109,3 +109,23 @@ def test_unsupported_is_a_clear_error(case, tmp_path):
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
     assert f"k.f90{line}" in proc.stderr and message in proc.stderr, proc.stderr
     assert not out.exists()
+
+
+def test_target_derived_local_with_allocatable_components_is_named(tmp_path):
+    """The message said only local allocatable arrays can be allocated,
+    of a local: it is the TARGET attribute adfort cannot take there."""
+    import subprocess
+    import sys
+    source = tmp_path / "k.f90"
+    source.write_text(
+        "module m4\n  implicit none\n  type :: st_t\n    real(8), allocatable :: t(:)\n"
+        "  end type st_t\ncontains\n  subroutine run(n, x, y)\n    integer, intent(in) :: n\n"
+        "    real(8), intent(in) :: x(n)\n    real(8), intent(out) :: y\n"
+        "    type(st_t), target :: s\n    allocate(s%t(n))\n    s%t = x**2\n"
+        "    y = sum(s%t**2)\n    deallocate(s%t)\n  end subroutine run\nend module m4\n")
+    done = subprocess.run([sys.executable, "-m", "adfort", "diff", str(source), "--routine",
+                           "run", "--dep", "y", "--indep", "x", "-o", str(tmp_path / "o.f90")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "k.f90:12:" in done.stderr and "declared TARGET ('s')" in done.stderr, done.stderr
+    assert not (tmp_path / "o.f90").exists()
