@@ -936,6 +936,23 @@ class _ProgramBuild:
             if isinstance(actual, ArrayReference):
                 reads |= {r.symbol.name.lower() for i in actual.indices
                           for r in i.walk(Reference)}
+        rerun = differentiated and _is_checkpointed_step(call)
+        if rerun:
+            # The loop's reversal runs the step again (from a snapshot, or
+            # from the fixed point) before its returning motion: it reads
+            # what the step reads on entry, not only what step_ret reads
+            # (``tk = t`` set before a Newton loop whose step_ret does not
+            # need it was never given back to the returning motion).  The
+            # state the step overwrites is put back by the loop's snapshots.
+            for actual, formal in zip(call.arguments,
+                                      matched_formals(call, callee_formals(callee))):
+                if formal is not None and is_variable(actual) and \
+                        not callee.reads_on_entry(formal):
+                    continue
+                state = is_variable(actual) and (formal is None
+                                                 or callee.writes_formal(formal))
+                reads |= {r.symbol.name.lower() for r in actual.walk(Reference)
+                          if not (state and r is actual)}
         writes = set()
         formals = matched_formals(call, callee_formals(callee)) if callee \
             else [None] * len(call.arguments)
@@ -963,8 +980,10 @@ class _ProgramBuild:
                 if shared is not None and self._returns_split(unit, callee):
                     # Its returning motion reads only these as its
                     # recording motion left them (the others it reads
-                    # after putting them back itself, or not at all).
-                    read_mod = read_mod & shared
+                    # after putting them back itself, or not at all);
+                    # a step run again reads those it does not change too.
+                    read_mod = (read_mod & shared) | \
+                        ((read_mod - write_mod) if rerun else set())
                 reads |= read_mod
             writes |= write_mod
         # A call cannot change the DO variables of the loops around it, nor
@@ -1183,3 +1202,11 @@ def _call_statement(call):
     """The statement holding a call: itself, or ``v = f(…)``."""
     parent = call.parent
     return parent if isinstance(parent, Assignment) and parent.rhs is call else call
+
+
+def _is_checkpointed_step(call):
+    """Whether `call` is the step of a checkpointed or fixed-point loop
+    (the only statement of a loop marked ``adfort_checkpoint``)."""
+    body = call.parent
+    loop = body.parent if body is not None else None
+    return getattr(loop, "adfort_checkpoint", None) is not None
