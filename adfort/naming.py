@@ -61,6 +61,7 @@ FIXED_POINT_STEP_PROCEDURE = "fp_step"
 # A fixed-point loop's adjoint iteration (adfort/transformations/fixed_point.py).
 FIXED_POINT_OUT = "fp_out"
 FIXED_POINT_PREVIOUS = "fp_previous"
+FIXED_POINT_INCREMENT = "fp_increment"
 FIXED_POINT_SAVED = "fp_saved"
 FIXED_POINT_COUNT = "fp_count"
 FIXED_POINT_CHANGE = "fp_change"

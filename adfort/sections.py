@@ -398,6 +398,48 @@ def _whole_dimension(bounds, dim):
         not isinstance(dim.upper, ArrayType.Extent) and _equal(bounds[1], dim.upper)
 
 
+def sets_every_element(unit, formal, _seen=None):
+    """Whether routine `unit` surely assigns every element of its array
+    dummy `formal`: at its top level, assigning it whole (``u = unew``) or
+    giving it whole to a routine that surely does, through a dummy of the
+    same bounds.  False when unknown.  Memoised on the unit, as
+    :func:`formal_sections`."""
+    memo = unit.__dict__.setdefault("_sets_every_element", {})
+    name = formal.name.lower()
+    if name not in memo:
+        seen = _seen if _seen is not None else set()
+        if (id(unit), name) in seen:
+            return False   # recursion: unknown
+        seen.add((id(unit), name))
+        memo[name] = _sets_every_element(unit, formal, seen)
+    return memo[name]
+
+
+def _sets_every_element(unit, formal, seen):
+    if getattr(unit, "opaque", False) or not isinstance(formal.datatype, ArrayType):
+        return False
+    name = formal.name.lower()
+    fixed = _fixed_formals(unit)
+    for stmt in unit.work.children:
+        if isinstance(stmt, Assignment) and not stmt.is_pointer and \
+                type(stmt.lhs) is Reference and stmt.lhs.symbol.name.lower() == name:
+            return True
+        callee = unit.calls.get(id(stmt)) if isinstance(stmt, Call) and \
+            not isinstance(stmt, IntrinsicCall) else None
+        if callee is None:
+            continue
+        given = _given(stmt, callee)
+        for actual, dummy in zip(stmt.arguments, matched_formals(stmt, callee_formals(callee))):
+            if dummy is not None and type(actual) is Reference and \
+                    actual.symbol.name.lower() == name and \
+                    isinstance(dummy.datatype, ArrayType) and \
+                    len(dummy.datatype.shape) == len(formal.datatype.shape) and \
+                    _same_shape(dummy, formal.datatype, given, lambda n: n in fixed) and \
+                    sets_every_element(callee, dummy, seen):
+                return True
+    return False
+
+
 def global_sections(unit, name, _seen=None):
     """The sections of the module (or COMMON) array `name` that `unit` and
     the routines it calls may change, in `unit`'s terms (as

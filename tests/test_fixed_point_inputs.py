@@ -66,6 +66,99 @@ end module ck_mod
 """
 
 
+# A boundary value x(0) = a set before the loop, read by every step and
+# never written (the step sets x(1) only), also read after the loop: its
+# adjoint was zeroed with the initial guess's (rel_err 1).
+BOUNDARY = """\
+! adfort: routine=fpbc dep=y indep=a,b
+! adfort: init a=1:2 b=0.5:1
+module fpbc_mod
+  implicit none
+contains
+  subroutine fpbc(a, b, y)
+    real(8), intent(in) :: a, b
+    real(8), intent(out) :: y
+    real(8) :: x(0:2), res
+    integer :: iter
+    x = 0.0d0
+    x(0) = a
+    x(2) = b
+    res = 1.0d0
+    iter = 0
+    !$adfort fixed-point(tol=1e-14, maxiter=500)
+    do while (res > 1.0d-15 .and. iter < 500)
+      iter = iter + 1
+      res = abs(0.25d0*(x(0) + x(2) + sin(x(1))) - x(1))
+      x(1) = 0.25d0*(x(0) + x(2) + sin(x(1)))
+    end do
+    y = x(1)**2 + x(0)*x(2)
+  end subroutine fpbc
+end module fpbc_mod
+"""
+
+# Ghost cells t(0), t(n+1) of a Gauss-Seidel sweep over odd then even
+# levels (loops of stride 2: adfort cannot tell which elements the step
+# sets, the state is t whole).
+GHOST = """\
+! adfort: routine=column dep=cost indep=tsurf,kd,tb
+! adfort: init n=6 tsurf=1:2 kd=0.5:1.5 tb=0.5:1 tobs=0:1
+module column_mod
+  implicit none
+contains
+  subroutine sweep(n, kd, t, res)
+    integer, intent(in) :: n
+    real(8), intent(in) :: kd
+    real(8), intent(inout) :: t(0:n+1)
+    real(8), intent(out) :: res
+    real(8) :: tnew, c
+    integer :: k
+    res = 0.0d0
+    do k = 1, n, 2
+      c = kd*(1.0d0 + 0.1d0*t(k)**2)
+      tnew = (t(k-1) + t(k+1) + c)/(2.0d0 + 0.1d0*c)
+      res = max(res, abs(tnew - t(k)))
+      t(k) = tnew
+    end do
+    do k = 2, n, 2
+      c = kd*(1.0d0 + 0.1d0*t(k)**2)
+      tnew = (t(k-1) + t(k+1) + c)/(2.0d0 + 0.1d0*c)
+      res = max(res, abs(tnew - t(k)))
+      t(k) = tnew
+    end do
+  end subroutine sweep
+
+  subroutine column(n, tsurf, kd, tb, tobs, cost)
+    integer, intent(in) :: n
+    real(8), intent(in) :: tsurf, kd, tb, tobs(n)
+    real(8), intent(out) :: cost
+    real(8) :: t(0:n+1), res
+    integer :: iter
+    t = 0.0d0
+    t(0) = tsurf
+    t(n+1) = tb
+    res = 1.0d0
+    iter = 0
+    !$adfort fixed-point(tol=1e-14, maxiter=5000)
+    do while (res > 1.0d-14 .and. iter < 5000)
+      iter = iter + 1
+      call sweep(n, kd, t, res)
+    end do
+    cost = 0.5d0*sum((t(1:n) - tobs)**2) + t(0)*t(n)
+  end subroutine column
+end module column_mod
+"""
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_fixed_point_boundary_value_of_the_state_array(schedule, tmp_path):
+    harness.check_source(tmp_path, "fpbc.f90", BOUNDARY, schedule)
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_fixed_point_ghost_cells_of_a_red_black_sweep(schedule, tmp_path):
+    harness.check_source(tmp_path, "column.f90", GHOST, schedule)
+
+
 @pytest.mark.parametrize("schedule", SCHEDULES)
 def test_fixed_point_step_reads_a_local_set_before_the_loop(schedule, tmp_path):
     harness.check_source(tmp_path, "wb.f90", NEWTON, schedule)

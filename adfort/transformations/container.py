@@ -25,7 +25,7 @@ from adfort.fence import (
 from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
 from adfort.saved import check_carried_state, check_saved_state
-from adfort.sections import formal_sections, global_sections
+from adfort.sections import formal_sections, global_sections, sets_every_element
 from adfort.tapeless import records_tape, tapeless_links
 from adfort.frontend import (
     enclosing_module, find_routine, read_file, recognise_intrinsics)
@@ -362,6 +362,7 @@ class _ProgramBuild:
                 unit.reads_on_entry(formal)
                 if symbol_rank(formal) > 0:
                     formal_sections(unit, formal)
+                    sets_every_element(unit, formal)
             for name in sorted(self.access[id(unit)][1]):
                 global_sections(unit, name)
             cheap_function(unit)

@@ -13,9 +13,18 @@ to its size or `maxiter` iterations, then adds Φ_p^T w to the parameters'
 adjoints.  The initial guess gets no adjoint (the fixed point does not
 depend on it), nor do the step's other outputs (a residual).
 
+A state array the step may not set whole (``x(1)`` of ``x(0:2)``, ghost
+cells ``t(0)`` and ``t(n+1)`` the step reads and never writes) holds
+parameters of the map among its elements, where Φ is the identity: there w
+grows by x̄ + Φ_p^T w each iteration instead of converging.  adfort cannot
+always tell which elements they are, so such an array is iterated whole
+and its increment w_(k+1) - w_k is what converges: to 0 on the elements the
+step sets, to x̄ + Φ_p^T w on the others, which is the adjoint they keep.
+
 Memory: one step's tape and two states (the fixed point, and the state's
 value before the loop, which the adjoints of earlier statements may read),
-whatever the number of iterations;
+whatever the number of iterations (and three adjoints of the state, four
+when iterated by increments);
 time: the adjoint iterations, each one step recorded and reversed.
 """
 
@@ -27,6 +36,7 @@ from adfort import naming
 from adfort.derived import is_variable, zero_statements
 from adfort.errors import AdfortError
 from adfort.exprs import INTEGER_TYPE
+from adfort.sections import sets_every_element
 from adfort.symbols import new_local
 from adfort.tape import written_names
 from adfort.transformations.call import _actuals, _formals, overwritten_inputs
@@ -99,6 +109,14 @@ def reverse_fixed_point_loop(node, reverser):
         adj = ctx.adjoint_symbol(ref.symbol)
         if adj is not None and adj not in x_adj:
             x_adj.append(adj)
+    # The state arrays the step surely sets whole: the others' adjoints are
+    # iterated by their increments (the module's docstring).
+    whole = {actual.symbol.name.lower() for actual, formal in zip(actuals, formals)
+             if type(actual) is Reference and sets_every_element(info.unit, formal)}
+    growing = {ctx.adjoint_symbol(ref.symbol).name for ref in state
+               if ctx.adjoint_symbol(ref.symbol) is not None
+               and isinstance(ctx.adjoint_symbol(ref.symbol).datatype, ArrayType)
+               and ref.symbol.name.lower() not in whole}
     for actual, formal in zip(actuals, formals):
         if formal.name.lower() not in info.active or not is_variable(actual):
             continue
@@ -140,7 +158,7 @@ def reverse_fixed_point_loop(node, reverser):
     ret[0].preceding_comment = (
         f"fixed-point loop ({spec.text()}, {spec.place}): w = x_adj + (dPhi/dx)^T w "
         "iterated from the converged state, then p_adj += (dPhi/dp)^T w")
-    outs_kept, previous, saved, allocated = {}, {}, {}, []
+    outs_kept, previous, increment, saved, allocated = {}, {}, {}, {}, []
     for adj in x_adj:
         outs_kept[adj.name], copy = _temporary(reverser, adj.name + "_" +
                                                naming.FIXED_POINT_OUT, adj)
@@ -150,6 +168,11 @@ def reverse_fixed_point_loop(node, reverser):
         ret += copy
         allocated += [outs_kept[adj.name], previous[adj.name]] \
             if isinstance(adj.datatype, ArrayType) else []
+        if adj.name in growing:
+            increment[adj.name], copy = _temporary(reverser, adj.name + "_" +
+                                                   naming.FIXED_POINT_INCREMENT, adj)
+            ret += copy[:1] + zero_statements(increment[adj.name], table, ctx.taken)
+            allocated.append(increment[adj.name])
     for adj in params:
         saved[adj.name], copy = _temporary(reverser, adj.name + "_" +
                                            naming.FIXED_POINT_SAVED, adj)
@@ -169,9 +192,21 @@ def reverse_fixed_point_loop(node, reverser):
              Assignment.create(Reference(size), Literal("0.0", real))]
     for adj in x_adj:
         is_array = isinstance(adj.datatype, ArrayType)
+        body.append(Assignment.create(Reference(adj), _op(
+            BinOp.ADD, Reference(outs_kept[adj.name]), Reference(adj))))
+        if adj.name in growing:
+            # The change of the increment w_(k+1) - w_k.
+            step = _op(BinOp.SUB, Reference(adj), Reference(previous[adj.name]))
+            body += [
+                Assignment.create(Reference(change), IntrinsicCall.create(Intrinsic.MAX, [
+                    Reference(change), _largest(_op(BinOp.SUB, step.copy(), Reference(
+                        increment[adj.name])), is_array)])),
+                Assignment.create(Reference(size), IntrinsicCall.create(Intrinsic.MAX, [
+                    Reference(size), _largest(Reference(adj), is_array)])),
+                Assignment.create(Reference(increment[adj.name]), step),
+                Assignment.create(Reference(previous[adj.name]), Reference(adj))]
+            continue
         body += [
-            Assignment.create(Reference(adj), _op(BinOp.ADD, Reference(outs_kept[adj.name]),
-                                                  Reference(adj))),
             Assignment.create(Reference(change), IntrinsicCall.create(Intrinsic.MAX, [
                 Reference(change), _largest(_op(BinOp.SUB, Reference(adj),
                                                 Reference(previous[adj.name])), is_array)])),
@@ -189,8 +224,12 @@ def reverse_fixed_point_loop(node, reverser):
             BinOp.ADD, Reference(saved[adj.name]), Reference(adj))))
     for adj in x_adj + outs:
         # No adjoint for the initial guess, nor for the other outputs' values
-        # before the loop.
-        ret += zero_statements(adj, table, ctx.taken)
+        # before the loop; a state array iterated by increments keeps the
+        # last (0 where the step sets it, x_adj + Phi_p^T w elsewhere).
+        if adj.name in growing:
+            ret.append(Assignment.create(Reference(adj), Reference(increment[adj.name])))
+        else:
+            ret += zero_statements(adj, table, ctx.taken)
     if allocated:
         ret.append(IntrinsicCall.create(Intrinsic.DEALLOCATE,
                                         [Reference(a) for a in allocated]))
