@@ -68,6 +68,8 @@ def inline_functions(unit, taken=(), schedule=None):
             continue
         if schedule is not None and schedule.names(unit.name, callee.name):
             continue
+        if getattr(statement.parent, "adfort_checkpoint", None) is not None:
+            continue   # a checkpointed or fixed-point loop's step: reversed as such
         if callee.result is not None:
             if not (isinstance(statement, Assignment) and statement.rhs is call):
                 continue

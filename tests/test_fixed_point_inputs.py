@@ -5,6 +5,8 @@ again, so the values the step reads on entry must be there in the
 returning motion, and the parts of the state array the step reads but
 never writes are inputs of the fixed-point map."""
 
+import re
+
 import pytest
 
 import harness
@@ -167,3 +169,42 @@ def test_fixed_point_step_reads_a_local_set_before_the_loop(schedule, tmp_path):
 @pytest.mark.parametrize("schedule", SCHEDULES)
 def test_checkpointed_step_reads_a_local_set_before_the_loop(schedule, tmp_path):
     harness.check_source(tmp_path, "ck.f90", CHECKPOINTED, schedule)
+
+
+# A step short enough to be inlined (two scalar assignments): inlining put
+# its statements in place of the call, and the loop was then reversed
+# iteration by iteration, the directive silently ignored.
+SHORT_STEP = """\
+! adfort: routine=fpsqrt dep=y indep=a
+! adfort: init a=1:2 c=0.5:1
+module fpsqrt_mod
+contains
+  subroutine fpsqrt(a, c, y)
+    real(8), intent(in) :: a, c
+    real(8), intent(out) :: y
+    real(8) :: x, dx, ak
+    integer :: i
+    ak = a
+    x = ak
+    dx = 1.0d0
+    !$adfort fixed-point(tol=1e-14, maxiter=200)
+    do while (abs(dx) > 1.0d-14)
+      dx = -(c*x*x - ak)/(2.0d0*c*x)
+      x = x + dx
+    end do
+    y = x
+    !$adfort checkpoint binomial(snapshots=2)
+    do i = 1, 6
+      y = y - 0.1d0*y*y
+    end do
+  end subroutine fpsqrt
+end module fpsqrt_mod
+"""
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_short_steps_are_not_inlined(schedule, tmp_path):
+    result = harness.check_source(tmp_path, "fpsqrt.f90", SHORT_STEP, schedule)
+    text = result.generated.read_text()
+    assert "call fpsqrt_fp_step_rec(" in text and "fp_count" in text
+    assert re.search(r"call fpsqrt_ckpt_step\w*_rec\(", text)
