@@ -7,6 +7,7 @@ a real literal of the kind the expression carries (``E.kind``), so that
 ``log(10.0)`` in a rule for a ``real(wp)`` argument is written ``LOG(10.0_wp)``.
 """
 
+import re
 from decimal import Decimal
 
 from psyclone.psyir.nodes import (
@@ -106,13 +107,24 @@ def _converted_kind(call):
             if isinstance(given[0], Literal) and given[0].value.isdigit():
                 return int(given[0].value)
             return given[0].copy()
-        try:   # REAL(z) of a complex z has z's kind
-            argument = call.arguments[0].datatype
-        except Exception:  # pylint: disable=broad-except
-            argument = None
-        element = getattr(argument, "elemental_type", argument)
-        if getattr(element, "intrinsic", None) == ScalarType.Intrinsic.COMPLEX:
-            return element.precision
+        # REAL(z) of a complex z has z's kind (PSyIR keeps COMPLEX
+        # declarations as text).
+        argument = call.arguments[0] if call.arguments else None
+        declaration = getattr(getattr(getattr(argument, "symbol", None), "datatype", None),
+                              "declaration", None) or ""
+        text = " ".join(declaration.upper().split())
+        if text.startswith("DOUBLE COMPLEX"):
+            return ScalarType.Precision.DOUBLE
+        match = re.match(r"COMPLEX\s*(?:\*\s*(\d+)|\(\s*(?:KIND\s*=\s*)?(\w+)\s*\))", text)
+        if match and match.group(1):
+            return int(match.group(1)) // 2      # COMPLEX*16: two reals of 8 bytes
+        if match and match.group(2):
+            kind = match.group(2)
+            if kind.isdigit():
+                return int(kind)
+            symbol = call.scope.symbol_table.lookup(kind, otherwise=None)
+            if symbol is not None:
+                return Reference(symbol)
     return ScalarType.Precision.UNDEFINED
 
 

@@ -226,25 +226,31 @@ def drop_reason_comment(block):
     block.preceding_comment = "\n".join(lines[:start] + lines[end:])
 
 
-def run_twice(top, chosen, schedule, jacobian):
+def run_twice(top, chosen, schedule, jacobian, why=None):
     """ids of the differentiated units whose recording may run more than
-    once per call of the differentiated routine."""
+    once per call of the differentiated routine.
+
+    :param why: a dict given {id(unit): [(caller, callee) names of the
+        joint links on a call path making it run again]}."""
     if jacobian:
         return {id(u) for u in chosen}   # r_jacobian reverses once per row
     twice, seen = set(), set()
-    pending = [(top, False)]
+    pending = [(top, False, ())]
     while pending:
-        unit, again = pending.pop()
+        unit, again, links = pending.pop()
         if (id(unit), again) in seen:
             continue
         seen.add((id(unit), again))
         if again:
             twice.add(id(unit))
+            if why is not None:
+                why.setdefault(id(unit), list(links))
         for callee in unit.calls.values():
             if callee in chosen and not getattr(callee, "opaque", False):
                 # A call reversed joint runs the callee forward twice.
                 joint = not schedule.is_split(unit.name, callee.name)
-                pending.append((callee, again or joint))
+                pending.append((callee, again or joint,
+                                links + ((unit.name, callee.name),) if joint else links))
     return twice
 
 

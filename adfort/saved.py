@@ -125,12 +125,14 @@ def _in(node, root):
     return False
 
 
-def check_saved_state(units, twice, filename, jacobian):
+def check_saved_state(units, twice, filename, jacobian, why=None):
     """Reject SAVE'd state that changes derivatives in routines whose
     recording runs more than once per call.
 
     :param units: the differentiated units; :param twice: ids of those
         whose recording may run more than once.
+    :param why: {id(unit): the joint links (caller, callee) that run it
+        again}, named in the advice.
     :raises AdfortError: naming the variable.
     """
     for unit in units:
@@ -143,9 +145,11 @@ def check_saved_state(units, twice, filename, jacobian):
         # by check_carried_state: splitting would lose its derivative.)
         how = ("--jacobian reverses the routine once per row" if jacobian else
                "a call reversed joint runs it forward twice")
+        links = (why or {}).get(id(unit)) or [("caller", unit.name)]
         fix = "" if jacobian else (
-            f", or reverse the calls of '{unit.name}' split (--schedule split or "
-            f"--link caller:{unit.name.lower()}=split)")
+            ", or reverse split the joint calls that run it again (--schedule split or "
+            + " ".join(f"--link {caller.lower()}:{callee.lower()}=split"
+                       for caller, callee in links) + ")")
         first = [a for a in unit.original.walk(Assignment)
                  if a.lhs.symbol.name.lower() == names[0]]
         raise AdfortError(

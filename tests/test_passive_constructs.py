@@ -72,7 +72,7 @@ LOOKUP = textwrap.dedent("""\
     (LOOKUP, ["--routine", "lookup", "--dep", "y", "--indep", "x", "--jacobian"],
      ["k.f90:17:", "'first' is a SAVE'd variable of 'lookup'", "more than once per call"]),
     (LOOKUP, ["--routine", "twice", "--dep", "y", "--indep", "x", "--schedule", "joint"],
-     ["'first' is a SAVE'd variable", "--link caller:lookup=split"]),
+     ["'first' is a SAVE'd variable", "--link twice:lookup=split"]),
     ("subroutine k(x, y)\n  real(8), intent(in) :: x(4)\n  real(8), intent(out) :: y\n"
      "  real(8) :: a(4), b(4)\n  equivalence (a, b)\n  a = x\n  y = sum(b)\n"
      "end subroutine k\n", ["--dep", "y", "--indep", "x"],
@@ -190,3 +190,48 @@ def test_substrings_compile_strictly(tmp_path):
                             "-std=f2008", "k.f90", "k_ad.f90"], cwd=tmp_path,
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
+
+
+def test_saved_state_advice_names_the_joint_link_running_it_again(tmp_path):
+    """SAVE'd state of a routine called split by a routine that its caller
+    reverses joint: the advice named the routine's own (already split)
+    link, and following it changed nothing."""
+    import subprocess
+    import sys
+    source = tmp_path / "k.f90"
+    source.write_text(textwrap.dedent("""\
+        module tab
+          implicit none
+        contains
+          subroutine lookup(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            logical, save :: first = .true.
+            real(8), save :: scale
+            if (first) then
+              scale = 2d0
+              first = .false.
+            else
+              scale = scale + 1d0
+            end if
+            y = scale*x**2
+          end subroutine lookup
+          subroutine step(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            call lookup(x, y)
+          end subroutine step
+          subroutine column(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            call step(x, y)
+          end subroutine column
+        end module tab
+        """))
+    done = subprocess.run(
+        [sys.executable, "-m", "adfort", "diff", str(source), "--routine", "column", "--dep",
+         "y", "--indep", "x", "--schedule", "joint", "--link", "step:lookup=split", "-o",
+         str(tmp_path / "o.f90")], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "--link column:step=split" in done.stderr, done.stderr
+    assert "step:lookup" not in done.stderr, done.stderr

@@ -581,9 +581,10 @@ class _ProgramBuild:
         check_carried_state(self.chosen, self.activity, self.filename)
         check_repeated_input(self.top, self.chosen, self.schedule,
                              self.options.get("jacobian"), self.filename)
-        check_saved_state(self.chosen, run_twice(self.top, self.chosen, self.schedule,
-                                                 self.options.get("jacobian")),
-                          self.filename, self.options.get("jacobian"))
+        why = {}
+        twice = run_twice(self.top, self.chosen, self.schedule, self.options.get("jacobian"),
+                          why)
+        check_saved_state(self.chosen, twice, self.filename, self.options.get("jacobian"), why)
 
     def _check_where_functions(self, unit, filename):
         """A WHERE assignment to a module array calling a function that reads
