@@ -61,14 +61,20 @@ def formal_sections(unit, formal, _seen=None):
     Memoised on the unit: the generated motions empty the working copy, so
     the container asks before generating (as for ``writes_formal``).
     """
-    memo = unit.__dict__.setdefault("_sections", {})
+    return _memoised(unit, "_sections", formal, _formal_sections, None, _seen)
+
+
+def _memoised(unit, key, formal, compute, unknown, seen):
+    """``compute(unit, formal, seen)`` remembered on the unit under `key`
+    per dummy; `unknown` for a recursive call (asked again while computed)."""
+    memo = unit.__dict__.setdefault(key, {})
     name = formal.name.lower()
     if name not in memo:
-        seen = _seen if _seen is not None else set()
-        if (id(unit), name) in seen:
-            return None   # recursion: unknown
-        seen.add((id(unit), name))
-        memo[name] = _formal_sections(unit, formal, seen)
+        seen = seen if seen is not None else set()
+        if (id(unit), key, name) in seen:
+            return unknown
+        seen.add((id(unit), key, name))
+        memo[name] = compute(unit, formal, seen)
     return memo[name]
 
 
@@ -404,15 +410,7 @@ def sets_every_element(unit, formal, _seen=None):
     giving it whole to a routine that surely does, through a dummy of the
     same bounds.  False when unknown.  Memoised on the unit, as
     :func:`formal_sections`."""
-    memo = unit.__dict__.setdefault("_sets_every_element", {})
-    name = formal.name.lower()
-    if name not in memo:
-        seen = _seen if _seen is not None else set()
-        if (id(unit), name) in seen:
-            return False   # recursion: unknown
-        seen.add((id(unit), name))
-        memo[name] = _sets_every_element(unit, formal, seen)
-    return memo[name]
+    return _memoised(unit, "_sets_every_element", formal, _sets_every_element, False, _seen)
 
 
 def _sets_every_element(unit, formal, seen):
