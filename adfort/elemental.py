@@ -10,8 +10,8 @@ is evaluated whole before the expression that uses it.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop,
-    Range, Reference, UnaryOperation, WhileLoop)
+    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Loop, Member,
+    Range, Reference, StructureMember, StructureReference, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import ArrayType, ScalarType
 
 from adfort import naming
@@ -248,4 +248,24 @@ def element(array, indices):
             else:
                 subscripts.append(item.copy())
         return ArrayReference.create(array.symbol, subscripts)
+    if type(array) is StructureReference:
+        return _component_element(array, indices, offset)
     return None
+
+
+def _component_element(array, indices, offset):
+    """The element of a whole array component (``c%t``, ``s%atm%t``) at
+    `indices`, from its LBOUNDs; None for a component with subscripts on
+    the way (``cols(i)%t``, ``c%t(2:)``)."""
+    names, node = [], array.member
+    while node is not None:
+        if type(node) not in (Member, StructureMember):
+            return None
+        names.append(node.name)
+        node = getattr(node, "member", None) if isinstance(node, StructureMember) else None
+    if len(indices) != expr_rank(array):
+        return None
+    subscripts = [offset(IntrinsicCall.create(IntrinsicCall.Intrinsic.LBOUND, [
+        array.copy(), ("dim", Literal(str(d + 1), INTEGER_TYPE))]), None, index)
+        for d, index in enumerate(indices)]
+    return StructureReference.create(array.symbol, names[:-1] + [(names[-1], subscripts)])
