@@ -158,6 +158,37 @@ C adfort: init N=3 TIN=270:290 PRS=70000:100000 COST=0
       QSATF = 0.622D0*611.2D0*DEXP(17.67D0*(T - 273.15D0)/(T - 29.65D0))/P
       END
 """,
+    # The copy of a library routine taking the procedure kept adfort's
+    # placeholder as its assumed-size bound (did not compile).
+    "assumed-size workspace of a routine given a procedure": """\
+C adfort: routine=top dep=y indep=p
+C adfort: init p=0.5:1.5 y=0.0
+      SUBROUTINE TOP(P, Y)
+      DOUBLE PRECISION P, Y, W(3)
+      EXTERNAL RHS
+      Y = P
+      CALL LIB(RHS, W, Y)
+      RETURN
+      END
+      SUBROUTINE RHS(X, F)
+      DOUBLE PRECISION X, F
+      F = X**3
+      RETURN
+      END
+      SUBROUTINE LIB(G, W, Y)
+      DOUBLE PRECISION W(*), Y
+      EXTERNAL G
+      CALL LOW(G, W(2), Y)
+      RETURN
+      END
+      SUBROUTINE LOW(G, V, Y)
+      DOUBLE PRECISION V, Y
+      EXTERNAL G
+      CALL G(Y, V)
+      Y = V*Y
+      RETURN
+      END
+""",
 }
 
 

@@ -12,7 +12,7 @@ from psyclone.psyir.symbols import (
     ScalarType, StaticInterface, Symbol, SymbolTable, UnresolvedType, UnsupportedFortranType)
 
 from adfort.optional import declare_optional, optional_names
-from adfort.transformations.building import _standard_kinds
+from adfort.transformations.building import _restore_assumed_size, _standard_kinds
 from adfort import naming
 from adfort.mpi_rules import MODULES as MPI_MODULES, is_mpi_name
 from adfort.arrays import is_assumed_extent
@@ -199,6 +199,7 @@ def _hoisted_copies(routines, program):
                 copies[name] = made[name].copy()
                 declare_optional(copies[name].symbol_table, optional_names(made[name]))
                 _standard_kinds(copies[name].symbol_table)
+                _restore_assumed_size(copies[name].symbol_table)
                 # (The indices a WHERE lowered to loops left unused.)
                 prune_symbols(copies[name])
                 todo.append(copies[name])
@@ -591,6 +592,7 @@ def _copy_private_routines(out_module, module):
             # (PSyIR holds no OPTIONAL: adfort.optional keeps it aside.)
             declare_optional(copy.symbol_table, optional_names(routine))
             _standard_kinds(copy.symbol_table)
+            _restore_assumed_size(copy.symbol_table)
             # Names of the module's wildcard uses: the generated module
             # imports them by name (it may not `use` the original whole).
             drop_unresolved(copy)
