@@ -21,6 +21,7 @@ from adfort.derived import (
     STRUCTURE_REFERENCES, check_derived, holds_reals, is_derived, is_real_value, is_variable,
     unsupported_declaration)
 from adfort.errors import AdfortError, where
+from adfort.extents import is_assumed_size
 from adfort.pointers import check_pointers, declared_attribute, is_nullify
 from adfort.exprs import E
 from adfort.forward_only import (
@@ -582,6 +583,26 @@ def _reaches_active(expr, active):
         args = operands(expr)
         return any(_reaches_active(args[i], active) for i in differentiable_args(expr))
     return False
+
+
+def check_active_workspaces(routine, dependents, independents, active, filename):
+    """An assumed-size dummy of the routine differentiated that carries
+    derivatives but is neither dependent nor independent (an F77
+    workspace ``W(*)``): its adjoint would be a local array of unknown
+    size.
+
+    :raises AdfortError: at the routine, naming the dummy.
+    """
+    roles = {n.lower() for n in list(dependents) + list(independents)}
+    for symbol in routine.symbol_table.argument_list:
+        name = symbol.name.lower()
+        if name in active and name not in roles and is_assumed_size(symbol):
+            raise AdfortError(
+                f"'{symbol.name}' is an assumed-size dummy ({symbol.name}(*)) that carries "
+                "derivatives (a workspace?) but is neither a dependent nor an independent: "
+                "its adjoint would be a local array of unknown size; declare it with "
+                f"explicit bounds (e.g. {symbol.name}(n)) or name it as a dependent or "
+                "independent", where(routine, filename))
 
 
 def _check_vector_subscripts(routine, active, filename):

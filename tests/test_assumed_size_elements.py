@@ -165,3 +165,40 @@ def test_whole_matrix_given_to_a_vector_dummy(case, schedule, tmp_path):
     text = SEQUENCE_CASES[case]
     harness.check_source(tmp_path, "k.f" if text.startswith("C") else "k.f90", text,
                          schedule)
+
+
+WORKSPACE = """\
+C adfort: routine=wrk dep={deps} indep=x
+C adfort: init n=4 x=0.5:2.0 y=0.0 w=0.0
+C adfort: shape w=n
+      SUBROUTINE WRK(N, X, Y, W)
+      INTEGER N, I
+      DOUBLE PRECISION X(N), Y, W(*)
+      Y = 0.0D0
+      DO 10 I = 1, N
+         W(I) = X(I)**2
+         Y = Y + W(I)
+   10 CONTINUE
+      RETURN
+      END
+"""
+
+
+def test_active_assumed_size_workspace_is_a_clear_error(tmp_path):
+    """An F77 workspace W(*) carrying derivatives, neither dependent nor
+    independent: its adjoint was declared a local w_adj(*) (did not
+    compile)."""
+    source = tmp_path / "k.f"
+    source.write_text(WORKSPACE.replace("{deps}", "y"))
+    done = subprocess.run([sys.executable, "-m", "adfort", "diff", str(source), "--routine",
+                           "wrk", "--dep", "y", "--indep", "x", "-o", str(tmp_path / "o.f90")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "k.f:4:" in done.stderr and "'w' is an assumed-size dummy" in done.stderr, \
+        done.stderr
+    assert not (tmp_path / "o.f90").exists()
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_assumed_size_workspace_named_as_a_dependent(schedule, tmp_path):
+    harness.check_source(tmp_path, "k.f", WORKSPACE.replace("{deps}", "y,w"), schedule)

@@ -20,8 +20,8 @@ from adfort.derived import TypeRegistry, is_derived, is_variable
 from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
 from adfort.fence import (
-    check_arguments, check_component_allocations, check_polymorphic_dummies,
-    check_renamed_active, check_routine)
+    check_active_workspaces, check_arguments, check_component_allocations,
+    check_polymorphic_dummies, check_renamed_active, check_routine)
 from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
 from adfort.saved import check_carried_state, check_saved_state
@@ -525,6 +525,9 @@ class _ProgramBuild:
                     err.message += (f"; module {', '.join(missing)} was not found: give "
                                     "its file after the main file or its directory with -I")
                 raise
+            if unit is self.top:
+                check_active_workspaces(unit.original, self.dependents, self.independents,
+                                        active, filename)
             _check_private_variables(unit, filename)
             self._check_where_functions(unit, filename)
             for call in user_calls(unit.work):
