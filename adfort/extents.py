@@ -111,12 +111,6 @@ def measure(body, symbol, extent, filename=None):
     body.insert(0, start)
 
 
-def elements_up_to(formal, extent):
-    """How many elements of the vector dummy `formal` lie up to the
-    subscript held in `extent`."""
-    return _add(_sub(Reference(extent), _lower(formal).copy()), int_literal(1))
-
-
 def reached_any(formal, extent):
     """Whether `extent` shows an assignment to the vector dummy `formal`."""
     return BinaryOperation.create(BinaryOperation.Operator.GE, Reference(extent),
@@ -130,20 +124,57 @@ def declared_elements(formal, actuals):
     shape = getattr(formal.datatype, "shape", None)
     if not shape or is_assumed_size(formal):
         return None
+    return _product(shape, actuals)
+
+
+def measured_elements(formal, extent, actuals):
+    """The number of elements of the assumed-size dummy `formal` up to
+    the last subscript held in `extent` (whole leading columns: ``a(lda,
+    *)`` reaches ``lda*(extent - lo + 1)`` elements), as an expression of
+    the call's `actuals`; None when a leading bound needs more than
+    literals and other dummies."""
+    shape = formal.datatype.shape
+    last = _caller_terms(_sub(Reference(extent), shape[-1].lower.copy()), actuals,
+                         keep=extent)
+    if last is None:
+        return None
+    last = _add(last, int_literal(1))
+    if len(shape) == 1:
+        return last
+    leading = _product(shape[:-1], actuals)
+    return None if leading is None else BinaryOperation.create(
+        BinaryOperation.Operator.MUL, leading, last)
+
+
+def _product(dims, actuals):
     count = None
-    for dim in shape:
+    for dim in dims:
         if not isinstance(dim, ArrayType.ArrayBounds) or not all(
                 isinstance(bound, DataNode) for bound in (dim.lower, dim.upper)):
             return None     # (an assumed shape with a lower bound: h(0:))
-        extent = _add(_sub(dim.upper.copy(), dim.lower.copy()), int_literal(1))
-        for ref in extent.walk(Reference):
-            actual = actuals.get(ref.symbol.name.lower())
-            if actual is None or not ref.symbol.is_argument:
-                return None
-            ref.replace_with(actual.copy())
+        extent = _caller_terms(_add(_sub(dim.upper.copy(), dim.lower.copy()),
+                                    int_literal(1)), actuals)
+        if extent is None:
+            return None
         count = extent if count is None else BinaryOperation.create(
             BinaryOperation.Operator.MUL, count, extent)
     return count
+
+
+def _caller_terms(expr, actuals, keep=None):
+    """`expr` (a new expression in the callee's terms) with each dummy
+    replaced by its actual; None when it names anything else (but
+    `keep`)."""
+    for ref in expr.walk(Reference):
+        if ref.symbol is keep:
+            continue
+        actual = actuals.get(ref.symbol.name.lower())
+        if actual is None or not ref.symbol.is_argument:
+            return None
+        if ref is expr:
+            return actual.copy()
+        ref.replace_with(actual.copy())
+    return expr
 
 
 def _statement(node):

@@ -202,3 +202,35 @@ def test_active_assumed_size_workspace_is_a_clear_error(tmp_path):
 @pytest.mark.parametrize("schedule", ["split", "joint"])
 def test_assumed_size_workspace_named_as_a_dependent(schedule, tmp_path):
     harness.check_source(tmp_path, "k.f", WORKSPACE.replace("{deps}", "y,w"), schedule)
+
+
+MATRIX_DUMMY = """\
+C adfort: routine=top dep=a indep=a
+C adfort: init n=3 lda=4 a=0.5:1.5
+C adfort: shape a=lda,n
+      SUBROUTINE TOP(A, LDA, N)
+      INTEGER LDA, N
+      DOUBLE PRECISION A(LDA,*)
+      CALL SQR(A, LDA, N)
+      CALL SQR(A(1,2), LDA, N - 1)
+      RETURN
+      END
+      SUBROUTINE SQR(A, LDA, N)
+      INTEGER LDA, N, I, J
+      DOUBLE PRECISION A(LDA,*)
+      DO 20 J = 1, N
+         DO 10 I = 1, N
+            A(I,J) = A(I,J)**2 + 0.1D0*A(I,1)
+   10    CONTINUE
+   20 CONTINUE
+      RETURN
+      END
+"""
+
+
+def test_assumed_size_matrix_given_to_a_matrix_dummy_split(tmp_path):
+    """A(LDA,*) given to a callee's A(LDA,*) that overwrites it (LINPACK's
+    drivers): the callee measures the columns it assigns, counted in the
+    caller's elements from its leading dimension (only vector dummies were
+    measured: an error asking for explicit bounds)."""
+    harness.check_source(tmp_path, "k.f", MATRIX_DUMMY, "split")

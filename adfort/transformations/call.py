@@ -21,7 +21,7 @@ from psyclone.psyir.symbols import (
 from adfort import naming
 from adfort.deferral import is_deferred, tag_deferred_saves, tag_deferred_split
 from adfort.errors import AdfortError, where
-from adfort.extents import declared_elements, elements_up_to, reached_any
+from adfort.extents import declared_elements, measured_elements, reached_any
 from adfort.pointers import canonical
 from adfort.sections import in_caller, section_references
 from adfort.reach import reached
@@ -428,9 +428,13 @@ def _measured_extents(call, stmt, info, actuals, formals, reverser):
                            reverser.ctx.taken)
         call.addchild(Reference(extent))
         actual = next((a for a, f in zip(actuals, formals) if f is formal), None)
-        if actual is not None and is_variable(actual) and symbol_rank(formal) == 1:
-            found.append((actual.copy(), elements_up_to(formal, extent),
-                          reached_any(formal, extent)))
+        if actual is None or not is_variable(actual):
+            continue
+        # (The callee's bounds in the caller's terms: its dummies' actuals.)
+        by_name = dict(zip([f.name.lower() for f in formals], actuals))
+        count = measured_elements(formal, extent, by_name)
+        if count is not None:
+            found.append((actual.copy(), count, reached_any(formal, extent)))
     call.adfort_extents = list(getattr(call, "adfort_extents", [])) + found
     reverser.measured_calls.setdefault(id(stmt), []).extend(found)
 
