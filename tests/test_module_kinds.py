@@ -259,6 +259,39 @@ CASES = {
     # (and so exports): m_ad, which uses the module whole, sees it; a copy
     # of the kind beside it clashed (a nested derived type gave the tape
     # that kind).
+    # The kind comes from the routine's own wildcard use while its module
+    # uses another module whole: it must be declared in m_ad (it is not
+    # what `use mk` brings).
+    "kind_from_the_routine_s_own_use.f90": """\
+        ! adfort: routine=run dep=y indep=x
+        ! adfort: init n=4 x=0.5:1.5
+        module kinds_k
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+        end module kinds_k
+        module other_k
+          implicit none
+          integer, parameter :: nlev = 3
+        end module other_k
+        module mk
+          use other_k
+          implicit none
+        contains
+          subroutine run(n, x, y)
+            use kinds_k
+            integer, intent(in) :: n
+            real(wp), intent(in) :: x(n)
+            real(wp), intent(out) :: y
+            real(wp) :: w(n)
+            integer :: i
+            w = x
+            do i = 1, n
+              w(i) = sin(w(i))*nlev
+            end do
+            y = sum(w**2)
+          end subroutine run
+        end module mk
+        """,
     "kind_through_a_wildcard_use.f90": """\
         ! adfort: routine=run dep=y indep=x
         ! adfort: init n=4 x=0.5:1.5

@@ -490,10 +490,12 @@ def _through_wildcard(name, routines, module, visible):
         return False
     if visible is not None and not visible.is_unresolved:
         return False
-    if any(routine.symbol_table.lookup(name, scope_limit=routine, otherwise=None) is not None
-           and not routine.symbol_table.lookup(name, scope_limit=routine).is_unresolved
-           for routine in routines):
-        return False
+    for routine in routines:
+        own = routine.symbol_table.lookup(name, scope_limit=routine, otherwise=None)
+        if own is not None and not own.is_unresolved:
+            return False
+        if any(c.wildcard_import for c in routine.symbol_table.containersymbols):
+            return False    # (it may come from the routine's own use)
     public = module.symbol_table.default_visibility == Symbol.Visibility.PUBLIC
     if visible is not None:
         public = visible.visibility == Symbol.Visibility.PUBLIC
