@@ -14,6 +14,8 @@ from psyclone.psyir.nodes import (
     BinaryOperation, DataNode, IntrinsicCall, Literal, Reference, UnaryOperation)
 from psyclone.psyir.symbols import DataSymbol, ScalarType
 
+from adfort import intrinsics
+
 INTEGER_TYPE = ScalarType(ScalarType.Intrinsic.INTEGER, ScalarType.Precision.UNDEFINED)
 BinOp = BinaryOperation.Operator
 UnOp = UnaryOperation.Operator
@@ -70,11 +72,15 @@ class _Converted:
         self.kind = kind
 
 
-# Intrinsics whose value is not real whatever their arguments are.
-_NOT_REAL = frozenset((
-    "INT", "NINT", "FLOOR", "CEILING", "CMPLX", "LOGICAL", "SIZE", "LBOUND", "UBOUND",
-    "SHAPE", "KIND", "LEN", "MAXLOC", "MINLOC", "COUNT", "ANY", "ALL", "ALLOCATED",
-    "PRESENT", "ASSOCIATED"))
+# Intrinsics whose value is not real whatever their arguments are: those
+# passive by nature (integer, logical, character results, inquiries) and
+# the integer (and complex) results of ones with a rule.
+_NOT_REAL = intrinsics.PASSIVE | frozenset((
+    "INT", "NINT", "FLOOR", "CEILING", "SIZE", "LBOUND", "UBOUND", "SHAPE", "KIND",
+    "CMPLX"))
+# Conversions to a real of the kind they name (the front end writes the
+# specific names, SNGL, DFLOAT, as these).
+_CONVERSIONS = ("REAL", "DBLE", "FLOAT")
 
 
 def _kind_leaves(node):
@@ -84,10 +90,10 @@ def _kind_leaves(node):
     intrinsic whose value is not real (``INT(x, 8)``, ``SIZE(a)``)."""
     if isinstance(node, IntrinsicCall):
         name = node.intrinsic.name
-        if name in _NOT_REAL:
-            return
-        if name in ("REAL", "DBLE", "DFLOAT", "FLOAT", "SNGL") and node.arguments:
+        if name in _CONVERSIONS and node.arguments:
             yield _Converted(_converted_kind(node))
+            return
+        if name in _NOT_REAL:
             return
     if isinstance(node, (Reference, Literal)):
         yield node
@@ -98,7 +104,7 @@ def _kind_leaves(node):
 def _converted_kind(call):
     """The real kind of a conversion intrinsic's value."""
     name = call.intrinsic.name
-    if name in ("DBLE", "DFLOAT"):
+    if name == "DBLE":
         return ScalarType.Precision.DOUBLE
     if name == "REAL":
         given = [a for a, keyword in zip(call.arguments[1:], call.argument_names[1:])
@@ -108,13 +114,12 @@ def _converted_kind(call):
                 return int(given[0].value)
             return given[0].copy()
         # REAL(z) of a complex z has z's kind (PSyIR keeps COMPLEX
-        # declarations as text).
+        # declarations as text; the front end writes DOUBLE COMPLEX as
+        # complex(8)).
         argument = call.arguments[0] if call.arguments else None
         declaration = getattr(getattr(getattr(argument, "symbol", None), "datatype", None),
                               "declaration", None) or ""
         text = " ".join(declaration.upper().split())
-        if text.startswith("DOUBLE COMPLEX"):
-            return ScalarType.Precision.DOUBLE
         match = re.match(r"COMPLEX\s*(?:\*\s*(\d+)|\(\s*(?:KIND\s*=\s*)?(\w+)\s*\))", text)
         if match and match.group(1):
             return int(match.group(1)) // 2      # COMPLEX*16: two reals of 8 bytes

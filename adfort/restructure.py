@@ -147,6 +147,7 @@ def restructure(source, fixed_form, path):
     """
     statements = split_statements(source, fixed_form)
     units = find_units(statements)
+    source_lines = source.splitlines()
     rewrites = []
     for unit in units:
         spec, exe = _split_body(statements, unit)
@@ -157,7 +158,8 @@ def restructure(source, fixed_form, path):
         lines = _rewrite_unit(statements, unit, spec, exe, functions, control, fixed_form, path)
         first = statements[unit.header].line if unit.header >= 0 else statements[unit.body[0]].line
         end = unit.end if unit.end >= 0 else (unit.body[-1] if unit.body else unit.header)
-        lines = _keep_directives(source, statements, first, statements[end].last, lines, path)
+        lines = _keep_directives(source_lines, statements, first, statements[end].last, lines,
+                                 path)
         rewrites.append((first, statements[end].last, lines, unit))
     if not rewrites:
         return source, None
@@ -168,11 +170,11 @@ _LOOP_DIRECTIVE = re.compile(r"^\s*[!cC*]\$adfort\s+(?:checkpoint|fixed-point)\b
                              re.IGNORECASE)
 
 
-def _keep_directives(source, statements, first, last, lines, path):
+def _keep_directives(original, statements, first, last, lines, path):
     """`lines` (a rewritten unit's) with the loop directives of its
-    original lines ``first``..``last`` (comments, which the rewrite
-    drops) put back before the statement they precede."""
-    original = source.splitlines()
+    original lines ``first``..``last`` (of `original`, the source's lines;
+    comments, which the rewrite drops) put back before the statement they
+    precede."""
     for number in range(last, first - 1, -1):
         if number > len(original) or not _LOOP_DIRECTIVE.match(original[number - 1]):
             continue

@@ -26,7 +26,7 @@ module keeps from one call to the next, holds such a value instead.
 
 from psyclone.psyir.nodes import (
     Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop,
-    Reference, WhileLoop)
+    Reference, Return, WhileLoop)
 from psyclone.psyir.symbols import StaticInterface
 
 from adfort.errors import AdfortError, source_name, where
@@ -333,7 +333,7 @@ def _element_box(ref, top):
             return None
         loop = enclosing[form[0]]
         interval = _interval(loop, form[1])
-        if interval is None or loop in loops:
+        if interval is None or any(lp is loop for lp in loops):
             return None
         box.append(interval)
         loops.append(loop)
@@ -376,7 +376,10 @@ def _nest_key(loop, name, filled):
         return None
     if all(any(_inside(box, f) for f in filled) for box, _ in boxes):
         return "read"
-    # Setting: a perfect nest whose innermost body assigns the element first.
+    # Setting: a perfect nest whose innermost body assigns the element first
+    # (and nothing leaves an iteration early: EXIT, CYCLE, RETURN…).
+    if loop.walk((CodeBlock, Return)):
+        return None
     nest = _nest(loop)
     first = next((c for c in nest[-1].loop_body.children if any(
         r.symbol.name.lower() == name for r in c.walk(Reference))), None)

@@ -158,6 +158,9 @@ def test_f77_saved_work_arrays_filled_before_they_are_read(schedule, tmp_path):
      "        T(I) = T(I) - 0.1D0*(W(I+1) - W(I-1))"),
     # The bound changes between the loop setting w and the one reading it.
     ("      DO 15 K = 1, 2", "      N = N + 0\n      DO 15 K = 1, 2"),
+    # The loop filling w may skip elements.
+    ("        W(I) = 0.01D0*T(I)**2",
+     "        IF (T(I) .LT. 260.0D0) GO TO 10\n        W(I) = 0.01D0*T(I)**2"),
 ])
 def test_f77_saved_work_array_read_beyond_what_the_call_set(change, line, tmp_path):
     source = tmp_path / "k.f"
