@@ -249,3 +249,42 @@ def section(symbol, of, extent):
                for dim in symbol.datatype.shape[:-1]]
     indices.append(Range.create(_lower(symbol).copy(), Reference(extent)))
     return ArrayReference.create(of, indices)
+
+
+def measured_links(unit, chosen, schedule):
+    """(caller, callee) names of `unit`'s joint links that must be
+    reversed split: calls giving an assumed-size array of `unit` (whole, or
+    an element starting the callee's array) to a dummy the callee
+    overwrites and reads on entry.
+
+    A joint reversal would put that array back before ``f_rev``, copying
+    what the callee overwrites, which nothing bounds; the split reversal's
+    ``f_rec`` measures how far it writes instead (see the module
+    docstring).  A link the user names keeps what was asked (and the
+    joint reversal's error, :func:`adfort.transformations.call._sequence_base`).
+
+    :param chosen: the routines differentiated (the callees considered).
+    :param schedule: the reversal schedule so far.
+    """
+    from adfort.optional import callee_formals, matched_formals
+    from adfort.program import user_calls
+    links = set()
+    for call in user_calls(unit.work):
+        callee = unit.calls.get(id(call))
+        if callee is None or callee not in chosen or getattr(callee, "opaque", False):
+            continue
+        if schedule.is_split(unit.name, callee.name) or schedule.names(unit.name, callee.name):
+            continue
+        formals = matched_formals(call, callee_formals(callee))
+        for actual, formal in zip(call.arguments, formals):
+            if formal is None or not isinstance(actual, Reference) or \
+                    not is_assumed_size(actual.symbol):
+                continue
+            if isinstance(actual, ArrayReference) and (
+                    not getattr(formal.datatype, "shape", None)
+                    or any(isinstance(i, Range) for i in actual.indices)):
+                continue    # one element, or a section with its bounds
+            if callee.writes_formal(formal) and callee.reads_on_entry(formal):
+                links.add((unit.name, callee.name))
+                break
+    return links

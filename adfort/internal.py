@@ -101,7 +101,11 @@ def _hoist(host, lines, origin, fixed_form, taken, rewritten, moves, removed):
         args, result = implicit._interface(inner_parts[0], declared)
         local = set(declared) | set(args) | {inner_name} | ({result} if result else set())
         used = implicit._used_names(inner_statements + body)
-        calls[inner_name] = [n for n in used if n in names and n != inner_name]
+        # (CALL statements name the procedure outside the names used.)
+        called = {str(c.items[0]).lower() for c in implicit._walk(body)
+                  if isinstance(c, F.Call_Stmt)}
+        calls[inner_name] = [n for n in sorted(set(used) | called)
+                             if n in names and n != inner_name]
         own_uses[inner_name] = [n for n in used if n not in local and n in host_decls
                                 and not constant(n)]
     order = list(host_decls)

@@ -234,3 +234,73 @@ def test_assumed_size_matrix_given_to_a_matrix_dummy_split(tmp_path):
     caller's elements from its leading dimension (only vector dummies were
     measured: an error asking for explicit bounds)."""
     harness.check_source(tmp_path, "k.f", MATRIX_DUMMY, "split")
+
+
+MIDDLE = """\
+C adfort: routine=DRIVER dep=COST indep=X,A
+C adfort: init N=7 A=0.5:1.5 X=-1:1 Y=-1:1
+      SUBROUTINE DRIVER(N, A, X, Y, COST)
+      INTEGER N
+      DOUBLE PRECISION A, X(N), Y(N), COST
+      INTEGER I
+      CALL MIDDLE(N, A, X, Y)
+      COST = 0.0D0
+      DO 10 I = 1, N
+        COST = COST + Y(I)**2
+   10 CONTINUE
+      RETURN
+      END
+      SUBROUTINE MIDDLE(N, A, X, Y)
+      INTEGER N
+      DOUBLE PRECISION A, X(*), Y(*)
+      CALL DSCALX(N, A, {x}, 1)
+      CALL DAXPYX(N, A, X, 1, Y, 1)
+      RETURN
+      END
+      SUBROUTINE DAXPYX(N, DA, DX, INCX, DY, INCY)
+      INTEGER N, INCX, INCY, I, IX, IY
+      DOUBLE PRECISION DA, DX(*), DY(*)
+      IX = 1
+      IY = 1
+      DO 10 I = 1, N
+        DY(IY) = DY(IY) + DA*DX(IX)
+        IX = IX + INCX
+        IY = IY + INCY
+   10 CONTINUE
+      RETURN
+      END
+      SUBROUTINE DSCALX(N, DA, DX, INCX)
+      INTEGER N, INCX, I, IX
+      DOUBLE PRECISION DA, DX(*)
+      IX = 1
+      DO 10 I = 1, N
+        DX(IX) = DA*DX(IX)*DX(IX)
+        IX = IX + INCX
+   10 CONTINUE
+      RETURN
+      END
+"""
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("actual", ["X", "X(1)"])
+def test_assumed_size_array_given_to_a_joint_callee_is_reversed_split(actual, schedule,
+                                                                       tmp_path):
+    """A routine passing its own X(*) to a BLAS-style callee that overwrites
+    it: a joint link would copy X whole before the call (``SIZE(x)`` of an
+    assumed-size array: did not compile); such links are reversed split,
+    whose recording measures what the callee writes."""
+    harness.check_source(tmp_path, "k.f", MIDDLE.replace("{x}", actual), schedule)
+
+
+def test_assumed_size_array_on_a_named_joint_link_is_a_clear_error(tmp_path):
+    source = tmp_path / "k.f"
+    source.write_text(MIDDLE.replace("{x}", "X"))
+    done = subprocess.run([sys.executable, "-m", "adfort", "diff", str(source), "--routine",
+                           "DRIVER", "--dep", "COST", "--indep", "X,A", "--schedule", "joint",
+                           "--link", "MIDDLE:DSCALX=joint", "-o", str(tmp_path / "o.f90")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "k.f:17:" in done.stderr and "'x' is an assumed-size array" in done.stderr, \
+        done.stderr
+    assert not (tmp_path / "o.f90").exists()

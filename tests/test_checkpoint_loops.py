@@ -757,3 +757,70 @@ def test_checkpointed_body_with_a_do_variable_used_before_the_loop(schedule, tmp
     # passed to the step as an intent(in) argument, which the step's reversed
     # inner loop assigns (the generated code did not compile).
     harness.check_source(tmp_path, "ck.f90", '! adfort: routine=run dep=cost indep=x0\n! adfort: init n=4 nt=5 x0=0.5:1.5\nmodule m\n  implicit none\ncontains\n  subroutine run(n, nt, x0, cost)\n    integer, intent(in) :: n, nt\n    real(8), intent(in) :: x0(n)\n    real(8), intent(out) :: cost\n    real(8) :: x(n)\n    integer :: it, k\n    do k = 1, n\n      x(k) = x0(k)\n    end do\n    cost = 0.0d0\n    !$adfort checkpoint binomial(snapshots=2)\n    do it = 1, nt\n      do k = 1, n\n        x(k) = x(k) - 0.1d0*x(k)**2\n        cost = cost + x(k)**2\n      end do\n    end do\n  end subroutine run\nend module m\n', schedule)
+
+
+INTERNAL_STEP = {
+    # The step calls an internal procedure that works on the host's
+    # variables: the step routine takes them too (it was given only those
+    # its own body names, and did not compile).
+    "checkpoint.f90": """\
+        ! adfort: routine=run dep=cost indep=x0,f
+        ! adfort: init n=3 nt=5 x0=0:1 f=1:2
+        module ckpt_internal
+          implicit none
+        contains
+          subroutine run(n, nt, x0, f, cost)
+            integer, intent(in) :: n, nt
+            real(8), intent(in) :: x0(n), f
+            real(8), intent(out) :: cost
+            real(8) :: x(n)
+            integer :: it
+            x = x0
+            !$adfort checkpoint every(2)
+            do it = 1, nt
+              call advance()
+            end do
+            cost = sum(x**2)
+          contains
+            subroutine advance()
+              x = sin(x) + f*x
+            end subroutine advance
+          end subroutine run
+        end module ckpt_internal
+        """,
+    "fixed_point.f90": """\
+        ! adfort: routine=solve dep=cost indep=b
+        ! adfort: init n=3 b=1:2
+        module fp_internal
+          implicit none
+        contains
+          subroutine solve(n, b, cost)
+            integer, intent(in) :: n
+            real(8), intent(in) :: b(n)
+            real(8), intent(out) :: cost
+            real(8) :: x(n), res
+            x = 0d0
+            res = 1d0
+            !$adfort fixed-point(tol=1e-14, maxiter=200)
+            do while (res > 1d-13)
+              call sweep(res)
+            end do
+            cost = sum(x**2)
+          contains
+            subroutine sweep(r)
+              real(8), intent(out) :: r
+              real(8) :: xn(n)
+              xn = 0.5d0*x + b
+              r = maxval(abs(xn - x))
+              x = xn
+            end subroutine sweep
+          end subroutine solve
+        end module fp_internal
+        """,
+}
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("name", sorted(INTERNAL_STEP))
+def test_step_calling_an_internal_procedure_of_the_host(name, schedule, tmp_path):
+    harness.check_source(tmp_path, name, INTERNAL_STEP[name], schedule)

@@ -9,6 +9,7 @@ from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, DataSymbol, ContainerSymbol,
     ImportInterface, ScalarType, Symbol, NoType, RoutineSymbol, UnsupportedFortranType)
 
+from adfort.extents import is_assumed_size
 from adfort import naming
 from adfort.arrays import is_assumed_extent
 from adfort.derived import is_derived
@@ -303,6 +304,5 @@ def _assumed_shape(symbol):
         is_assumed_extent(extent) for extent in dtype.shape)
 
 
-def _assumed_size(symbol):
-    return any(naming.ASSUMED_SIZE in str(getattr(e, "upper", ""))
-               for e in getattr(symbol.datatype, "shape", []))
+# (One test of assumed size for the motions and the tangent mode.)
+_assumed_size = is_assumed_size

@@ -492,6 +492,13 @@ def _sequence_base(actual, formal, filename):
     or, for an array element given to an array dummy (``call dscal(m, t,
     a(k+1, k), 1)``, sequence association), the whole array it starts in,
     as the callee may reach any element after it."""
+    if not isinstance(actual, ArrayReference) and _assumed_size(actual.symbol):
+        raise AdfortError(
+            f"'{actual.symbol.name}' is an assumed-size array the callee overwrites: a "
+            "joint reversal of this call must keep the elements it overwrites but cannot "
+            "know how many there are; reverse the call split (--link CALLER:CALLEE=split, "
+            f"the default for such calls) or declare '{actual.symbol.name}' with explicit "
+            "bounds", where(actual, filename))
     if not (isinstance(actual, ArrayReference) and symbol_rank(formal) > 0
             and expr_rank(actual) == 0):
         return actual

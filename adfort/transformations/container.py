@@ -38,7 +38,7 @@ from adfort.inlining import inline_functions
 from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
 from adfort.program import Program, call_graph, user_calls
 from adfort.schedules import ADReversalSchedule, LinkReversalSchedule
-from adfort.extents import is_assumed_size
+from adfort.extents import is_assumed_size, measured_links
 from adfort.symbols import nameable_type
 from adfort.transformations.base import ADReverseTrans
 from adfort.transformations.call import CalleeMotions
@@ -753,6 +753,7 @@ class _ProgramBuild:
             filename = source_name(unit.original) or self.filename
             links = set() if communicating or not self.options.get("split_tapeless", True) else \
                 tapeless_links(unit, chosen, self.schedule, tapeless, self.top, motions_of)
+            links |= measured_links(unit, chosen, self.schedule)
             if links:
                 self.schedule = LinkReversalSchedule(strong_links=links, default=self.schedule)
             mpi_pairs = pair_requests(
