@@ -108,6 +108,12 @@ def expr_rank(node):
                                          and name not in ("MAXLOC", "MINLOC"))
             return max(expr_rank(args[0]) - 1, 0) if has_dim else (
                 1 if name in ("MAXLOC", "MINLOC") else 0)
+        if name == "FINDLOC":
+            # FINDLOC(array, value[, dim][, mask…]): a positional DIM is
+            # the third argument, a scalar (MASK conforms with ARRAY).
+            has_dim = "dim" in names or (len(args) > 2 and names[2] is None
+                                         and expr_rank(args[2]) == 0)
+            return max(expr_rank(args[0]) - 1, 0) if has_dim else 1
         if name == "MATMUL":
             return expr_rank(args[0]) + expr_rank(args[1]) - 2
         if name == "TRANSPOSE":

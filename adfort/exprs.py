@@ -294,8 +294,16 @@ def intrinsic_call(name, arguments):
     intrinsic = Intrinsic[name]
     try:
         return IntrinsicCall.create(intrinsic, arguments)
-    except TypeError:
+    except (TypeError, NotImplementedError):
+        # (NotImplementedError: PSyclone cannot tell the argument set of
+        # FINDLOC(a, v, d) given positionally; the node keeps them as given.)
         node = IntrinsicCall(intrinsic)
+        # (The failed create may have taken the arguments already: they
+        # leave it last first, which its child checks allow.)
+        for argument in reversed(arguments):
+            argument = argument[1] if isinstance(argument, tuple) else argument
+            if argument.parent is not None:
+                argument.detach()
         node._add_args(node, arguments)
         try:
             node.compute_argument_names()

@@ -21,7 +21,7 @@ from adfort.forward_only import keep_substring_assignments
 from adfort.where import lower_where, tolerate_where_failures
 from adfort.parentheses import keep_parenthesised_arguments
 from adfort.errors import AdfortError, where
-from adfort.exprs import INTEGER_TYPE
+from adfort.exprs import INTEGER_TYPE, intrinsic_call
 from adfort.restructure import restructure
 from adfort.units import map_outside_strings, split_comment, split_top_level
 from adfort.forall import lower_forall
@@ -543,9 +543,11 @@ def recognise_intrinsics(tree, node=None):
                 or isinstance(symbol, DataSymbol) or symbol.is_import
                 or not _is_unresolved(symbol)):
             continue
-        intrinsic = IntrinsicCall.create(
-            IntrinsicCall.Intrinsic[name],
-            [arg.detach() for arg in list(call.arguments)])
+        # (Keyword arguments keep their names: FINDLOC(a, v, back=.true.)
+        # is not FINDLOC(a, v, .true.), whose third argument is DIM.)
+        intrinsic = intrinsic_call(name, [
+            (keyword, arg.detach()) if keyword else arg.detach()
+            for keyword, arg in zip(call.argument_names, list(call.arguments))])
         call.replace_with(intrinsic)
         table = symbol.find_symbol_table(intrinsic)
         if table is not None and type(symbol).__name__ == "Symbol":

@@ -233,6 +233,12 @@ def block_bound(index, which):
     return f"{index}_{which}"
 
 
+def assigned_element(array):
+    """Name of a local holding a subscript of an assignment to `array` that
+    reads `array` itself (``h(nint(h(2))) = …``)."""
+    return f"{array}_at"
+
+
 def function_value(function):
     """Name of a local holding the value of a call to `function`."""
     return f"{function}_value"

@@ -11,10 +11,12 @@ working copy only.
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
     Literal, Loop, Range, Reference, Schedule, StructureReference, UnaryOperation, WhileLoop)
+from psyclone.psyir.nodes.array_mixin import ArrayMixin
 from psyclone.psyir.symbols import ArrayType, ScalarType
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
+from adfort.arrays import is_shape_inquiry
 from adfort.derived import is_variable
 from adfort.elemental import expand_elemental
 from adfort.optional import callee_formals, matched_formals
@@ -160,6 +162,50 @@ def _exit_to_while(loop, flag, reset, table, taken):
     loop.detach()
     for offset, stmt in enumerate(before + [while_loop]):
         parent.addchild(stmt, position + offset)
+
+
+def hoist_self_subscripts(routine, taken=()):
+    """Give each subscript of an assigned array element that reads the
+    array itself a local set just before the assignment: ``h(nint(h(2)))
+    = 2*h(nint(h(2)))`` becomes ``h_at = nint(h(2)); h(h_at) = 2*h(nint(h(2)))``.
+
+    The assignment may change what such a subscript reads (here ``h(2)``
+    when it is the element assigned), and the returning motion, which puts
+    the element back after the assignment, would work the subscript out
+    again from the changed value: the old value restored into, and the
+    adjoint sent to, another element.  A local keeps the element the
+    assignment wrote (the taping plan keeps it as any integer local).
+    """
+    table = routine.symbol_table
+    for assign in routine.walk(Assignment):
+        lhs = assign.lhs
+        if assign.is_pointer or not isinstance(assign.parent, Schedule):
+            continue
+        name = lhs.symbol.name.lower()
+        for node in _designator_chain(lhs):
+            for index in list(node.indices):
+                parts = [index.start, index.stop, index.step] if isinstance(index, Range) \
+                    else [index]
+                for part in parts:
+                    if not any(r.symbol.name.lower() == name and not is_shape_inquiry(r)
+                               for r in part.walk(Reference)):
+                        continue
+                    temp = new_local(table, naming.assigned_element(lhs.symbol.name),
+                                     INTEGER_TYPE.copy(), taken)
+                    part.replace_with(Reference(temp))
+                    assign.parent.addchild(Assignment.create(Reference(temp), part),
+                                           assign.position)
+
+
+def _designator_chain(ref):
+    """The parts of `ref` that carry its own subscripts (``a(i)%b(j)``:
+    ``a(i)`` and ``b(j)``), not the arrays named inside them."""
+    chain, node = [], ref
+    while node is not None:
+        if isinstance(node, ArrayMixin):
+            chain.append(node)
+        node = getattr(node, "member", None)
+    return chain
 
 
 def deallocate_at_end(routine):

@@ -35,7 +35,8 @@ from adfort.optional import callee_formals, matched_formals, positional_argument
 from adfort.iterations import cheap_function
 from adfort.interprocedural import MPI_NODE, Activity, Unit, unknown_call_node
 from adfort.inlining import inline_functions
-from adfort.normalise import deallocate_at_end, hoist_calls, normalise_jumps
+from adfort.normalise import (
+    deallocate_at_end, hoist_calls, hoist_self_subscripts, normalise_jumps)
 from adfort.program import Program, call_graph, user_calls
 from adfort.schedules import ADReversalSchedule, LinkReversalSchedule
 from adfort.extents import is_assumed_size, measured_links
@@ -317,6 +318,7 @@ class _ProgramBuild:
             taken = self._taken(unit)
             rename_shadowing_locals(unit.work, taken)
             normalise_jumps(unit.work, taken)
+            hoist_self_subscripts(unit.work, taken)
             deallocate_at_end(unit.work)
             positional_arguments(unit.work, unit.calls,
                                  source_name(unit.original) or self.filename)
