@@ -354,7 +354,11 @@ class _Emitter:
 
     def _if(self, item, depth):
         k = self.keyword
-        if not item.other and len(item.then) == 1 and _one_line(item.then[0]):
+        # (One line only for a statement of the IF's own line: a statement
+        # the IF was built around, after a GO TO or a RETURN, keeps its own
+        # line, and messages name it.)
+        if not item.other and len(item.then) == 1 and _one_line(item.then[0]) and \
+                getattr(item.then[0], "line", None) in (item.line, None):
             inner = item.then[0]
             text = k("exit") if isinstance(inner, structuring.Exit) else \
                 k("cycle") if isinstance(inner, structuring.Cycle) else inner.text
