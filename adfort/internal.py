@@ -108,6 +108,19 @@ def _hoist(host, lines, origin, fixed_form, taken, rewritten, moves, removed):
                              if n in names and n != inner_name]
         own_uses[inner_name] = [n for n in used if n not in local and n in host_decls
                                 and not constant(n)]
+    function_types = {}
+    for inner in inners:
+        if isinstance(inner, F.Function_Subprogram):
+            inner_name = implicit._unit_name(inner)
+            header = implicit._children(inner)[0]
+            results = [n for n in implicit._walk(header.items[3]) if isinstance(n, F.Name)] \
+                if header.items[3] is not None else []
+            found = _function_type(inner, str(results[0]).lower() if results else inner_name)
+            if found is not None:
+                function_types[inner_name] = found
+    _by_new = {new: old for old, new in names.items()}
+    used_in_host = implicit._used_names(
+        [p for p in parts if not isinstance(p, F.Internal_Subprogram_Part)])
     order = list(host_decls)
     passed = {}
     for inner_name in names:
@@ -155,9 +168,61 @@ def _hoist(host, lines, origin, fixed_form, taken, rewritten, moves, removed):
                         f"'{host_name}', an assumed-shape, allocatable or pointer array: "
                         f"put '{host_name}' in a module (its internal procedures then need "
                         "no explicit interface)", where_)
+        wanted = [names[n] for n in calls[inner_name] if n in function_types] \
+            if external else []
         moves.append((after, _moved(inner, names[inner_name], extra, host_decls, constants,
-                                    uses)))
+                                    uses, [f"{function_types[_by_new[n]]}, external :: {n}"
+                                           for n in wanted])))
+    if external:
+        # An external procedure calling the functions made: their types,
+        # which the internal functions needed no declaration for (the
+        # motions generated from the host call them as they are).
+        typed = [n for n in names if n in function_types
+                 and n in set(used_in_host)]
+        if typed:
+            moves.append((_declarations_anchor(host), [
+                ("at", implicit._span(parts[0])[0])] + [
+                f"{function_types[n]}, external :: {names[n]}" for n in typed]))
     return {name.lower() for name in names.values()}
+
+
+def _declarations_anchor(unit):
+    """The last line of `unit`'s header and USE, IMPORT and IMPLICIT
+    statements: declarations may follow it."""
+    parts = implicit._children(unit)
+    anchor = implicit._span(parts[0])[1]
+    spec = next((p for p in parts if isinstance(p, F.Specification_Part)), None)
+    if spec is not None:
+        heads = [s for s in implicit._statements(spec)
+                 if isinstance(s, (F.Use_Stmt, F.Import_Stmt, F.Implicit_Stmt))]
+        if heads:
+            anchor = implicit._span(heads[-1])[1]
+    return anchor
+
+
+def _function_type(inner, result):
+    """The type of the scalar result of the internal function `inner`
+    (its prefix's or its result's declaration), as declaration text; None
+    for an array, pointer or allocatable result or an implicit type."""
+    header = implicit._children(inner)[0]
+    prefix = header.items[0]
+    if prefix is not None:
+        for item in implicit._children(prefix):
+            if isinstance(item, (F.Intrinsic_Type_Spec, F.Declaration_Type_Spec)):
+                return str(item)
+    spec = next((p for p in implicit._children(inner) if isinstance(p, F.Specification_Part)),
+                None)
+    for statement in implicit._statements(spec) if spec is not None else ():
+        if not isinstance(statement, F.Type_Declaration_Stmt):
+            continue
+        for entity in implicit._walk(statement.items[2]):
+            if isinstance(entity, F.Entity_Decl) and str(entity.items[0]).lower() == result:
+                attributes = str(statement.items[1] or "").lower()
+                if entity.items[1] is not None or re.search(
+                        r"\b(dimension|pointer|allocatable)\b", attributes):
+                    return None
+                return str(statement.items[0])
+    return None
 
 
 def _is_external(unit):
@@ -262,9 +327,11 @@ def _statement_text(statement):
     return text
 
 
-def _moved(inner, new_name, extra, host_decls, constants, uses):
+def _moved(inner, new_name, extra, host_decls, constants, uses, functions=()):
     """The pieces of the hoisted procedure: texts (new lines) and line
-    numbers (the internal procedure's own lines, moved)."""
+    numbers (the internal procedure's own lines, moved).
+
+    :param functions: declarations of the functions made that it calls."""
     parts = implicit._children(inner)
     header, end = parts[0], parts[-1]
     kind = "function" if isinstance(inner, F.Function_Subprogram) else "subroutine"
@@ -289,17 +356,24 @@ def _moved(inner, new_name, extra, host_decls, constants, uses):
             anchor = implicit._span(heads[-1])[1]
     # Constants first: the dummies' bounds may name them.
     declarations = [str(c) for c in constants]
-    declarations += [_dummy_declaration(*host_decls[v]) for v in extra]
+    # A pure (or elemental) procedure only reads its host's variables, and
+    # its dummies must say so.
+    pure = re.search(r"\b(pure|elemental)\b", prefix, re.IGNORECASE) is not None and \
+        re.search(r"\bimpure\b", prefix, re.IGNORECASE) is None
+    declarations += [_dummy_declaration(*host_decls[v], intent_in=pure) for v in extra]
+    declarations += list(functions)
     body = list(range(first_spec, anchor + 1)) + declarations + \
         list(range(anchor + 1, implicit._span(end)[0]))
     return pieces + body + [f"end {kind} {new_name}"]
 
 
-def _dummy_declaration(statement, entity):
+def _dummy_declaration(statement, entity, intent_in=False):
     attributes = []
     if statement.items[1] is not None:
         attributes = [str(a) for a in implicit._children(statement.items[1])
                       if not _DROPPED_ATTRIBUTES.match(str(a))]
+    if intent_in:
+        attributes.append("INTENT(IN)")
     head = ", ".join([str(statement.items[0])] + attributes)
     text = str(entity)
     return f"{head} :: {text}"

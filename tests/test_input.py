@@ -546,3 +546,71 @@ def test_mismatched_end_names_are_reported(tmp_path, text, line, fragment):
     result = run(["diff", "k.f90", "--routine", "f", "--dep", "y", "--indep", "x"], tmp_path)
     assert result.returncode == 1
     assert_clean_failure(result, tmp_path, f"k.f90:{line}:", fragment, "syntax error")
+
+
+HOISTED = {
+    # The function made of an internal function of a routine outside any
+    # module: the motions that call it (joint) knew no type for it (REAL:
+    # did not compile).
+    "external_host.f90": """\
+        ! adfort: routine=obs_cost dep=y indep=x
+        ! adfort: init n=4 x=0.5:1.5
+        subroutine obs_cost(n, x, y)
+          implicit none
+          integer, intent(in) :: n
+          double precision, intent(in) :: x(n)
+          double precision, intent(out) :: y
+          integer :: k
+          y = 0d0
+          do k = 1, n
+            y = y + logterm(x(k)) + 0.5d0*weight(k)*x(k)**2
+          end do
+        contains
+          double precision function logterm(a)
+            double precision, intent(in) :: a
+            double precision :: w
+            w = log(a)
+            logterm = w*a
+          end function logterm
+          function weight(k) result(wk)
+            integer, intent(in) :: k
+            real(kind=8) :: wk
+            wk = logterm(dble(k) + 1d0)/dble(n)
+          end function weight
+        end subroutine obs_cost
+        """,
+    # A pure internal function reading its host's variable: the dummy it
+    # became had no INTENT(IN) (did not compile).
+    "pure_reading_its_host.f90": """\
+        ! adfort: routine=sigma_cost dep=y indep=x
+        ! adfort: init n=4 x=0.5:1.5
+        module sigma_levels
+          implicit none
+        contains
+          subroutine sigma_cost(n, x, y)
+            integer, intent(in) :: n
+            double precision, intent(in) :: x(n)
+            double precision, intent(out) :: y
+            integer :: k
+            y = 0d0
+            do k = 1, n
+              y = y + x(k)*sig(k)
+            end do
+          contains
+            pure double precision function sig(k)
+              integer, intent(in) :: k
+              double precision :: s
+              s = dble(k)/dble(n)
+              sig = s**1.5d0
+            end function sig
+          end subroutine sigma_cost
+        end module sigma_levels
+        """,
+}
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("name", sorted(HOISTED))
+def test_internal_functions_made_procedures_of_their_own(name, schedule, tmp_path):
+    import harness
+    harness.check_source(tmp_path, name, HOISTED[name], schedule)
