@@ -20,7 +20,7 @@ from adfort.arrays import is_shape_inquiry
 from adfort.derived import is_variable
 from adfort.elemental import expand_elemental
 from adfort.optional import callee_formals, matched_formals
-from adfort.result_extents import result_bounds
+from adfort.result_extents import result_bounds, result_length
 from adfort.symbols import new_local
 
 BinOp = BinaryOperation.Operator
@@ -234,6 +234,73 @@ def deallocate_at_end(routine):
             routine.addchild(IfBlock.create(test, [free]))
 
 
+def hoist_case_selectors(routine, function_type, calls, taken=()):
+    """Evaluate once the selector of a SELECT CASE that calls a user
+    function: PSyclone reads the construct as an IF chain comparing a copy
+    of the selector with each case value (two for a range), and each copy
+    would call the function again (a random-number draw, a counter: other
+    values than the one the construct selects on).  The selector is
+    assigned to a local before the chain, which compares that.
+
+    :param function_type: as for :func:`hoist_calls`.
+    :param calls: {id(Call): callee}, kept up to date.
+    """
+    table = routine.symbol_table
+    for block in routine.walk(IfBlock):
+        if "was_case" not in block.annotations or _case_inner(block):
+            continue
+        chain = [block]
+        while len(chain[-1].else_body.children if chain[-1].else_body else []) == 1 and \
+                isinstance(chain[-1].else_body.children[0], IfBlock) and \
+                "was_case" in chain[-1].else_body.children[0].annotations:
+            chain.append(chain[-1].else_body.children[0])
+        selector = _case_selector(block.condition)
+        if selector is None or not any(not isinstance(c, IntrinsicCall)
+                                       for c in selector.walk(Call)):
+            continue
+        if isinstance(selector, Call) and not isinstance(selector, IntrinsicCall):
+            datatype = function_type(selector)
+            datatype = result_length(selector, calls.get(id(selector)), datatype) or datatype
+        else:
+            try:
+                datatype = selector.datatype
+            except Exception:  # PSyclone cannot tell
+                datatype = None
+            datatype = datatype if isinstance(datatype, ScalarType) else None
+        if datatype is None:
+            continue
+        label = selector.routine.name if isinstance(selector, Call) else "case"
+        temp = new_local(table, naming.function_value(label), datatype, taken)
+        copies = [op.children[0] for item in chain for op in item.condition.walk(BinaryOperation)
+                  if op.operator in (BinOp.EQ, BinOp.GE, BinOp.LE, BinOp.EQV)
+                  and op.children[0] is not selector and op.children[0] == selector]
+        selector.replace_with(Reference(temp))
+        for copy in copies:
+            for call in copy.walk(Call):
+                calls.pop(id(call), None)
+            copy.replace_with(Reference(temp))
+        block.parent.addchild(Assignment.create(Reference(temp), selector), block.position)
+
+
+def _case_inner(block):
+    """Whether `block` is a later case of a SELECT CASE chain."""
+    parent = block.parent
+    return isinstance(parent, Schedule) and isinstance(parent.parent, IfBlock) and \
+        "was_case" in parent.parent.annotations and parent is parent.parent.else_body \
+        and len(parent.children) == 1
+
+
+def _case_selector(condition):
+    """The selector of a SELECT CASE chain's first comparison."""
+    node = condition
+    while isinstance(node, BinaryOperation) and node.operator in (BinOp.AND, BinOp.OR):
+        node = node.children[0]
+    if isinstance(node, BinaryOperation) and node.operator in (
+            BinOp.EQ, BinOp.GE, BinOp.LE, BinOp.EQV):
+        return node.children[0]
+    return None
+
+
 def hoist_calls(routine, function_type, calls, taken=(), filename=None):
     """Give every user function call in an expression, and every expression
     passed to a user routine, a statement of its own, assigning a new local:
@@ -273,6 +340,7 @@ def hoist_calls(routine, function_type, calls, taken=(), filename=None):
             if datatype is None:
                 continue
             bounds = result_bounds(call, calls.get(id(call)), datatype, filename)
+            datatype = result_length(call, calls.get(id(call)), datatype) or datatype
             if bounds is None:
                 temp = new_local(table, naming.function_value(call.routine.name), datatype,
                                  taken)

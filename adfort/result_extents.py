@@ -8,7 +8,7 @@ change between calls (a loop index).
 """
 
 from psyclone.psyir.nodes import BinaryOperation, IntrinsicCall, Literal, Reference
-from psyclone.psyir.symbols import ArgumentInterface, ArrayType
+from psyclone.psyir.symbols import ArgumentInterface, ArrayType, ScalarType
 
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE
@@ -57,6 +57,37 @@ def result_bounds(call, callee, datatype, filename=None):
            for new, old in zip(pair, pair_old)) and _fixed(restated, call):
         return None   # f(n, x) with the caller's own, unchanging n
     return restated
+
+
+def result_length(call, callee, datatype):
+    """`datatype` of a CHARACTER result whose length names the callee's
+    dummies (``character(len=len(s)) :: r``) with them replaced by the
+    call's actuals (``len(opt)``), for a temporary of the caller; None
+    when nothing needs restating.
+
+    :raises AdfortError: for a length adfort cannot restate."""
+    if not isinstance(datatype, ScalarType) or \
+            datatype.intrinsic != ScalarType.Intrinsic.CHARACTER or \
+            callee is None or not hasattr(callee, "formals"):
+        return None
+    length = datatype.length
+    formals = {f.name.lower(): f for f in callee_formals(callee)}
+    if not hasattr(length, "walk") or not any(
+            r.symbol.name.lower() in formals for r in length.walk(Reference)):
+        return None
+    actuals = {f.name.lower(): a for a, f in zip(call.arguments, matched_formals(
+        call, callee_formals(callee))) if f is not None}
+    try:
+        restated = _substitute(length.copy(), formals, actuals)
+    except _Inexpressible as err:
+        raise AdfortError(
+            f"the length of the result of function '{call.routine.name}' depends on its "
+            f"argument '{err}' in a way adfort cannot restate at the call: store the "
+            "result in a variable the caller declares (s = f(...)) and use that",
+            where(call)) from None
+    new = datatype.copy()
+    new.length = restated
+    return new
 
 
 def _same(new, old):

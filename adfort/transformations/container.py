@@ -36,7 +36,8 @@ from adfort.iterations import cheap_function
 from adfort.interprocedural import MPI_NODE, Activity, Unit, unknown_call_node
 from adfort.inlining import inline_functions
 from adfort.normalise import (
-    deallocate_at_end, hoist_calls, hoist_self_subscripts, normalise_jumps)
+    deallocate_at_end, hoist_calls, hoist_case_selectors, hoist_self_subscripts,
+    normalise_jumps)
 from adfort.program import Program, call_graph, user_calls
 from adfort.schedules import ADReversalSchedule, LinkReversalSchedule
 from adfort.extents import is_assumed_size, measured_links
@@ -322,6 +323,7 @@ class _ProgramBuild:
             deallocate_at_end(unit.work)
             positional_arguments(unit.work, unit.calls,
                                  source_name(unit.original) or self.filename)
+            hoist_case_selectors(unit.work, self._function_type(unit), unit.calls, taken)
             hoist_calls(unit.work, self._function_type(unit), unit.calls, taken,
                         source_name(unit.original) or self.filename)
             if self.options.get("inline", True):
