@@ -94,7 +94,9 @@ _CASE = re.compile(r"^case\s*(?P<sel>\(.*\)|default)\s*(?:[a-z]\w*)?\s*$", re.I)
 _END_SELECT = re.compile(r"^end\s*select\b", re.I)
 _GOTO = re.compile(r"^go\s*to\s*(?P<label>\d+)\s*$", re.I)
 _COMPUTED = re.compile(r"^go\s*to\s*\(", re.I)
-_ASSIGNED = re.compile(r"^(go\s*to\s*[a-z]\w*|assign\s*\d+\s*to\s*[a-z])", re.I)
+# (Not an assignment to a variable GOTOX or ASSIGN10TOK: blanks do not
+# count in fixed form.)
+_ASSIGNED = re.compile(r"^(go\s*to\s*[a-z]\w*|assign\s*\d+\s*to\s*[a-z])(?![^=]*=(?![=>]))", re.I)
 _ASSIGN = re.compile(r"^assign\s*(?P<label>\d+)\s*to\s*(?P<var>[a-z]\w*)\s*$", re.I)
 _ASSIGNED_GOTO = re.compile(r"^go\s*to\s*(?P<var>[a-z]\w*)\s*(?:,?\s*\((?P<labels>[\d\s,]*)\))?\s*$",
                             re.I)

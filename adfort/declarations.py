@@ -33,6 +33,7 @@ import re
 
 from psyclone.psyir.nodes import IntrinsicCall
 
+from adfort.errors import AdfortError
 from adfort.statements import split_statements, split_top_level
 
 _INTRINSICS = {i.name.lower() for i in IntrinsicCall.Intrinsic} | {
@@ -54,7 +55,11 @@ _END = re.compile(r"^\s*end\s*(?:subroutine|function|program|module|block\s*data
                   re.IGNORECASE)
 _DIMENSION = re.compile(r"^\s*dimension\s*(?:::)?\s*(?P<entities>.*)$", re.IGNORECASE)
 _INTRINSIC = re.compile(r"^\s*intrinsic\s*(?:::)?\s*[a-z_][\w\s,]*$", re.IGNORECASE)
-_IMPLICIT = re.compile(r"^\s*implicit\s+(?P<spec>.*)$", re.IGNORECASE)
+# (Fixed-form text is spaced as it is loaded, adfort.fixed_blanks; a blank
+# after IMPLICIT is not needed here either: IMPLICITREAL*8(A-H,O-Z).)
+_IMPLICIT = re.compile(r"^\s*implicit(?:\s+|(?=(?:none|double|real|integer|logical|complex|"
+                       r"character|type|byte)(?![\w\s]*(?:\([^)]*\))?\s*=(?!=))))(?P<spec>.*)$",
+                       re.IGNORECASE)
 _NAME = re.compile(r"^\s*([a-z_]\w*)\s*$", re.IGNORECASE)
 
 
@@ -114,10 +119,17 @@ class _Implicit:
         return self.types.get(name[0].lower())
 
 
-def rewrite_specifications(source, fixed_form):
-    """Rewrite the idioms listed in the module docstring in `source`."""
+def rewrite_specifications(source, fixed_form, path=None):
+    """Rewrite the idioms listed in the module docstring in `source`.
+
+    :raises AdfortError: for a DO loop with a REAL variable (at
+        ``path:line`` of `source`).
+    """
     lines = source.splitlines(keepends=True)
     statements = _statements(source, fixed_form)
+    # Implicit types are only sure in a file without modules and internal
+    # procedures (host association, USE).
+    nested = any(_NESTING.match(stmt.code) for stmt in statements)
     _drop_type_bindings(statements)
     unit = []
     for stmt in statements:
@@ -127,17 +139,17 @@ def rewrite_specifications(source, fixed_form):
         header = _TYPED_HEADER.match(stmt.code)
         if header:
             if unit:
-                _rewrite_unit(unit, fixed_form)
+                _rewrite_unit(unit, fixed_form, path, nested)
             unit = [stmt]
             if not stmt.shared:
                 _drop_recursive(stmt, header)
             continue
         unit.append(stmt)
         if _END.match(stmt.code):
-            _rewrite_unit(unit, fixed_form)
+            _rewrite_unit(unit, fixed_form, path, nested)
             unit = []
     if unit:
-        _rewrite_unit(unit, fixed_form)
+        _rewrite_unit(unit, fixed_form, path, nested)
     for stmt in statements:
         if stmt.new is not None:
             _render(lines, stmt, fixed_form)
@@ -202,8 +214,40 @@ def _drop_recursive(stmt, header):
                     + header.group("kind") + " " + header.group("rest")).strip()
 
 
-def _rewrite_unit(unit, fixed_form=False):
+_NESTING = re.compile(r"^\s*(?:module(?!\s*procedure\b)|contains\s*$|use\b)", re.IGNORECASE)
+_DO_VARIABLE = re.compile(r"^\s*do\s*(?:\d+\s*,?\s*)?(?P<var>[a-z]\w*)\s*=(?!=)", re.IGNORECASE)
+_REAL = re.compile(r"^\s*(?:real|double\s*precision|complex|double\s*complex)\b", re.IGNORECASE)
+
+
+def _check_do_variables(loops, declared, implicit, nested, path):
+    """A DO loop whose variable is REAL (by declaration, or by the implicit
+    rules of a unit neither USE nor a host can give it another type) is an
+    error: a feature deleted from Fortran 95 that PSyclone cannot read."""
+    for stmt, name in loops:
+        target = declared.get(name.lower())
+        if target is not None:
+            typed = _TYPE_STATEMENT.match(target[0].code)
+            type_text = typed.group("type") if typed else ""
+        elif nested:
+            continue
+        else:
+            type_text = implicit.type_of(name) or ""
+        if not _REAL.match(type_text):
+            continue
+        label = _DO_VARIABLE.match(stmt.code).group(0)
+        label = re.search(r"\d+", label[:label.lower().index(name.lower())])
+        label = label.group(0) + " " if label else ""
+        kind = "COMPLEX" if "complex" in type_text.lower() else "REAL"
+        raise AdfortError(
+            f"a DO loop with a {kind} variable ({name}), a feature deleted from Fortran 95, "
+            f"is not supported: count the loop with an integer and compute {name} from it "
+            f"(e.g. DO {label}K = 0, 4 with {name} = 0.25D0*K)",
+            f"{path}:{stmt.first + 1}" if path else f"line {stmt.first + 1}")
+
+
+def _rewrite_unit(unit, fixed_form=False, path=None, nested=True):
     implicit = _Implicit()
+    loops = []     # (statement, variable) of DO statements
     header = unit[0]
     dummies = set()
     match = re.search(r"\(([^()]*)\)", header.code)
@@ -242,6 +286,11 @@ def _rewrite_unit(unit, fixed_form=False):
                     code, re.IGNORECASE):
             special |= {w.lower() for w in re.findall(r"[a-z_]\w*", code, re.IGNORECASE)}
             continue
+        if re.match(r"^\s*use\b", code, re.IGNORECASE):
+            nested = True
+        do = _DO_VARIABLE.match(code)
+        if do and len(split_top_level(code)) > 1:
+            loops.append((stmt, do.group("var")))
         executable_text.append(code)
     moved = []    # (declaration, name) of entities declared again with their bounds
     for stmt in dimensions:
@@ -251,6 +300,7 @@ def _rewrite_unit(unit, fixed_form=False):
         _set_entities(decl, typed, [e for e in entities
                                     if not (_entity_name(e) == name and _NAME.match(e))])
     _drop_typed_intrinsics(declared, dummies | special, executable_text)
+    _check_do_variables(loops, declared, implicit, nested or not implicit.types, path)
 
 
 def _entities_of(stmt):

@@ -66,7 +66,10 @@ def _read_file(path, preprocessing, plan):
     source, dropped, kept = plan.prune(path, loaded) if plan is not None \
         else (loaded.source, {}, None)
     origin = _compose(origin, kept)
-    source = rewrite_specifications(source, fixed)
+    try:
+        source = rewrite_specifications(source, fixed, path)
+    except AdfortError as err:
+        raise _relocated(err, origin) from None
     try:
         source = lower_associate(source, fixed, path)
     except AdfortError as err:

@@ -83,7 +83,7 @@ def _may_need(source):
     or a dimensioned COMMON member is there."""
     units = len(re.findall(r"^[^!\n]*\b(?:subroutine|function|program|module)\s+\w+",
                            source, re.IGNORECASE | re.MULTILINE))
-    nones = len(re.findall(r"^[ \t]*implicit\s+none", source, re.IGNORECASE | re.MULTILINE))
+    nones = len(re.findall(r"^[ \t]*implicit\s*none", source, re.IGNORECASE | re.MULTILINE))
     return nones < units or _DIMENSIONED.search(source) is not None
 
 

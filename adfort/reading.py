@@ -22,6 +22,7 @@ import re
 from adfort import preprocess, units
 from adfort.errors import AdfortError
 from adfort.mpi_rules import stub_module
+from adfort.fixed_blanks import space_keywords
 
 _SOURCE_PATTERNS = ("*.f90", "*.F90", "*.f", "*.F", "*.for", "*.f95", "*.f03", "*.f08")
 FIXED_FORM_SUFFIXES = {".f", ".for", ".f77", ".ftn", ".fpp"}
@@ -146,7 +147,8 @@ def load(path, preprocessing=None):
     # (None: lines unchanged); rewrites that add or move lines extend it.
     raw, origin, fixed = preprocess.load_source(
         path, source, lambda text: source_form(path, text, form), preprocessing)
-    return Loaded(fixed_form_columns(raw) if fixed else raw, origin, fixed, raw, form)
+    return Loaded(space_keywords(fixed_form_columns(raw)) if fixed else raw, origin, fixed, raw,
+                  form)
 
 
 class ReadPlan:

@@ -250,9 +250,17 @@ def _rewrite_unit(statements, unit, spec, exe, functions, control, fixed_form, p
     spec_kept = [i for i in spec if texts.get(i) is not None]
     flags = []
     body = None
+    end = statements[unit.end] if unit.end >= 0 else None
+    if control and end is not None and end.label and _END_UNIT.match(end.text):
+        # ``99 END``: a jump to it ends the routine, as one to a CONTINUE
+        # just before an unlabelled END does.
+        exe_end = dataclasses.replace(end, text="CONTINUE" if fixed_form else "continue")
+        end = dataclasses.replace(end, label=None)
+    else:
+        exe_end = None
     if control:
         stmts = [dataclasses.replace(statements[i], text=texts[i]) for i in exe
-                 if texts.get(i) is not None]
+                 if texts.get(i) is not None] + ([exe_end] if exe_end else [])
         graph = controlflow.build_graph(stmts, path)
         names = _names(statements, unit)
         analysis = flowanalysis.single_exits(graph, names)
@@ -276,8 +284,8 @@ def _rewrite_unit(statements, unit, spec, exe, functions, control, fixed_form, p
         for index in exe:
             if texts.get(index) is not None:
                 emitter.statement(statements[index], texts[index], base)
-    if unit.end >= 0:
-        emitter.statement(statements[unit.end], statements[unit.end].text, base - 1)
+    if end is not None:
+        emitter.statement(end, end.text, base - 1)
     return emitter.lines
 
 

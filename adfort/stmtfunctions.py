@@ -18,7 +18,9 @@ _TYPE = re.compile(
     r"^(?P<type>double\s*precision|double\s*complex|"
     r"(?:real|integer|logical|complex|character)(?:\s*\*\s*(?:\d+|\(\s*\*\s*\))|\s*\([^)]*\))?)"
     r"\s*(?:,[^:]*)?(?:::)?\s*(?P<entities>[a-z].*)$", re.I)
-_IMPLICIT = re.compile(r"^implicit\s+(?P<rest>.*)$", re.I)
+_IMPLICIT = re.compile(r"^implicit(?:\s+|(?=(?:none|double|real|integer|logical|complex|"
+                       r"character|type|byte)(?![\w\s]*(?:\([^)]*\))?\s*=(?!=))))(?P<rest>.*)$",
+                       re.I)
 
 
 def _declared(statements, indices):
