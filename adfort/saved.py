@@ -26,7 +26,7 @@ module keeps from one call to the next, holds such a value instead.
 
 from psyclone.psyir.nodes import (
     Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall, Literal, Loop,
-    Reference, Return, WhileLoop)
+    Reference, Return, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import StaticInterface
 
 from adfort.errors import AdfortError, source_name, where
@@ -78,6 +78,7 @@ def state_affecting_derivatives(routine):
     sets them again)."""
     candidates = {name for name in written_saved_locals(routine)
                   if read_on_entry(routine.children, name) not in (None, "set")}
+    candidates -= first_call_state(routine)
     neutral = set(candidates)
     changed = True
     while changed:
@@ -87,6 +88,57 @@ def state_affecting_derivatives(routine):
                 neutral.discard(name)
                 changed = True
     return candidates - neutral
+
+
+def first_call_state(routine):
+    """SAVE'd variables of `routine` set only on its first call: in IF
+    blocks on a SAVE'd logical flag (``IF (FIRST)``, ``IF (.NOT. INITED)``)
+    whose body clears the flag at its top level and nothing else sets it
+    (the table of a lookup built once, CCM style), and those flags.  A
+    second run of the routine leaves them as the first left them, so a
+    recording run again changes nothing through them."""
+    table = routine.symbol_table
+    writes = {}
+    for assign in routine.walk(Assignment):
+        writes.setdefault(assign.lhs.symbol.name.lower(), []).append(assign)
+    for loop in routine.walk(Loop):
+        writes.setdefault(loop.variable.name.lower(), []).append(loop)
+    opaque = set()
+    for block in routine.walk(CodeBlock):
+        if is_forward_only(block):
+            opaque |= written_names(block, table)
+    settled = set()
+    for block in routine.walk(IfBlock):
+        flag, cleared = _flag_test(block.condition)
+        if flag is None or flag in opaque or block.else_body:
+            continue
+        symbol = table.lookup(flag, otherwise=None, scope_limit=routine)
+        if symbol is None or not isinstance(symbol.interface, StaticInterface):
+            continue
+        clears = [s for s in block.if_body.children if isinstance(s, Assignment)
+                  and s.lhs.symbol.name.lower() == flag and isinstance(s.rhs, Literal)
+                  and s.rhs.value.lower() == cleared]
+        if not clears or len(writes.get(flag, [])) != len(clears):
+            continue
+        inside = {name for name, stmts in writes.items()
+                  if all(_in(stmt, block.if_body) for stmt in stmts)}
+        settled |= {name for name in inside | {flag}
+                    if name not in opaque and isinstance(getattr(table.lookup(
+                        name, otherwise=None, scope_limit=routine), "interface", None),
+                        StaticInterface)}
+    return settled
+
+
+def _flag_test(condition):
+    """(flag name, the value clearing it) of ``IF (flag)`` (``'false'``)
+    or ``IF (.NOT. flag)`` (``'true'``), else (None, None)."""
+    if type(condition) is Reference:
+        return condition.symbol.name.lower(), "false"
+    if isinstance(condition, UnaryOperation) and \
+            condition.operator == UnaryOperation.Operator.NOT and \
+            type(condition.children[0]) is Reference:
+        return condition.children[0].symbol.name.lower(), "true"
+    return None, None
 
 
 def _read_only_for_reports(routine, name, neutral):

@@ -170,3 +170,65 @@ def test_f77_saved_work_array_read_beyond_what_the_call_set(change, line, tmp_pa
                  tmp_path)
     assert_clean_failure(result, tmp_path, "k.f:", "'w' is a SAVE'd",
                          "carries a value depending on the independents")
+
+
+FIRST_CALL_TABLE = """\
+C adfort: routine=CLDCOL dep=CWAT indep=T,Q
+C adfort: init NZ=6 NC=3 T=250:300 Q=0.002:0.02 CWAT=0
+      SUBROUTINE CLDCOL(NZ, NC, T, Q, CWAT)
+      IMPLICIT DOUBLE PRECISION (A-H,O-Z)
+      DIMENSION T(NZ,NC), Q(NZ,NC), CWAT(NC)
+      DO 10 J = 1, NC
+        CALL CONDNS(NZ, T(1,J), Q(1,J), CWAT(J))
+   10 CONTINUE
+      RETURN
+      END
+C     Saturation vapour pressure table built on the first call (CCM style)
+      SUBROUTINE CONDNS(NZ, TC, QC, CW)
+      IMPLICIT DOUBLE PRECISION (A-H,O-Z)
+      DIMENSION TC(NZ), QC(NZ)
+      PARAMETER (NTAB = 151, TMIN = 200.D0, DTAB = 1.D0)
+      DIMENSION ESTAB(NTAB)
+      LOGICAL {flag}
+      SAVE {flag}, ESTAB
+      DATA {flag} /{initial}/
+      IF ({test}) THEN
+        DO 5 I = 1, NTAB
+          TT = TMIN + DTAB*DBLE(I-1)
+          ESTAB(I) = 611.2D0*EXP(17.67D0*(TT - 273.15D0)/(TT - 29.65D0))
+    5   CONTINUE
+        {flag} = {cleared}
+      END IF
+      CW = 0.D0
+      DO 20 K = 1, NZ
+        P = 1.D5*(DBLE(K) - 0.5D0)/DBLE(NZ)
+        X = (TC(K) - TMIN)/DTAB + 1.D0
+        I = INT(X)
+        W = X - DBLE(I)
+        ES = (1.D0 - W)*ESTAB(I) + W*ESTAB(I+1)
+        QS = 0.622D0*ES/(P - 0.378D0*ES)
+        IF (QC(K) .GT. QS) THEN
+          DQ = (QC(K) - QS)/(1.D0 + 2.5D6**2*QS/(1004.D0*461.5D0
+     &         *TC(K)**2))
+          QC(K) = QC(K) - DQ
+          TC(K) = TC(K) + 2.5D6/1004.D0*DQ
+          CW = CW + DQ*P*1.D-3
+        END IF
+   20 CONTINUE
+      RETURN
+      END
+"""
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("flag", ["FIRST", "INITED"])
+def test_table_built_on_the_first_call_is_run_again(flag, schedule, tmp_path):
+    """A SAVE'd table a callee builds under a first-call flag: a joint
+    reversal runs the callee twice, which leaves the table and the flag as
+    they were (was rejected as state advanced twice)."""
+    first = flag == "FIRST"
+    text = FIRST_CALL_TABLE.replace("{flag}", flag).replace(
+        "{initial}", ".TRUE." if first else ".FALSE.").replace(
+        "{test}", flag if first else f".NOT. {flag}").replace(
+        "{cleared}", ".FALSE." if first else ".TRUE.")
+    harness.check_source(tmp_path, "k.f", text, schedule)
