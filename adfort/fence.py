@@ -200,6 +200,13 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 f"'{str(block.parse_tree_nodes[0]).strip()}') is not supported: set "
                 "the array's elements in a DO loop instead "
                 "(do i = 1, n; w(i) = …; end do)", where(block, filename))
+        if kinds == {"Pointer_Assignment_Stmt"} and "(" in str(
+                block.parse_tree_nodes[0]).split("=>")[0]:
+            raise AdfortError(
+                f"'{str(block.parse_tree_nodes[0]).strip()}' remaps the pointer's bounds "
+                "(rank remapping) and adfort does not differentiate that: give the target "
+                "to a routine whose dummy has the shape wanted (an explicit-shape "
+                "p(2, n/2) taking buf), or copy with RESHAPE", where(block, filename))
         raise AdfortError(
             f"unsupported statement {_describe_codeblock(block)}: adfort cannot "
             "differentiate it; remove it or move it out of the routine",

@@ -614,3 +614,20 @@ HOISTED = {
 def test_internal_functions_made_procedures_of_their_own(name, schedule, tmp_path):
     import harness
     harness.check_source(tmp_path, name, HOISTED[name], schedule)
+
+
+def test_pointer_rank_remapping_is_a_clear_error(tmp_path):
+    write(tmp_path / "remap.f90", """\
+        subroutine remap(n, x, y)
+          integer, intent(in) :: n
+          real(8), intent(in) :: x(n)
+          real(8), intent(out) :: y
+          real(8), target :: buf(n)
+          real(8), pointer :: p(:, :)
+          buf = x**2
+          p(1:2, 1:n/2) => buf
+          y = sum(p(1, :)) + 2*sum(p(2, :))
+        end subroutine remap
+        """)
+    done = run(["diff", "remap.f90", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "remap.f90:8:", "rank remapping", "RESHAPE")
