@@ -182,12 +182,14 @@ def hoist_self_subscripts(routine, taken=()):
         if assign.is_pointer or not isinstance(assign.parent, Schedule):
             continue
         name = lhs.symbol.name.lower()
+        written = _member_path(lhs)
         for node in _designator_chain(lhs):
             for index in list(node.indices):
                 parts = [index.start, index.stop, index.step] if isinstance(index, Range) \
                     else [index]
                 for part in parts:
                     if not any(r.symbol.name.lower() == name and not is_shape_inquiry(r)
+                               and _overlap(_member_path(r), written)
                                for r in part.walk(Reference)):
                         continue
                     temp = new_local(table, naming.assigned_element(lhs.symbol.name),
@@ -195,6 +197,22 @@ def hoist_self_subscripts(routine, taken=()):
                     part.replace_with(Reference(temp))
                     assign.parent.addchild(Assignment.create(Reference(temp), part),
                                            assign.position)
+
+
+def _member_path(ref):
+    """The component names of `ref` (``st%kv(k)``: ``['kv']``)."""
+    path, node = [], getattr(ref, "member", None)
+    while node is not None:
+        path.append(node.name.lower())
+        node = getattr(node, "member", None)
+    return path
+
+
+def _overlap(read, written):
+    """Whether component paths `read` and `written` of one variable may
+    name the same storage (one is the other's start: ``st%nz`` does not
+    overlap ``st%kv``)."""
+    return read[:len(written)] == written[:len(read)]
 
 
 def _designator_chain(ref):

@@ -62,3 +62,18 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_subscripts_reading_the_assigned_array(name, schedule, tmp_path):
     harness.check_source(tmp_path, name, CASES[name], schedule)
+
+
+def test_a_subscript_reading_another_component_is_left_in_place(tmp_path):
+    """``st%kv(st%nz) = 0``: the subscript reads a component the assignment
+    does not write; no local is made (it would cost an integer tape)."""
+    import subprocess
+    import sys
+    fixture = harness.FIXTURE_DIR / "ocean_column_derived_state.f90"
+    meta = harness.parse_metadata(fixture)
+    out = tmp_path / "o.f90"
+    done = subprocess.run([sys.executable, "-m", "adfort", "diff", str(fixture), "--routine",
+                           meta.routine, "--dep", ",".join(meta.dep), "--indep",
+                           ",".join(meta.indep), "-o", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "st_at" not in out.read_text()
