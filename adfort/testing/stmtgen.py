@@ -75,6 +75,9 @@ class StmtGen:
                 v.is_array and v.decl != "assumed_size"
                 for v in self.s.readable()):
             choices += [("lookup", 1)]
+            if any(v.is_array and v.decl != "assumed_size" and len(v.dims) == 1
+                   for v in self.s.writable()):
+                choices += [("self_lookup", 1)]
         if self.s.loops and f["exit_cycle"] and self.s.in_loop:
             choices += [("exitcycle", 1)]
         if self.allow_calls and self.g.subroutines and f["calls"]:
@@ -168,6 +171,23 @@ class StmtGen:
         self.g.features.add("lookup_" + conv)
         return Node(f"{kvar} = {idx}\n{t.name} = "
                     f"{self.eg.fit(rhs, t.interval).text}")
+
+    def _self_lookup(self, depth):
+        """``v(k(v)) = v(k(v))*w``: an element chosen by a subscript that
+        reads the array the statement assigns (the assignment may change
+        what the subscript reads)."""
+        arrs = [v for v in self.s.writable() if v.is_array and
+                v.decl != "assumed_size" and len(v.dims) == 1]
+        if not arrs:
+            return self._assign(depth)
+        v = self.rng.choice(arrs)
+        lo_t, hi_t = v.dims[0].lo.text(), v.dims[0].hi.text()
+        conv = self.rng.choice(["int", "nint", "floor"])
+        idx = f"max({lo_t}, min({hi_t}, {lo_t} + {conv}(abs({v.name}({lo_t}))*{self.eg.lit(3.0).text})))"
+        w = self.eg.fit(self.eg.expr(1), (0.5, 1.5))
+        rhs = Expr(f"{v.name}({idx}) * {w.wrap(MULT)}", iv.mul(v.interval, w.iv), MULT)
+        self.g.features.add("self_lookup")
+        return Node(f"{v.name}({idx}) = {self.eg.fit(rhs, v.interval).text}")
 
     def _exitcycle(self, depth):
         word = self.rng.choice(["exit", "cycle"])
