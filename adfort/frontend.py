@@ -14,6 +14,7 @@ from psyclone.psyir.symbols import (
     StaticInterface, UnresolvedInterface, UnsupportedFortranType)
 
 from adfort import cache, implicit, internal, naming, psyir_speed, timing
+from adfort.concurrent import lower_concurrent_masks
 
 from adfort.declarations import rewrite_specifications
 from adfort.optional import read_optional_arguments
@@ -86,6 +87,7 @@ def _read_file(path, preprocessing, plan):
     source = standard_complex_types(source, fixed)
     source = lower_forall(source, fixed)
     source = unlabel_do_loops(source, fixed)
+    source, origin = lower_concurrent_masks(source, fixed, origin, path)
     source = split_assumed_size_declarations(source, fixed)
     externals = external_names(source, fixed)
     source = drop_external_statements(source, fixed)
