@@ -363,9 +363,13 @@ def _report_unreadable_units(tree, path):
             # (One taking a procedure argument may call anything.)
             # COMMON blocks are allowed when no routine adfort reads
             # declares them (call_graph checks): then they are its own state.
+            # A module procedure sees its module's variables and those of
+            # the modules it uses: not isolated.
             error.isolated = not (re.search(r"^\s*(?:use|include|entry)\b", full,
                                             re.IGNORECASE | re.MULTILINE)
-                                  or _passes_routine(text, full))
+                                  or _passes_routine(text, full)
+                                  or isinstance(block.parent, Container)
+                                  and not isinstance(block.parent, FileContainer))
             error.commons = _common_blocks(full)
             tree.adfort_unreadable[name.group(1).lower()] = error
             # The routines of a module kept whole as a block: asking for

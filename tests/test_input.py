@@ -631,3 +631,42 @@ def test_pointer_rank_remapping_is_a_clear_error(tmp_path):
         """)
     done = run(["diff", "remap.f90", "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(done, tmp_path, "remap.f90:8:", "rank remapping", "RESHAPE")
+
+
+def test_unreadable_module_procedure_changing_an_active_module_variable(tmp_path):
+    """A module procedure adfort cannot read (EQUIVALENCE) called without
+    arguments: it sees its module's variables, and this one changes the
+    active ``s``; the call was kept as a passive one (gradient 1 instead
+    of 8x, no message)."""
+    write(tmp_path / "eq.f90", """\
+        module state
+          implicit none
+          real(8) :: s(3)
+        end module state
+        module physics
+          use state
+          implicit none
+        contains
+          subroutine update()
+            real(8) :: a(3), b(3)
+            equivalence (a, b)
+            a = s*2
+            s = b**2
+          end subroutine update
+        end module physics
+        module driver
+          use state
+          use physics
+          implicit none
+        contains
+          subroutine f(x, y)
+            real(8), intent(in) :: x(3)
+            real(8), intent(out) :: y
+            s = x
+            call update()
+            y = sum(s)
+          end subroutine f
+        end module driver
+        """)
+    done = run(["diff", "eq.f90", "--routine", "f", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "eq.f90:11:", "EQUIVALENCE is not supported")
