@@ -202,11 +202,21 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 "(do i = 1, n; w(i) = …; end do)", where(block, filename))
         if kinds == {"Pointer_Assignment_Stmt"} and "(" in str(
                 block.parse_tree_nodes[0]).split("=>")[0]:
+            text = str(block.parse_tree_nodes[0]).strip()
+            spec = text.split("=>")[0]
+            spec = spec[spec.index("(") + 1:spec.rindex(")")]
+            if all(part.strip().endswith(":") for part in spec.split(",")):
+                # p(0:) => t(:, 2): new lower bounds, same rank
+                raise AdfortError(
+                    f"'{text}' gives the pointer new lower bounds and adfort does not "
+                    "differentiate that: point at the section as it is (p => t(:, 2)) "
+                    "and shift the subscripts, or give the section to a routine whose "
+                    "dummy has those bounds (p(0:))", where(block, filename))
             raise AdfortError(
-                f"'{str(block.parse_tree_nodes[0]).strip()}' remaps the pointer's bounds "
-                "(rank remapping) and adfort does not differentiate that: give the target "
-                "to a routine whose dummy has the shape wanted (an explicit-shape "
-                "p(2, n/2) taking buf), or copy with RESHAPE", where(block, filename))
+                f"'{text}' remaps the pointer's bounds (rank remapping) and adfort does not "
+                "differentiate that: give the target to a routine whose dummy has the "
+                "shape wanted (an explicit-shape p(2, n/2) taking buf), or copy with "
+                "RESHAPE", where(block, filename))
         raise AdfortError(
             f"unsupported statement {_describe_codeblock(block)}: adfort cannot "
             "differentiate it; remove it or move it out of the routine",

@@ -104,18 +104,29 @@ def invariant(expr, written):
     """Whether `expr` keeps its value while the variables named in
     `written` change.
 
-    The shape of a non-allocatable array does not change when its values do.
+    The shape of a non-allocatable array does not change when its values do
+    (a pointer's, deferred too, changes when it is associated again).
     """
     for ref in expr.walk(Reference):
         parent = ref.parent
         if (isinstance(parent, IntrinsicCall) and parent.intrinsic.name in _SHAPE_INQUIRIES
-                and not getattr(ref.symbol.datatype, "is_allocatable", False)):
+                and not getattr(ref.symbol.datatype, "is_allocatable", False)
+                and not _deferred_shape(ref.symbol)):
             continue
         if isinstance(parent, IntrinsicCall) and ref is parent.routine:
             continue
         if ref.symbol.name.lower() in written:
             return False
     return True
+
+
+def _deferred_shape(symbol):
+    """Whether `symbol` is an array of deferred shape that is not a dummy
+    (``p(:)``: a pointer in the working copy, whose declaration lost the
+    attribute; a dummy's assumed shape is fixed for the call)."""
+    shape = getattr(getattr(symbol, "datatype", None), "shape", None) or ()
+    return not getattr(symbol, "is_argument", False) and any(
+        extent in (ArrayType.Extent.DEFERRED, ArrayType.Extent.ATTRIBUTE) for extent in shape)
 
 
 def rank_of_reference(ref):

@@ -670,3 +670,49 @@ def test_unreadable_module_procedure_changing_an_active_module_variable(tmp_path
         """)
     done = run(["diff", "eq.f90", "--routine", "f", "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(done, tmp_path, "eq.f90:11:", "EQUIVALENCE is not supported")
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_pointer_associated_in_the_loop_it_is_taped_in(schedule, tmp_path):
+    """``tn => tr(:, 2)`` at the top of each time step: the tape room for
+    the loop was reserved before it with SIZE(tn) of a pointer not yet
+    associated (a run-time error with checks, undefined without), and
+    r_rev left tr as its input had it (the values put back through tn were
+    not counted as put back into tr)."""
+    import harness
+    harness.check_source(tmp_path, "k.f90", """\
+        ! adfort: routine=ptr_loop dep=cost indep=tr
+        ! adfort: init n=4 tr=1:2
+        module ptr_loop_mod
+          implicit none
+        contains
+          subroutine ptr_loop(n, tr, cost)
+            integer, intent(in) :: n
+            real(8), intent(inout), target :: tr(n, 2)
+            real(8), intent(out) :: cost
+            real(8), pointer :: tn(:)
+            integer :: it
+            cost = 0.0d0
+            do it = 1, 3
+              tn => tr(:, 2)
+              tn = tn*tr(:, 1)
+              cost = cost + sum(tn**2)
+            end do
+          end subroutine ptr_loop
+        end module ptr_loop_mod
+        """, schedule)
+
+
+def test_pointer_lower_bound_spec_is_a_clear_error(tmp_path):
+    write(tmp_path / "lb.f90", """\
+        subroutine lb(n, tr, cost)
+          integer, intent(in) :: n
+          real(8), intent(in), target :: tr(n, 2)
+          real(8), intent(out) :: cost
+          real(8), pointer :: tn(:)
+          tn(0:) => tr(:, 2)
+          cost = sum(tn**2) + tn(0)
+        end subroutine lb
+        """)
+    done = run(["diff", "lb.f90", "--dep", "cost", "--indep", "tr"], tmp_path)
+    assert_clean_failure(done, tmp_path, "lb.f90:6:", "new lower bounds")

@@ -384,6 +384,8 @@ def reverse_work(work, spec, options, names, filename=None):
     for wrote in call_writes.values():
         # f_ret and f_rev write back into what the call overwrote.
         restored |= wrote
+    # A value put back through a pointer is put back into its target.
+    restored = {canonical(name, alias) for name in restored} | restored
     fixed = sorted(a.name for a in arguments
                    if a is not result and a.interface.access == _IN
                    and a.name.lower() in restored)
