@@ -9,11 +9,12 @@ work, a missing one a wrong derivative.
 """
 
 from psyclone.psyir.nodes import (
-    ArrayConstructor, Assignment, BinaryOperation, IntrinsicCall, Literal, UnaryOperation)
+    ArrayConstructor, ArrayReference, Assignment, BinaryOperation, Call, CodeBlock,
+    IntrinsicCall, Literal, Reference, UnaryOperation)
 from psyclone.psyir.symbols import DataSymbol, ScalarType
 
 from adfort import rules
-from adfort.derived import holds_reals, is_derived, is_real_value, is_variable
+from adfort.derived import holds_reals, is_derived, is_real_value, is_variable, value_type
 
 _DIFFERENTIABLE_BINARY = {"ADD", "SUB", "MUL", "DIV", "POW"}
 _DIFFERENTIABLE_UNARY = {"MINUS", "PLUS"}
@@ -51,6 +52,66 @@ def is_complex(symbol):
     as unsupported text)."""
     declaration = getattr(getattr(symbol, "datatype", None), "declaration", None) or ""
     return " ".join(declaration.upper().split()).startswith(("COMPLEX", "DOUBLE COMPLEX"))
+
+
+# Intrinsics whose value is never complex, whatever their arguments are
+# (REAL(z), ABS(z), AIMAG(z): the real parts and modulus of a complex).
+_NEVER_COMPLEX = frozenset((
+    "REAL", "DBLE", "FLOAT", "AIMAG", "ABS", "INT", "NINT", "FLOOR", "CEILING", "ANINT",
+    "AINT", "SIZE", "SHAPE", "LBOUND", "UBOUND", "KIND", "PRECISION", "RANGE", "DIGITS",
+    "EPSILON", "HUGE", "TINY", "MAXVAL", "MINVAL", "MAX", "MIN", "ATAN2", "HYPOT",
+    "NORM2", "SIGN", "MOD", "MODULO", "DIM"))
+# Intrinsics whose value is complex whatever their arguments are.
+_ALWAYS_COMPLEX = frozenset(("CMPLX", "CONJG"))
+
+
+def is_complex_literal(node):
+    """Whether `node` is a complex literal constant ``(0.3d0, 0.4d0)``
+    (PSyIR keeps it as an expression CodeBlock)."""
+    return isinstance(node, CodeBlock) and \
+        [type(n).__name__ for n in node.parse_tree_nodes] == ["Complex_Literal_Constant"]
+
+
+def is_complex_value(expr, symbol_of=None):
+    """Whether the value of expression `expr` is complex: a complex
+    variable, literal or function result, or an operation taking one that
+    does not return a real part or modulus of it.
+
+    :param symbol_of: ``symbol_of(reference)``: the symbol whose
+        declaration gives the type of a reference (a module variable seen
+        through a USE); the reference's own symbol when None.
+    """
+    from adfort.intrinsics import PASSIVE
+    if is_complex_literal(expr):
+        return True
+    if isinstance(expr, Literal):
+        return False
+    if is_variable(expr):
+        symbol = symbol_of(expr) if symbol_of is not None else expr.symbol
+        if type(expr) is not Reference and not isinstance(expr, ArrayReference):
+            declaration = getattr(value_type(expr), "declaration", None) or ""
+            return " ".join(declaration.upper().split()).startswith(
+                ("COMPLEX", "DOUBLE COMPLEX"))
+        return is_complex(symbol)
+    if isinstance(expr, IntrinsicCall):
+        name = expr.intrinsic.name
+        if name in _ALWAYS_COMPLEX:
+            return True
+        if name in _NEVER_COMPLEX or name in PASSIVE:
+            return False
+        return any(is_complex_value(a, symbol_of) for a in expr.arguments)
+    if isinstance(expr, BinaryOperation):
+        return expr.operator.name in _DIFFERENTIABLE_BINARY and any(
+            is_complex_value(c, symbol_of) for c in expr.children)
+    if isinstance(expr, UnaryOperation):
+        return expr.operator.name in _DIFFERENTIABLE_UNARY and \
+            is_complex_value(expr.children[0], symbol_of)
+    if isinstance(expr, Call):
+        # A user function: its result's declaration.
+        return is_complex(getattr(expr.routine, "symbol", None))
+    if isinstance(expr, ArrayConstructor):
+        return any(is_complex_value(c, symbol_of) for c in expr.children)
+    return False
 
 
 def carries_derivative(symbol):

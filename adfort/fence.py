@@ -14,8 +14,8 @@ from psyclone.psyir.symbols import (
 
 from adfort import naming, rules
 from adfort.activity import (
-    active_variables, argument_names, differentiable_args, is_complex, is_real, operands,
-    operation_name)
+    active_variables, argument_names, differentiable_args, is_complex, is_complex_literal, is_complex_value,
+    is_real, operands, operation_name)
 from adfort.arrays import expr_rank, is_shape_inquiry, vector_subscript
 from adfort.derived import (
     STRUCTURE_REFERENCES, check_derived, holds_reals, is_derived, is_real_value, is_variable,
@@ -188,6 +188,8 @@ def check_routine(routine, dependents, independents, filename, active=None,
             continue
         if is_nullify(block):
             continue    # of an alias pointer (check_pointers)
+        if is_complex_literal(block):
+            continue    # a complex constant: refused below if a derivative meets it
         kinds = {type(a).__name__ for a in block.parse_tree_nodes}
         if "Intrinsic_Function_Reference" in kinds:
             raise AdfortError(
@@ -287,8 +289,9 @@ def check_routine(routine, dependents, independents, filename, active=None,
     _check_statement_functions(routine, filename)
     if active is None:
         active = active_variables(routine, dependents, independents)
+    symbol_of = _declared_symbol(resolve)
     for assign in routine.walk(Assignment):
-        _check_expression(assign.rhs, active, filename, tangent)
+        _check_expression(assign.rhs, active, filename, tangent, symbol_of)
     for call in routine.walk(Call):
         if isinstance(call, IntrinsicCall):
             if isinstance(call.parent, Schedule) and not is_allocation(call) and not (
@@ -298,7 +301,21 @@ def check_routine(routine, dependents, independents, filename, active=None,
             # Arguments of subroutine calls and of functions inside
             # expressions (an assignment's right-hand side was checked).
             for arg in call.arguments:
-                _check_expression(arg, active, filename, tangent)
+                _check_expression(arg, active, filename, tangent, symbol_of)
+
+
+def _declared_symbol(resolve):
+    """``symbol_of(reference)``: the symbol whose declaration gives the
+    type of `reference` (a module variable's, seen through a USE)."""
+    def symbol_of(reference):
+        symbol = reference.symbol
+        if (not isinstance(symbol, DataSymbol) or symbol.is_unresolved
+                or symbol.is_import and isinstance(symbol.datatype, UnresolvedType)) \
+                and resolve:
+            _, found = resolve(symbol.name) or (None, None)
+            symbol = found or symbol
+        return symbol
+    return symbol_of
 
 
 def check_polymorphic_dummies(unit, activity, filename):
@@ -563,13 +580,14 @@ def _check_statement_functions(routine, filename):
 _ARITHMETIC = ("ADD", "SUB", "MUL", "DIV", "POW", "MINUS", "PLUS")
 
 
-def _check_expression(expr, active, filename, tangent=False):
+def _check_expression(expr, active, filename, tangent=False, symbol_of=None):
     """Every operation a derivative flows through must have a rule, and
     every active value an intrinsic takes must be one it can pass on (in
-    tangent mode when `tangent`)."""
+    tangent mode when `tangent`); none may be complex or take a complex
+    operand."""
     if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
         for arg in expr.arguments:   # a user function: its arguments
-            _check_expression(arg, active, filename, tangent)
+            _check_expression(arg, active, filename, tangent, symbol_of)
         return
     if not isinstance(expr, _OPERATIONS):
         return
@@ -583,8 +601,34 @@ def _check_expression(expr, active, filename, tangent=False):
         if problem:
             raise AdfortError(f"{problem} (in '{expr.debug_string()}')",
                               where(expr, filename))
+        _check_complex(expr, args, indices, active, filename, symbol_of)
     for i in indices:
-        _check_expression(args[i], active, filename, tangent)
+        _check_expression(args[i], active, filename, tangent, symbol_of)
+
+
+def _check_complex(expr, args, indices, active, filename, symbol_of):
+    """An operation a derivative flows through whose value or one of whose
+    operands is complex (``iu*x`` with a complex constant ``iu``,
+    ``real(exp(zk*x))``, ``abs(x + iu*w)``): the rules are those of real
+    values, so its derivative would be wrong."""
+    carrier = next(args[i] for i in indices if _reaches_active(args[i], active))
+    if is_complex_value(expr, symbol_of):
+        what = (f"'{expr.debug_string()}' is complex and carries a derivative (from "
+                f"'{carrier.debug_string()}')")
+    else:
+        operand = next((a for a in args if is_complex_value(a, symbol_of)), None)
+        if operand is None:
+            return
+        if _reaches_active(operand, active):
+            what = (f"'{operand.debug_string()}' is complex and carries a derivative "
+                    f"(in '{expr.debug_string()}')")
+        else:
+            what = (f"'{expr.debug_string()}' combines '{carrier.debug_string()}', which "
+                    f"carries a derivative, with the complex '{operand.debug_string()}'")
+    raise AdfortError(
+        f"{what}: complex active values are not supported; hold the real and imaginary "
+        "parts in real variables and write the complex arithmetic with them",
+        where(expr, filename))
 
 
 def _reaches_active(expr, active):

@@ -1,9 +1,11 @@
 """Declaring the variables generated code needs."""
 
+import re
+
 from psyclone.psyir.nodes import Literal, Reference
 from psyclone.psyir.symbols import (
     ArrayType, AutomaticInterface, ContainerSymbol, DataSymbol, ImportInterface,
-    RoutineSymbol, ScalarType, StaticInterface, Symbol)
+    RoutineSymbol, ScalarType, StaticInterface, Symbol, UnsupportedFortranType)
 
 from adfort import naming
 from adfort.prune import _datatype_references
@@ -15,10 +17,46 @@ def new_local(table, base, datatype, taken=()):
     :param datatype: its PSyIR datatype (copied).
     :returns: the new DataSymbol.
     """
-    symbol = DataSymbol(naming.unique(table, base, taken), datatype.copy(),
-                        interface=AutomaticInterface())
+    name = naming.unique(table, base, taken)
+    datatype = datatype.copy()
+    declaration = getattr(datatype, "declaration", None)
+    if declaration and re.match(r"\s*(?:COMPLEX|DOUBLE\s*COMPLEX)\b", declaration,
+                                re.IGNORECASE):
+        # PSyIR keeps a complex declaration as text, naming its variable.
+        datatype = UnsupportedFortranType(_local_declaration(declaration, name))
+    symbol = DataSymbol(name, datatype, interface=AutomaticInterface())
     table.add(symbol)
     return symbol
+
+
+def _local_declaration(text, name):
+    """The declaration `text` of one variable (``COMPLEX(KIND = dp),
+    INTENT(INOUT) :: zph(nf)``) as that of a local `name` of the same type
+    and shape: no dummy's or constant's attributes, no initial value, an
+    assumed shape made allocatable."""
+    head, _, entity = text.partition("::")
+    attributes, depth, start = [], 0, 0
+    for i, char in enumerate(head + ","):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "," and depth == 0:
+            attributes.append(head[start:i].strip())
+            start = i + 1
+    attributes = [a for a in attributes if a and not re.match(
+        r"(?:INTENT|OPTIONAL|VALUE|SAVE|PARAMETER|TARGET|CONTIGUOUS|PROTECTED)\b", a,
+        re.IGNORECASE)]
+    entity = entity.split("=")[0].strip()
+    match = re.match(r"\w+\s*(\(.*\))?\s*$", entity)
+    shape = match.group(1) if match and match.group(1) else ""
+    dimension = next((a for a in attributes if re.match(r"DIMENSION\b", a, re.IGNORECASE)),
+                     None)
+    dims = shape or (dimension[dimension.index("("):] if dimension else "")
+    if dims and re.fullmatch(r"\(\s*:\s*(?:,\s*:\s*)*\)", dims) and not any(
+            re.match(r"(?:ALLOCATABLE|POINTER)\b", a, re.IGNORECASE) for a in attributes):
+        attributes.append("ALLOCATABLE")
+    return f"{', '.join(attributes)} :: {name}{shape}"
 
 
 def nameable_type(table, datatype, callee_origin, caller_origin, taken=()):

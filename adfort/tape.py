@@ -19,6 +19,7 @@ A tape has one of two layouts, chosen per routine:
 """
 
 import contextlib
+import re
 
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, IfBlock, IntrinsicCall,
@@ -47,6 +48,57 @@ def type_tag(datatype):
     else:
         tag += "_" + Writer()(precision).strip().lower()
     return tag
+
+
+def complex_kind(reference, table):
+    """The kind of the complex value `reference` names, as a real
+    precision (a number, a Reference to a named constant, or
+    ``Precision.UNDEFINED`` for the default kind); None when the value is
+    not complex (or a component's)."""
+    from adfort.activity import is_complex
+    symbol = getattr(reference, "symbol", None)
+    if type(reference) in STRUCTURE_REFERENCES or not is_complex(symbol):
+        return None
+    text = " ".join(symbol.datatype.declaration.upper().split())
+    match = re.match(r"(?:DOUBLE\s*COMPLEX)|COMPLEX\s*(?:\*\s*(\d+)|\(\s*(?:KIND\s*=\s*)?"
+                     r"(\w+)\s*\))?", text)
+    if text.startswith("DOUBLE"):
+        return 8
+    if match.group(1):
+        return int(match.group(1)) // 2     # COMPLEX*16: two reals of 8 bytes
+    kind = match.group(2)
+    if kind is None:
+        return ScalarType.Precision.UNDEFINED
+    if kind.isdigit():
+        return int(kind)
+    found = table.lookup(kind.lower(), otherwise=None) if table is not None else None
+    return Reference(found if found is not None else DataSymbol(kind.lower(), INTEGER_TYPE))
+
+
+def complex_rank(symbol):
+    """The rank of a complex variable, from its declaration (PSyIR keeps
+    it as text: ``COMPLEX(KIND = dp) :: tw(n, nk)``)."""
+    text = symbol.datatype.declaration
+    head, _, entity = text.partition("::")
+    match = re.search(r"\bDIMENSION\s*\(", head, re.IGNORECASE)
+    if match is None:
+        match = re.match(r"\s*\w+\s*\(", entity)
+        text = entity
+    else:
+        text = head
+    if match is None:
+        return 0
+    depth, rank = 1, 1
+    for char in text[match.end():]:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        elif char == "," and depth == 1:
+            rank += 1
+    return rank
 
 
 def _int(value):
@@ -254,6 +306,66 @@ class Tape:
             ret, (value,) = self.pop(token)
             return rec, ret + [Assignment.create(reference.copy(), value)]
         return self._save_array(reference)
+
+    def save_complex(self, reference, kind):
+        """(record, restore) statement lists for the complex value of
+        `reference`, as its real parts then its imaginary parts on this
+        real tape of its kind (`kind`, see :func:`complex_kind`)."""
+        def parts(ref):
+            return [IntrinsicCall.create(IntrinsicCall.Intrinsic.REAL, [ref.copy()]),
+                    IntrinsicCall.create(IntrinsicCall.Intrinsic.AIMAG, [ref.copy()])]
+
+        def joined(re_part, im_part):
+            args = [re_part, im_part]
+            if kind != ScalarType.Precision.UNDEFINED:
+                args.append(("kind", kind.copy() if isinstance(kind, Reference)
+                             else _int(kind)))
+            return IntrinsicCall.create(IntrinsicCall.Intrinsic.CMPLX, args)
+
+        rank = rank_of_reference(reference) if isinstance(reference, ArrayReference) \
+            else complex_rank(reference.symbol)
+        if rank == 0:
+            rec, token = self.push(parts(reference))
+            ret, (re_part, im_part) = self.pop(token)
+            return rec, ret + [Assignment.create(reference.copy(), joined(re_part, im_part))]
+        assert self.dynamic, "arrays are saved on dynamic tapes only"
+        size = IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [reference.copy()])
+        written = self.frames[-1].get("written")
+        allocatable = re.search(r"\bALLOCATABLE\b", reference.symbol.datatype.declaration,
+                                re.IGNORECASE)
+        if allocatable or (written is not None and not invariant(size, written)):
+            self.frames[-1]["inline"] = True
+
+            def need():
+                return _add(BinaryOperation.create(BinOp.MUL, _int(2), size.copy()),
+                            self.margin())
+            room = self.reserve(need)
+            self.frames[0].setdefault("pushes", []).append(1)
+        else:
+            room = []
+            self._note(BinaryOperation.create(BinOp.MUL, _int(2), size.copy()))
+
+        def section(first):   # tape(top + first + 1 : top + first + size)
+            start = Reference(self.top) if first is None else _add(Reference(self.top),
+                                                                    first.copy())
+            return ArrayReference.create(self.symbol, [Range.create(
+                _add(start.copy(), 1), _add(start, size.copy()))])
+
+        true = Literal("true", ScalarType(ScalarType.Intrinsic.BOOLEAN,
+                                          ScalarType.Precision.UNDEFINED))
+        puts = []
+        for first, part in zip((None, size), parts(reference)):
+            if rank > 1:
+                part = IntrinsicCall.create(IntrinsicCall.Intrinsic.PACK, [part, true.copy()])
+            puts.append(Assignment.create(section(first), part))
+        value = joined(section(None), section(size))
+        if rank > 1:
+            value = intrinsic_call("RESHAPE", [value, IntrinsicCall.create(
+                IntrinsicCall.Intrinsic.SHAPE, [reference.copy()])])
+        twice = BinaryOperation.create(BinOp.MUL, _int(2), size.copy())
+        rec = room + puts + [self._move_top(twice)]
+        ret = [self._move_top_down(twice.copy()), Assignment.create(reference.copy(), value)]
+        return rec, ret
 
     def size_of(self, reference):
         """Number of tape elements :meth:`save` uses for `reference`."""
@@ -529,9 +641,10 @@ class TapeSet:
             self._taken |= {tape.top.name, tape.reserve_name, tape.put_name, tape.get_name}
         return tape
 
-    def for_value(self, reference):
-        """The value tape for the datatype of `reference`'s variable."""
-        dtype = value_type(reference)
+    def for_value(self, reference, dtype=None):
+        """The value tape for the datatype of `reference`'s variable (for
+        `dtype` when given)."""
+        dtype = dtype or value_type(reference)
         if isinstance(dtype, ArrayType):
             dtype = dtype.elemental_type
         if not isinstance(dtype, ScalarType):   # complex: PSyIR cannot type it
@@ -583,6 +696,11 @@ class TapeSet:
                 rec.extend(save)
                 ret = restore + ret
             return rec, ret
+        kind = complex_kind(reference, self._table)
+        if kind is not None:
+            # Its real and imaginary parts, on the real tape of its kind.
+            real = ScalarType(ScalarType.Intrinsic.REAL, kind)
+            return self.for_value(reference, real).save_complex(reference, kind)
         return self.for_value(reference).save(reference)
 
     @property
