@@ -393,3 +393,31 @@ def test_names_a_use_may_bring_are_not_typed_implicitly(tmp_path):
     assert {"i", "q"} <= tables["f"] and not {"r8", "scale"} & tables["f"]
     assert {"a", "b"} <= tables["g"] and "w" not in tables["g"]
     assert {"a", "b", "n"} <= tables["h"] and "scale" not in tables["h"]
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_names_from_a_module_adfort_cannot_see(schedule, tmp_path):
+    """The module uses omp_lib whole (no source for adfort): the generated
+    module took only the kind from it (``use sq_mod, only: dp``), and the
+    routines' call of omp_get_max_threads had no declaration (did not
+    compile)."""
+    harness.check_source(tmp_path, "k.f90", """\
+        ! adfort: routine=sq_timed dep=y indep=x
+        ! adfort: fflags=-fopenmp
+        ! adfort: init n=4 x=0.5:1.5 y=0 nthr=0
+        module sq_mod
+          use omp_lib
+          implicit none
+          integer, parameter :: dp = kind(1.0d0)
+        contains
+          subroutine sq_timed(n, x, y, nthr)
+            integer, intent(in) :: n
+            real(dp), intent(inout) :: x(n)
+            real(dp), intent(out) :: y
+            integer, intent(out) :: nthr
+            nthr = min(omp_get_max_threads(), 1)
+            x = x**2
+            y = sum(x**2)
+          end subroutine sq_timed
+        end module sq_mod
+        """, schedule)

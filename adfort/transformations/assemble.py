@@ -482,6 +482,13 @@ def _provide(table, symbol, routines, module=None):
         table.add(seen.copy())
 
 
+def _unseen_wildcard_modules(program, module):
+    """Names of the modules `module` uses whole that adfort has no source
+    of."""
+    return [c.name for c in module.symbol_table.containersymbols
+            if c.wildcard_import and program.module(c.name) is None]
+
+
 def _through_wildcard(name, routines, module, visible):
     """Whether `name`, which the routines of `module` see from neither
     themselves nor `module`'s own declarations, reaches `table` (their
@@ -660,6 +667,16 @@ def _import_outer_symbols(out_module, module, filename, generated_in=None, hosts
             if found is not None:
                 sources.setdefault(found[0], []).append(found[1].name)
                 users.add(found[0].lower())
+                continue
+            unseen = _unseen_wildcard_modules(program, module)
+            if unseen and name.upper() not in IntrinsicCall.Intrinsic.__members__:
+                # From a module adfort has no source of (omp_lib, a
+                # library's): from it when it is the only such one, else
+                # through the module, which passes it on.
+                origin = unseen[0] if len(unseen) == 1 else module.name
+                sources.setdefault(origin, []).append(
+                    symbol.name if symbol is not None else name)
+                users.add(origin.lower())
             continue
         if symbol is None:
             continue  # an intrinsic
