@@ -54,9 +54,8 @@ def _line_by_text(statement, scope):
         statement = statement.parent
     if not isinstance(statement, Call):
         return None
-    try:
-        text = _text(statement.debug_string())
-    except Exception:  # pylint: disable=broad-except
+    text = _safe_text(statement)
+    if text is None:
         return None
     same = [c for c in scope.walk(Call) if c.ast is None and _safe_text(c) == text]
     found = [s for s in walk(scope.ast, Call_Stmt) if _text(s) == text]
@@ -67,10 +66,13 @@ def _line_by_text(statement, scope):
 
 
 def _safe_text(node):
+    """The text of call statement `node` as in the parse tree (PSyclone
+    writes an intrinsic subroutine's call without its CALL)."""
     try:
-        return _text(node.debug_string())
+        text = _text(node.debug_string())
     except Exception:  # pylint: disable=broad-except
         return None
+    return text if text.startswith("call") else "call" + text
 
 
 def _ast_line(ast):
@@ -101,6 +103,18 @@ def where(node, filename=None):
     if filename and line:
         return f"{filename}:{line}"
     return filename or (f"line {line}" if line else None)
+
+
+def where_statement(block, ast, filename=None):
+    """``file:line`` of the parse-tree statement `ast` of CodeBlock
+    `block` (a block may hold several statements)."""
+    line = _ast_line(ast)
+    if not line:
+        return where(block, filename)
+    if filename is None:
+        filename = source_name(block)
+    filename, line = original_line(_origin_holder(block), filename, line)
+    return f"{filename}:{line}" if filename else f"line {line}"
 
 
 def _origin_holder(node):

@@ -20,13 +20,13 @@ from adfort.arrays import expr_rank, is_shape_inquiry, vector_subscript
 from adfort.derived import (
     STRUCTURE_REFERENCES, check_derived, holds_reals, is_derived, is_real_value, is_variable,
     unsupported_declaration)
-from adfort.errors import AdfortError, where
+from adfort.errors import AdfortError, where, where_statement
 from adfort.extents import is_assumed_size
 from adfort.pointers import check_pointers, declared_attribute, is_nullify
 from adfort.exprs import E
 from adfort.forward_only import (
     check_character_expression, check_forward_only, is_character_expression,
-    is_forward_only)
+    is_forward_only, is_kept_statement)
 from adfort.normalise import jump_kind
 from adfort.transformations.allocation import allocation_arguments, is_allocation
 
@@ -56,10 +56,11 @@ _CONSTRUCTS = {
 }
 
 
-def _describe_codeblock(block):
-    """Name the Fortran statement an opaque CodeBlock holds (GOTO, WRITE…)."""
+def _describe_codeblock(block, asts=None):
+    """Name the Fortran statement an opaque CodeBlock holds (GOTO, WRITE…),
+    or those of them in `asts`."""
     names = []
-    for ast in block.parse_tree_nodes:
+    for ast in block.parse_tree_nodes if asts is None else asts:
         text = str(ast).strip().splitlines()[0] if str(ast).strip() else ""
         kind = _CONSTRUCTS.get(type(ast).__name__,
                                type(ast).__name__.replace('_Stmt', '').upper())
@@ -219,10 +220,14 @@ def check_routine(routine, dependents, independents, filename, active=None,
                 "differentiate that: give the target to a routine whose dummy has the "
                 "shape wanted (an explicit-shape p(2, n/2) taking buf), or copy with "
                 "RESHAPE", where(block, filename))
+        # (PSyclone keeps neighbouring statements it cannot read in one
+        # block: an I/O statement beside the one refused is not named.)
+        refused = [a for a in block.parse_tree_nodes if not is_kept_statement(a)] or \
+            block.parse_tree_nodes
         raise AdfortError(
-            f"unsupported statement {_describe_codeblock(block)}: adfort cannot "
+            f"unsupported statement {_describe_codeblock(block, refused)}: adfort cannot "
             "differentiate it; remove it or move it out of the routine",
-            where(block, filename))
+            where_statement(block, refused[0], filename))
     for stmt in routine.walk(Statement):
         if jump_kind(stmt) or is_forward_only(stmt) or is_nullify(stmt):
             continue

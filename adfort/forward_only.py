@@ -62,6 +62,12 @@ def is_forward_only(node):
     return bool(kinds) and kinds <= _KEPT
 
 
+def is_kept_statement(ast):
+    """Whether the parse-tree statement `ast` is one kept in the forward
+    motions only (I/O, STOP, FORMAT)."""
+    return type(ast).__name__ in _KEPT and type(ast).__name__ not in _SUBSTRING_ASSIGNMENTS
+
+
 def is_character_expression(node):
     """Whether `node` is a CodeBlock holding a character expression
     (``'FG' // task(3:)``): a passive value PSyclone cannot represent."""

@@ -716,3 +716,27 @@ def test_pointer_lower_bound_spec_is_a_clear_error(tmp_path):
         """)
     done = run(["diff", "lb.f90", "--dep", "cost", "--indep", "tr"], tmp_path)
     assert_clean_failure(done, tmp_path, "lb.f90:6:", "new lower bounds")
+
+
+@pytest.mark.parametrize("statement, line, words", [
+    # PSyclone writes the intrinsic subroutine's call without CALL: the
+    # message named the SUBROUTINE line.
+    ("call cpu_time(t0)", 7, "CALL CPU_TIME"),
+    # A WRITE before a FORALL adfort refuses shares its opaque block: the
+    # message named the WRITE and its line.
+    ("write(*, *) 'relax'\n  forall (i = 2:n) x(i) = x(i-1) + w(i)", 8, "FORALL"),
+])
+def test_refused_statements_are_named_at_their_line(statement, line, words, tmp_path):
+    (tmp_path / "k.f90").write_text(
+        "subroutine relax(n, x, y)\n"
+        "  integer, intent(in) :: n\n"
+        "  real(8), intent(inout) :: x(n)\n"
+        "  real(8), intent(out) :: y\n"
+        "  real(8) :: w(n), t0\n"
+        "  integer :: i\n"
+        f"  {statement}\n"
+        "  y = sum(x)\n"
+        "end subroutine relax\n")
+    done = run(["diff", "k.f90", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, f"k.f90:{line}:", words)
+    assert "WRITE" not in done.stderr
