@@ -17,9 +17,11 @@ otherwise under one name are an error.
 import re
 
 from adfort import naming, units
+from adfort.layout import wrap_line
 from adfort.errors import AdfortError
 
 _ACCESS = re.compile(r"^\s*(?:public|private)\b", re.IGNORECASE)
+_ACCESS_LIST = re.compile(r"^\s*(public|private)\s*::(.*)$", re.IGNORECASE | re.DOTALL)
 _NOT_DECLARATIONS = re.compile(r"^\s*(?:use|implicit|contains)\b", re.IGNORECASE)
 
 
@@ -29,6 +31,28 @@ class _Module:
         self.spec = []          # statement texts, in order
         self.declared = {}      # entity name: statement text
         self.routines = {}      # name: text
+        # The names of the PUBLIC :: / PRIVATE :: lists of all heads: one
+        # statement each, a name once (a compiler rejects a second access
+        # statement for a name): lower-case name: (access, spelling).
+        self.access = {}
+
+
+class _AccessList:
+    """Where, among a merged module's specification statements, the
+    ``public ::`` or ``private ::`` list of all heads goes."""
+
+    def __init__(self, module, access):
+        self.module, self.access = module, access
+
+    def lstrip(self):
+        return self.access
+
+    def text(self):
+        names = [spelling for access, spelling in self.module.access.values()
+                 if access == self.access]
+        if not names:
+            return ""
+        return "\n".join(wrap_line(f"  {self.access} :: {', '.join(names)}")) + "\n"
 
 
 def merge(texts, heads):
@@ -65,7 +89,8 @@ def merge(texts, heads):
         module = modules[name]
         out.append(module.head_line)
         # USE statements first, then IMPLICIT, as Fortran orders them.
-        out.extend(sorted(module.spec, key=_rank))
+        out.extend(s.text() if isinstance(s, _AccessList) else s
+                   for s in sorted(module.spec, key=_rank))
         out.append("\n  contains\n")
         out.extend(module.routines.values())
         out.append(module.end_line)
@@ -169,6 +194,10 @@ def _merge_spec(module, lines, unit, found, head):
         if statement == "contains":
             continue
         text = "".join(spec_lines[first:last + 1])
+        access = _ACCESS_LIST.match(statement)
+        if access:
+            _add_access(module, access.group(1), text)
+            continue
         if text in module.spec:
             continue
         if "::" in statement and not _ACCESS.match(statement) \
@@ -180,6 +209,25 @@ def _merge_spec(module, lines, unit, found, head):
                         "before it: differentiate it in a separate run")
                 module.declared[name] = text
         module.spec.append(text)
+
+
+def _add_access(module, access, text):
+    """Add the names of the access statement `text` (``private :: a, s``,
+    maybe continued) to the one list of `module`; a name one head keeps
+    private and another makes public is public (what the other head's
+    users need)."""
+    if not any(isinstance(s, _AccessList) and s.access == access for s in module.spec):
+        module.spec.append(_AccessList(module, access))
+    joined = re.sub(r"&\s*\n\s*&?", " ", text).split("::", 1)[1]
+    for name in units.split_top_level(joined):
+        spelling = name.strip()
+        if not re.fullmatch(r"\w+", spelling):     # (an operator, an assignment…)
+            spelling = re.sub(r"\s+", " ", spelling)
+        key = spelling.lower()
+        if not spelling:
+            continue
+        if key not in module.access or access == "public":
+            module.access[key] = (access, module.access.get(key, (None, spelling))[1])
 
 
 def _entities(entity_list):
