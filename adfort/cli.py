@@ -13,6 +13,7 @@ from adfort import __version__, timing
 from adfort.api import differentiate_file, differentiate_heads
 from adfort.checkpoint_loops import parse_cli
 from adfort.errors import AdfortError
+from adfort.reading import recording
 from adfort.schedules import SCHEDULES, LinkReversalSchedule
 
 
@@ -58,7 +59,7 @@ def _check_output(path):
     :raises AdfortError: if `path` is a directory or its directory does not
         exist or is not writable.
     """
-    directory = os.path.dirname(os.path.abspath(path))
+    directory = os.path.dirname(os.path.realpath(path))
     if os.path.isdir(path):
         raise AdfortError(f"the output '{path}' is a directory: give a file name "
                           f"with -o (e.g. -o {os.path.join(path, 'model_ad.f90')})")
@@ -70,18 +71,50 @@ def _check_output(path):
         raise AdfortError(f"cannot write the output '{path}': permission denied")
 
 
+def _refuse_input(output, inputs):
+    """Fail when `output` is one of the files `inputs` (real paths, or
+    paths) adfort reads: the adjoint would replace a source.
+
+    :raises AdfortError: naming the input.
+    """
+    target = os.path.realpath(output)
+    exists = os.path.exists(output)
+    for path in sorted(inputs):
+        if os.path.realpath(path) == target or (
+                exists and os.path.exists(path) and os.path.samefile(path, output)):
+            raise AdfortError(f"the output file '{output}' is an input file ('{path}' is "
+                              "read to differentiate): choose another with -o")
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _write_atomically(path, text):
     """Write `text` to `path` only once it is complete (no partial files).
 
+    The text goes to a temporary file beside the file `path` names (a
+    symbolic link is followed: the link is kept, its target replaced),
+    which then replaces it; it takes the mode of the file it replaces, or
+    a new file's (0o666 less the umask), as a plain write would.
+
     :raises AdfortError: if the file system refuses (read-only, full…).
     """
-    directory = os.path.dirname(os.path.abspath(path))
+    target = os.path.realpath(path)
+    directory = os.path.dirname(target)
     tmp = None
     try:
+        try:
+            mode = os.stat(target).st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
         handle, tmp = tempfile.mkstemp(dir=directory, prefix=".adfort-", suffix=".tmp")
         with os.fdopen(handle, "w") as out:
             out.write(text)
-        os.replace(tmp, path)
+            os.fchmod(out.fileno(), mode)
+        os.replace(tmp, target)
     except OSError as err:
         raise AdfortError(f"cannot write the output '{path}': "
                           f"{err.strerror or err}") from err
@@ -278,7 +311,28 @@ def _diff_options(command):
     return command
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """adfort's command group: a usage error (an unknown option, a bad
+    option value, a missing argument) is bad input, exit 1 with click's
+    message, as adfort documents; click's own code, 2, is adfort's for its
+    bugs.  (--help and --version still exit 0.)"""
+
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as err:     # (BadParameter, NoSuchOption…)
+            err.exit_code = 1
+            raise
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as err:     # (a subcommand's options and arguments)
+            err.exit_code = 1
+            raise
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="adfort")
 def main():
     """adfort: reverse-mode automatic differentiation of Fortran."""
@@ -346,6 +400,7 @@ def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, link
                               "another with -o")
         if output != "-":
             _check_output(output)
+            _refuse_input(output, list(extra_files) + list(adjoint_libs))
         for path in list(extra_files) + list(adjoint_libs):
             if not os.path.isfile(path):
                 raise AdfortError(f"no such file: '{path}'")
@@ -355,17 +410,19 @@ def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, link
             timing.start()
         reading = _reading(search_path, extra_files, adjoint_libs, passive, defines,
                            undefines, cpp, free_form, fixed_form, checkpoints)
-        if len(heads) == 1:
-            routine, head_deps, head_indeps = heads[0]
-            text, _, _ = differentiate_file(file, head_deps, head_indeps,
-                                            _schedule(schedule, links), routine, options,
-                                            cache=cache, mode=mode, **reading)
-        else:
-            text, _, _ = differentiate_heads(file, heads, _schedule(schedule, links),
-                                             options, cache=cache, **reading)
+        with recording() as inputs:     # every source read: -I modules, INCLUDEs too
+            if len(heads) == 1:
+                routine, head_deps, head_indeps = heads[0]
+                text, _, _ = differentiate_file(file, head_deps, head_indeps,
+                                                _schedule(schedule, links), routine, options,
+                                                cache=cache, mode=mode, **reading)
+            else:
+                text, _, _ = differentiate_heads(file, heads, _schedule(schedule, links),
+                                                 options, cache=cache, **reading)
         if output == "-":
             click.echo(text, nl=False)
         else:
+            _refuse_input(output, inputs | {file, *extra_files, *adjoint_libs})
             _write_atomically(output, text)
         if timings:
             _print_timings(startup, timing.stop())
@@ -380,7 +437,7 @@ Example:
   adfort check model.f90 --dep cost --indep u0 --size u0=100 --plot taylor.png
 \b
 Exit status: 0 when every check passes, 3 when one fails (named in the
-last line), 1 for bad input, 2 for a bug of adfort.""")
+last line), 1 for bad input or a usage error, 2 for a bug of adfort.""")
 @_diff_options
 @click.option("--size", "sizes", multiple=True, metavar="NAME=VALUE[,…]",
               help="Value of an integer (or logical) argument (--size n=100), or the "

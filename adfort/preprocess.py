@@ -117,18 +117,22 @@ _MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
 
 
 def _follow_markers(text, path):
-    lines, origin = [], []
+    from adfort.reading import note_read
+    lines, origin, files = [], [], set()
     where_, number = path, 1
     for line in text.splitlines():
         marker = _MARKER.match(line)
         if marker:
             where_, number = marker.group(2).replace('\\"', '"'), int(marker.group(1))
+            if not where_.startswith("<"):
+                files.add(where_)   # (an #include'd file of macros only adds no line)
             continue
         if where_.startswith("<"):  # <built-in>, <command-line>
             continue
         lines.append(line)
         origin.append((where_, number))
         number += 1
+    note_read(files)
     return "".join(line + "\n" for line in lines), origin
 
 

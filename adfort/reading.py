@@ -15,6 +15,7 @@ more than needed, never less.  When a file cannot be scanned with
 certainty the plan keeps all of it.
 """
 
+import contextlib
 import glob
 import os
 import re
@@ -93,8 +94,20 @@ def fixed_form_columns(source):
 def form_hint(path, loaded):
     """What to add to the message of a failed read of `path`: a file read
     as fixed form by its suffix whose text looks free form (only weakly,
-    or it would have been read so) is named with the line that shows it."""
-    if not loaded.fixed or loaded.form is not None:
+    or it would have been read so) is named with the line that shows it;
+    a file read in the form an option forced, other than its suffix's,
+    says so (a valid fixed-form file read with --free-form fails at its
+    first comment or continuation)."""
+    if loaded.form is not None:
+        suffix = os.path.splitext(path)[1]
+        known = suffix.lower() in FIXED_FORM_SUFFIXES | FREE_FORM_SUFFIXES
+        natural = "fixed" if source_form(path, loaded.raw) else "free"
+        if known and natural == loaded.form:
+            return ""
+        return (f"; '{path}' was read as {loaded.form} form because of "
+                f"--{loaded.form}-form"
+                + (f" (its suffix '{suffix}' means {natural} form)" if known else ""))
+    if not loaded.fixed:
         return ""
     found = free_form_evidence(loaded.raw, decisive=False)
     if found is None:
@@ -123,6 +136,30 @@ class Loaded:
         self.form = form
 
 
+_recorders = []     # the sets of recording() blocks running
+
+
+@contextlib.contextmanager
+def recording():
+    """Within the block, the real paths (:func:`os.path.realpath`) of every
+    source file read as input (those differentiated or called, modules
+    found on the search path, INCLUDE'd and ``#include``'d files) are
+    added to the set it yields: what an output file must not replace."""
+    found = set()
+    _recorders.append(found)
+    try:
+        yield found
+    finally:
+        _recorders.remove(found)
+
+
+def note_read(paths):
+    if _recorders:
+        real = {os.path.realpath(p) for p in paths if p}
+        for found in _recorders:
+            found.update(real)
+
+
 def load(path, preprocessing=None):
     """Read and preprocess `path`.
 
@@ -145,8 +182,11 @@ def load(path, preprocessing=None):
         raise AdfortError(f"cannot read '{path}': {err.strerror}") from None
     # One (file, line) of the user's sources per line of the text parsed
     # (None: lines unchanged); rewrites that add or move lines extend it.
+    note_read([path])
     raw, origin, fixed = preprocess.load_source(
         path, source, lambda text: source_form(path, text, form), preprocessing)
+    if origin:
+        note_read({where[0] for where in origin if where})
     return Loaded(space_keywords(fixed_form_columns(raw)) if fixed else raw, origin, fixed, raw,
                   form)
 
@@ -336,8 +376,21 @@ def find_module_file(name, search_path):
     The files of the search path are read once (per run, and again only
     when one of them changes): :func:`_module_index`.  The MPI library's
     module, when the search path does not hold one, is adfort's own
-    description of it (:mod:`adfort.mpi_rules`)."""
-    return _module_index(search_path).get(name.lower()) or stub_module(name)
+    description of it (:mod:`adfort.mpi_rules`).
+
+    :raises AdfortError: when two files of the first directory defining
+        `name` both define it (which one a build compiles, adfort cannot
+        tell); in different directories the first directory's wins, as
+        compilers take the first ``-I`` directory holding the ``.mod``.
+    """
+    index, duplicates = _module_index(search_path)
+    if name.lower() in duplicates:
+        first, second = duplicates[name.lower()]
+        raise AdfortError(
+            f"module '{name.lower()}' is defined by two files of the same -I directory: "
+            f"'{first}' and '{second}'; remove (or move out of the -I directories) the "
+            "one your build does not compile")
+    return index.get(name.lower()) or stub_module(name)
 
 
 _MODULE_LINE = re.compile(r"^\s*module\s+(\w+)\s*(!.*)?$", re.IGNORECASE | re.MULTILINE)
@@ -345,8 +398,10 @@ _indexes = {}       # (file, mtime, size) of every file on a search path: index
 
 
 def _module_index(search_path):
-    """{lower-case module name: the first file on `search_path` defining
-    it}, remembered while the files (names, times, sizes) are the same."""
+    """({lower-case module name: the first file on `search_path` defining
+    it}, {name: (file, other file)} of the modules two files of the
+    directory where the name is first found define), remembered while the
+    files (names, times, sizes) are the same."""
     files = []
     for directory in search_path:
         for glob_pattern in _SOURCE_PATTERNS:
@@ -355,19 +410,30 @@ def _module_index(search_path):
                     status = os.stat(path)
                 except OSError:
                     continue
-                files.append((path, status.st_mtime_ns, status.st_size))
+                files.append((directory, path, status.st_mtime_ns, status.st_size))
     key = tuple(files)
     if key not in _indexes:
-        index = {}
-        for path, _, _ in files:
+        index, where, duplicates = {}, {}, {}
+        seen = set()
+        for directory, path, _, _ in files:
+            real = os.path.realpath(path)
+            if real in seen:    # (a directory given twice, a link to a file of it)
+                continue
+            seen.add(real)
             try:
                 with open(path, encoding="utf-8", errors="replace") as handle:
                     text = handle.read()
             except OSError:
                 continue
+            folder = os.path.realpath(directory)
             for match in _MODULE_LINE.finditer(text):
-                index.setdefault(match.group(1).lower(), path)
+                name = match.group(1).lower()
+                if name not in index:
+                    index[name], where[name] = path, folder
+                elif where[name] == folder and index[name] != path \
+                        and name not in duplicates:
+                    duplicates[name] = (index[name], path)
         if len(_indexes) > 16:
             _indexes.clear()
-        _indexes[key] = index
+        _indexes[key] = index, duplicates
     return _indexes[key]
