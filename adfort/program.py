@@ -80,7 +80,7 @@ class Program:
         module = self.modules().get(name.lower())
         if module is None and name.lower() not in self._searched:
             self._searched.add(name.lower())
-            path = find_module_file(name, self.search_path)
+            path = find_module_file(name, self.search_path, self.preprocessing)
             if path is not None:
                 self.add_file(path)
                 module = self.modules().get(name.lower())

@@ -319,7 +319,7 @@ class ReadPlan:
                 for unit in found.units if found is not None else ():
                     if unit.kind == "module" and unit.name == name:
                         return unit, {u.name for u in found.units if u.module == name}
-            path = find_module_file(name, self.search_path)
+            path = find_module_file(name, self.search_path, self.preprocessing)
             if path is None or os.path.abspath(path) in self._scans or self.scan(path) is None:
                 return None
         return None
@@ -333,7 +333,7 @@ class ReadPlan:
     def _find_module(self, name, by_name):
         """Scan the file of module `name` on the search path (if any) into
         `by_name`; False when that file cannot be scanned."""
-        path = find_module_file(name, self.search_path)
+        path = find_module_file(name, self.search_path, self.preprocessing)
         if path is None:
             return True     # without source (an intrinsic module…)
         found = self.scan(path)
@@ -370,7 +370,7 @@ class ReadPlan:
         return "".join(found.lines[n] for n in kept), names, [(path, n + 1) for n in kept]
 
 
-def find_module_file(name, search_path):
+def find_module_file(name, search_path, preprocessing=None):
     """The first file on `search_path` that defines module `name`, or None.
 
     The files of the search path are read once (per run, and again only
@@ -383,7 +383,7 @@ def find_module_file(name, search_path):
         tell); in different directories the first directory's wins, as
         compilers take the first ``-I`` directory holding the ``.mod``.
     """
-    index, duplicates = _module_index(search_path)
+    index, duplicates = _module_index(search_path, preprocessing)
     if name.lower() in duplicates:
         first, second = duplicates[name.lower()]
         raise AdfortError(
@@ -397,7 +397,23 @@ _MODULE_LINE = re.compile(r"^\s*module\s+(\w+)\s*(!.*)?$", re.IGNORECASE | re.MU
 _indexes = {}       # (file, mtime, size) of every file on a search path: index
 
 
-def _module_index(search_path):
+def _module_names(path, text, preprocessing):
+    """Lower-case names of the modules `text` (of `path`) defines: after
+    the C preprocessor for a preprocessed file whose MODULE lines it may
+    leave out (``#ifdef USE_B``), as the build compiles it."""
+    from adfort.preprocess import is_preprocessed, run_cpp
+    names = [m.group(1).lower() for m in _MODULE_LINE.finditer(text)]
+    if names and is_preprocessed(path, preprocessing) and \
+            re.search(r"^[ \t]*#[ \t]*if", text, re.MULTILINE):
+        try:
+            text, _ = run_cpp(path, preprocessing or preprocess.Preprocessing())
+        except AdfortError:
+            return names    # (the error shows when the file is read)
+        names = [m.group(1).lower() for m in _MODULE_LINE.finditer(text)]
+    return names
+
+
+def _module_index(search_path, preprocessing=None):
     """({lower-case module name: the first file on `search_path` defining
     it}, {name: (file, other file)} of the modules two files of the
     directory where the name is first found define), remembered while the
@@ -411,7 +427,8 @@ def _module_index(search_path):
                 except OSError:
                     continue
                 files.append((directory, path, status.st_mtime_ns, status.st_size))
-    key = tuple(files)
+    key = (tuple(files), getattr(preprocessing, "defines", ()),
+           getattr(preprocessing, "undefines", ()), getattr(preprocessing, "force", False))
     if key not in _indexes:
         index, where, duplicates = {}, {}, {}
         seen = set()
@@ -426,8 +443,7 @@ def _module_index(search_path):
             except OSError:
                 continue
             folder = os.path.realpath(directory)
-            for match in _MODULE_LINE.finditer(text):
-                name = match.group(1).lower()
+            for name in _module_names(path, text, preprocessing):
                 if name not in index:
                     index[name], where[name] = path, folder
                 elif where[name] == folder and index[name] != path \

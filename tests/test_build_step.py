@@ -428,3 +428,43 @@ def test_a_syntax_error_in_the_suffixs_form_does_not_blame_the_option(tmp_path):
     done = run(["diff", "f.f90", "--dep", "y", "--indep", "x", "--free-form"], tmp_path)
     assert done.returncode == 1, done.stderr
     assert "--free-form" not in done.stderr, done.stderr
+
+
+def test_modules_of_the_search_path_are_found_as_the_preprocessor_leaves_them(tmp_path):
+    """Two .F90 files of one -I directory define module phys under
+    opposite #ifdef's: the one -DUSE_B keeps is used (the index read the
+    raw text: the first file, which preprocesses to nothing, was taken)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, guard, body in (("phys_a.F90", "#ifndef USE_B", "sin(x)"),
+                              ("phys_b.F90", "#ifdef USE_B", "x**3")):
+        (src / name).write_text(textwrap.dedent(f"""\
+            {guard}
+            module phys
+              implicit none
+            contains
+              subroutine kern(x, y)
+                real(8), intent(in) :: x
+                real(8), intent(out) :: y
+                y = {body}
+              end subroutine kern
+            end module phys
+            #endif
+            """))
+    (tmp_path / "top.f90").write_text(textwrap.dedent("""\
+        module top
+          use phys
+          implicit none
+        contains
+          subroutine f(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            call kern(x, y)
+          end subroutine f
+        end module top
+        """))
+    for defines, expected in (([], "SIN(x)"), (["-DUSE_B"], "x ** 3")):
+        done = run(["diff", "top.f90", "-I", "src", *defines, "--routine", "f", "--dep", "y",
+                    "--indep", "x", "-o", "top_ad.f90"], tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert expected in (tmp_path / "top_ad.f90").read_text()
