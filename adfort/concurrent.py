@@ -18,8 +18,8 @@ mask in each one is what the construct means.  Lines keep their origin.
 import re
 
 from adfort import implicit
-from adfort.statements import split_top_level
-from adfort.units import statements
+from adfort.statements import matching_paren, outside_parentheses, split_top_level
+from adfort.units import split_comment, statements
 
 _HEAD = re.compile(r"^(?P<lead>\s*(?:\d+\s+)?(?:[a-z_]\w*\s*:\s*)?do\s*concurrent\s*)\(",
                    re.IGNORECASE)
@@ -48,11 +48,11 @@ def lower_concurrent_masks(source, fixed_form, origin, path):
         if head is None:
             continue
         start = head.end() - 1
-        close = _closing(raw, start)
+        close = matching_paren(raw, start)
         if close < 0:
             continue
         items = split_top_level(raw[start + 1:close])
-        if len(items) < 2 or _ASSIGN.search(_outside_parentheses(items[-1])):
+        if len(items) < 2 or _ASSIGN.search(outside_parentheses(items[-1])):
             continue    # no mask
         end = _loop_end(stmts, labels, position)
         if end is None:
@@ -91,58 +91,8 @@ def _joined(lines, fixed_form):
         return "".join(line[6:72] if i else line[:72] for i, line in enumerate(lines))
     parts = []
     for line in lines:
-        code = _without_comment(line).strip()
+        code = split_comment(line)[0].strip()
         if parts and code.startswith("&"):
             code = code[1:]
         parts.append(code[:-1] if code.endswith("&") else code)
     return " ".join(parts)
-
-
-def _without_comment(line):
-    quote = None
-    for i, char in enumerate(line):
-        if quote:
-            if char == quote:
-                quote = None
-        elif char in "'\"":
-            quote = char
-        elif char == "!":
-            return line[:i]
-    return line
-
-
-def _closing(text, start):
-    depth, quote = 0, None
-    for i in range(start, len(text)):
-        char = text[i]
-        if quote:
-            if char == quote:
-                quote = None
-        elif char in "'\"":
-            quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
-
-
-def _outside_parentheses(text):
-    """`text` with what is inside parentheses and quotes left out."""
-    out, depth, quote = [], 0, None
-    for char in text:
-        if quote:
-            if char == quote:
-                quote = None
-            continue
-        if char in "'\"":
-            quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif depth == 0:
-            out.append(char)
-    return "".join(out)

@@ -18,7 +18,8 @@ column 72 gives back blanks from the rest of its code where it has some.
 
 import re
 
-from adfort.statements import _fixed_fields, _is_fixed_comment, split_statements
+from adfort.statements import (
+    _fixed_fields, _is_fixed_comment, matching_paren, split_statements, split_top_level)
 
 # The type keywords, longest spelling first.
 _TYPES = (("double", "precision"), ("double", "complex"), ("real",), ("integer",),
@@ -77,42 +78,8 @@ def _top_level_equals(compact):
 
 
 def _top_level_comma(compact, start):
-    depth, quote = 0, None
-    for char in compact[start:]:
-        if quote:
-            if char == quote:
-                quote = None
-            continue
-        if char in "'\"":
-            quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "," and depth == 0:
-            return True
-    return False
-
-
-def _closing(body, start):
-    """Index of the ')' closing the '(' at body[start] (strings skipped),
-    or -1."""
-    depth, quote = 0, None
-    for i in range(start, len(body)):
-        char = body[i]
-        if quote:
-            if char == quote:
-                quote = None
-            continue
-        if char in "'\"":
-            quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
+    """Whether `compact` has a comma outside parentheses from `start` on."""
+    return len(split_top_level(compact[start:])) > 1
 
 
 def _spell(matched, words):
@@ -229,7 +196,7 @@ class _Spacer:
         """``IF(c)GOTO10``: space the statement after the condition when it
         is on the same line."""
         at = self.body.find("(", position)
-        close = _closing(self.body, at) if at >= 0 else -1
+        close = matching_paren(self.body, at) if at >= 0 else -1
         if close < 0:
             return
         rest = self.body[close + 1:]

@@ -219,6 +219,19 @@ def matching_paren(text, start):
     return -1
 
 
+def outside_parentheses(text):
+    """`text` without what is inside its parentheses and strings."""
+    out, depth = [], 0
+    for char in code_outside_strings(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif depth == 0 and char not in "'\"":
+            out.append(char)
+    return "".join(out)
+
+
 def split_top_level(text, separator=","):
     """Parts of `text` separated by `separator` outside parentheses and strings."""
     masked = code_outside_strings(text)
