@@ -269,8 +269,7 @@ def hoist_case_selectors(routine, function_type, calls, taken=()):
             continue
         chain = [block]
         while len(chain[-1].else_body.children if chain[-1].else_body else []) == 1 and \
-                isinstance(chain[-1].else_body.children[0], IfBlock) and \
-                "was_case" in chain[-1].else_body.children[0].annotations:
+                _case_inner(chain[-1].else_body.children[0]):
             chain.append(chain[-1].else_body.children[0])
         selector = _case_selector(block.condition)
         if selector is None or not any(not isinstance(c, IntrinsicCall)
@@ -301,11 +300,16 @@ def hoist_case_selectors(routine, function_type, calls, taken=()):
 
 
 def _case_inner(block):
-    """Whether `block` is a later case of a SELECT CASE chain."""
+    """Whether `block` is a later case of a SELECT CASE chain (not the
+    first IfBlock of a SELECT CASE nested in a CASE DEFAULT: PSyclone
+    gives that one the construct's parse tree, a later case its clause's
+    first statement)."""
+    from fparser.two.Fortran2003 import Case_Construct
     parent = block.parent
-    return isinstance(parent, Schedule) and isinstance(parent.parent, IfBlock) and \
+    return isinstance(block, IfBlock) and "was_case" in block.annotations and \
+        isinstance(parent, Schedule) and isinstance(parent.parent, IfBlock) and \
         "was_case" in parent.parent.annotations and parent is parent.parent.else_body \
-        and len(parent.children) == 1
+        and len(parent.children) == 1 and not isinstance(block.ast, Case_Construct)
 
 
 def _case_selector(condition):

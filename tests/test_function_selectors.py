@@ -72,10 +72,29 @@ end program check_stream
 """
 
 
+# A SELECT CASE nested in another's CASE DEFAULT draws again: PSyIR's IF
+# chain looks the same as one more case of the outer construct.
+NESTED_CLASSES = RANDOM_CLASSES.replace("""      case (1:2)
+        y = y + 2d0*x(i)**2
+      case default
+        y = y + 3d0*x(i)**3
+      end select""", """      case default
+        select case (next_class())
+        case (1:2)
+          y = y + 2d0*x(i)**2
+        case default
+          y = y + 3d0*x(i)**3
+        end select
+      end select""")
+
+
 @pytest.mark.parametrize("schedule", ["split", "joint"])
-def test_a_case_selector_calling_a_function_is_evaluated_once(schedule, tmp_path):
+@pytest.mark.parametrize("source, draws", [(RANDOM_CLASSES, 1), (NESTED_CLASSES, 2)])
+def test_a_case_selector_calling_a_function_is_evaluated_once(source, draws, schedule,
+                                                              tmp_path):
+    assert source.count("next_class()") == draws + 1
     compiler = shutil.which("gfortran")
-    (tmp_path / "k.f90").write_text(RANDOM_CLASSES)
+    (tmp_path / "k.f90").write_text(source)
     (tmp_path / "driver.f90").write_text(DRIVER)
     done = subprocess.run([sys.executable, "-m", "adfort", "diff", "k.f90", "--routine",
                            "perturb", "--dep", "y", "--indep", "x", "--schedule", schedule,
@@ -84,7 +103,7 @@ def test_a_case_selector_calling_a_function_is_evaluated_once(schedule, tmp_path
     generated = (tmp_path / "k_ad.f90").read_text()
     rec = generated[generated.index("subroutine perturb_rec"):]
     rec = rec[:rec.index("end subroutine perturb_rec")]
-    assert rec.lower().count("next_class()") == 1, rec
+    assert rec.lower().count("next_class()") == draws, rec
     build = subprocess.run([compiler, "k.f90", "k_ad.f90", "driver.f90", "-o", "run"],
                            cwd=tmp_path, capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
