@@ -56,6 +56,28 @@ _CONSTRUCTS = {
 }
 
 
+def _check_declared_bounds(routine, filename):
+    """An array whose declared bounds PSyclone cannot check (``w(cfg%nl)``,
+    a component of a module variable): its copies cannot be made."""
+    from psyclone.psyir.nodes import StructureReference
+    for symbol in routine.symbol_table.datasymbols:
+        if not isinstance(symbol.datatype, ArrayType):
+            continue
+        try:
+            bounds = [b for dim in symbol.datatype.shape
+                      if isinstance(dim, ArrayType.ArrayBounds) for b in (dim.lower, dim.upper)]
+        except AttributeError:
+            bounds = None
+        if bounds is None or any(
+                not getattr(ref.symbol, "is_argument", False)
+                for b in bounds if hasattr(b, "walk") for ref in b.walk(StructureReference)):
+            raise AdfortError(
+                f"the bounds of '{symbol.name}' read a component of a variable adfort "
+                "cannot resolve in a declaration (a module variable's component, "
+                f"cfg%nl): make '{symbol.name}' allocatable and allocate it from that "
+                "component, or pass the extent as an argument", where(routine, filename))
+
+
 def _describe_codeblock(block, asts=None):
     """Name the Fortran statement an opaque CodeBlock holds (GOTO, WRITE…),
     or those of them in `asts`."""
@@ -177,6 +199,7 @@ def check_routine(routine, dependents, independents, filename, active=None,
             "cannot differentiate it yet; give the result bounds its arguments set "
             f"({result.name}(n), {result.name}(size(v))) or make the function a subroutine "
             "with an intent(out) array argument", where(routine, filename))
+    _check_declared_bounds(routine, filename)
     for block in routine.walk(CodeBlock):
         if jump_kind(block) and block.ancestor((Loop, WhileLoop)) is not None:
             continue  # EXIT/CYCLE: rewritten into structured code

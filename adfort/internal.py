@@ -315,7 +315,9 @@ def _rename_references(statement, names, passed):
         if isinstance(node, F.Call_Stmt):
             node.items = (F.Name(names[name]), F.Actual_Arg_Spec_List(text) if text else None)
         else:
-            node.items = (F.Name(names[name]), F.Section_Subscript_List(text) if text
+            # (An actual argument list: a function reference read as an
+            # array element may take literals and keywords, g(x, c=2d0).)
+            node.items = (F.Name(names[name]), F.Actual_Arg_Spec_List(text) if text
                           else node.items[1])
 
 

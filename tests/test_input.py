@@ -740,3 +740,54 @@ def test_refused_statements_are_named_at_their_line(statement, line, words, tmp_
     done = run(["diff", "k.f90", "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(done, tmp_path, f"k.f90:{line}:", words)
     assert "WRITE" not in done.stderr
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("call", ["g(x, 2d0)", "g(x, c=x)", "g(c=0.5d0*x, v=x)"])
+def test_internal_function_called_with_literals_and_keywords(call, schedule, tmp_path):
+    """The call of an internal function given the host's variables was
+    rebuilt as an array section list, which takes no real literal or
+    keyword (an internal error)."""
+    import harness
+    harness.check_source(tmp_path, "k.f90", f"""\
+        ! adfort: routine=r dep=y indep=x
+        ! adfort: init x=0.5:2
+        module lit_mod
+          implicit none
+          real(8) :: scale = 1.5d0
+        contains
+          subroutine r(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            y = {call}
+          contains
+            real(8) function g(v, c)
+              real(8), intent(in) :: v, c
+              g = v*v*c*scale
+            end function g
+          end subroutine r
+        end module lit_mod
+        """, schedule)
+
+
+def test_automatic_array_sized_by_a_module_variables_component(tmp_path):
+    write(tmp_path / "k.f90", """\
+        module cfg_mod
+          implicit none
+          type cfg_t
+            integer :: nl = 3
+          end type cfg_t
+          type(cfg_t) :: cfg
+        end module cfg_mod
+        subroutine r(x, y)
+          use cfg_mod
+          implicit none
+          real(8), intent(in) :: x
+          real(8), intent(out) :: y
+          real(8) :: w(cfg%nl)
+          w = x*x
+          y = sum(w)
+        end subroutine r
+        """)
+    done = run(["diff", "k.f90", "--routine", "r", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "k.f90:8:", "the bounds of 'w'", "allocatable")

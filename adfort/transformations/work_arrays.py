@@ -103,7 +103,11 @@ def automatic_arrays(routine):
             continue    # (UnsupportedFortranType: pointer, target, save…)
         if datatype.intrinsic not in _POOLED:
             continue
-        if not all(isinstance(dim, ArrayType.ArrayBounds) for dim in datatype.shape):
+        try:
+            shape = datatype.shape
+        except AttributeError:  # PSyclone cannot check a bound (cfg%nl of a module)
+            continue
+        if not all(isinstance(dim, ArrayType.ArrayBounds) for dim in shape):
             continue
         bounds = [b for dim in datatype.shape for b in (dim.lower, dim.upper)]
         if all(_constant(b) for b in bounds):
