@@ -299,3 +299,32 @@ def test_which_calls_are_deferred(tmp_path, name, schedule):
     if deferred:
         # Nor copies of the results it delivers.
         assert "_out" not in rev, rev
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_deferred_call_given_a_hoisted_argument(schedule, tmp_path):
+    """``call fill(n, a*b, y)`` with a linear ``fill``: r_rev defers the
+    call to f_rev in r_ret_given, which ran fill again on its own,
+    uninitialised copy of the hoisted argument (y wrong, primal error 1)."""
+    harness.check_source(tmp_path, "k.f90", """\
+        ! adfort: routine=r dep=y indep=a,b
+        ! adfort: init n=4 a=0.5:2 b=0.5:2
+        module mean_mod
+          implicit none
+        contains
+          subroutine fill(n, v, s)
+            real(8), intent(out) :: s
+            integer, intent(in) :: n
+            real(8), intent(in) :: v(n)
+            s = sum(v)/n
+          end subroutine fill
+        end module mean_mod
+        subroutine r(n, a, b, y)
+          use mean_mod
+          implicit none
+          integer, intent(in) :: n
+          real(8), intent(in) :: a(n), b(n)
+          real(8), intent(out) :: y
+          call fill(n, a*b, y)
+        end subroutine r
+        """, schedule)

@@ -150,12 +150,42 @@ def returning_given(work, name, ret_body, handover, arguments, handed, intents, 
         return None, deferred(part) if deferred else part
     part = [s.copy() for s in excluding(ret_body, restores)]
     if deferred:
+        before = {c.routine.name.lower() for s in part for c in s.walk(Call)}
         part = deferred(part)
+        # A deferred call runs the callee forward again (f_rev): the
+        # locals it is given (a hoisted argument, fill_argument = a*b) must
+        # reach it as the recording left them, even where f_ret, which it
+        # replaces, read none of them.
+        more = _deferred_inputs(part, before, work, given_args, arguments)
+        given_args = _passable(given_args + more) if more else given_args
+        if given_args is None:
+            part = [s.copy() for s in excluding(ret_body, final)]
+            return None, deferred(part)
     given_intents = dict(intents)
     given_intents.update({s.name.lower(): ArgumentInterface.Access.READWRITE for s in given_args})
     routine = _make_routine(work, name, part, arguments + given_args, given_intents,
                             ctx.module_variable, ctx.attributes)
     return routine, [_call(name, [Reference(s) for s in arguments + given_args])]
+
+
+def _deferred_inputs(part, before, work, given, arguments):
+    """The locals of `work` given to the calls of `part` that deferral
+    made (calls of routines `before` did not call), not among `given` or
+    `arguments`."""
+    known = {id(s) for s in list(given) + list(arguments)}
+    found = []
+    for call in [c for s in part for c in s.walk(Call)]:
+        if call.routine.name.lower() in before:
+            continue
+        for arg in call.arguments:
+            if not isinstance(arg, Reference):
+                continue
+            symbol = work.symbol_table.lookup(arg.symbol.name, otherwise=None)
+            if isinstance(symbol, DataSymbol) and not symbol.is_argument \
+                    and id(symbol) not in known and symbol not in found \
+                    and not symbol.is_import:
+                found.append(symbol)
+    return found
 
 
 def _passable(symbols):
