@@ -208,6 +208,70 @@ def _adjoint_actual(actual, formal, reverser, prologue, epilogue):
         where(actual, ctx.filename))
 
 
+def _aliased_inputs(actuals, formals, info, at_call, ctx):
+    """{id(actual): its adjoint symbol} of the actuals whose adjoints get a
+    scratch variable: a variable given to several active dummies that the
+    callee only reads has its adjoint incremented through each, and two
+    dummies must not share storage (gfortran copies a strided section in
+    and out: one of the increments came back, half the gradient lost).
+    All such read-only occurrences but one get a scratch, all of them when
+    a dummy the callee writes is given the same variable too."""
+    uses = {}
+    for actual, formal in zip(actuals, formals):
+        actual = at_call.get(id(actual), actual)
+        if formal is None or formal.name.lower() not in info.active or \
+                not is_variable(actual) or is_derived_value(actual):
+            continue
+        adj = ctx.adjoint_symbol(actual.symbol)
+        if adj is not None:
+            written = info.unit.writes_formal(formal) if hasattr(info.unit, "writes_formal") \
+                else True
+            uses.setdefault(id(adj), []).append((actual, adj, written))
+    found = {}
+    for group in uses.values():
+        if len(group) < 2:
+            continue
+        inputs = [(actual, adj) for actual, adj, written in group if not written]
+        keep_one = len(inputs) == len(group)
+        for actual, adj in inputs[1:] if keep_one else inputs:
+            found[id(actual)] = adj
+    return found
+
+
+def _aliased_adjoint(actual, formal, adj, ctx, prologue, epilogue):
+    """A zeroed scratch adjoint for `actual`, a variable the call is also
+    given in an earlier argument; the epilogue adds it to the adjoint of
+    what `actual` names (the whole array for an element starting an array
+    dummy)."""
+    target = adjoint_reference(actual, adj)
+    if isinstance(actual, ArrayReference) and expr_rank(actual) == 0 and \
+            symbol_rank(formal) > 0:
+        scratch = _element_scratch(actual, ctx, prologue, epilogue)
+        whole = Reference(adj)
+        epilogue.insert(0, Assignment.create(whole, BinaryOperation.create(
+            BinaryOperation.Operator.ADD, whole.copy(), Reference(scratch.symbol))))
+        return scratch
+    rank = expr_rank(actual)
+    element = _scalar_type(adj.datatype)
+    if rank == 0:
+        scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH, element, ctx.taken)
+    else:
+        scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH, ArrayType(
+            element, [ArrayType.Extent.DEFERRED] * rank), ctx.taken)
+        extents = [IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [
+            actual.copy(), ("dim", Literal(str(d), INTEGER_TYPE))])
+            for d in range(1, rank + 1)]
+        prologue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+            ArrayReference.create(scratch, extents)]))
+    prologue.append(Assignment.create(Reference(scratch), real_literal(0, real_kind(scratch))))
+    epilogue.append(Assignment.create(target, BinaryOperation.create(
+        BinaryOperation.Operator.ADD, target.copy(), Reference(scratch))))
+    if rank > 0:
+        epilogue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
+            Reference(scratch)]))
+    return Reference(scratch)
+
+
 def _element_scratch(actual, ctx, prologue, epilogue):
     """A zeroed scratch array shaped like the whole array of `actual`, an
     element given to an array dummy (sequence association): its element at
@@ -277,10 +341,16 @@ def reverse_call(call, reverser, target=None):
         return rec, keep_ret + clears + adjoint + _as_at_call(ret_after, subscripts)
     formals = _formals(info, call, target)
     prologue, with_adjoints, epilogue = [], [], []
+    scratch_for = _aliased_inputs(actuals, formals, info, at_call, reverser.ctx)
     for actual, formal in zip(actuals, formals):
         actual = at_call.get(id(actual), actual)
         with_adjoints.append(((formal, False), actual.copy()))
         if formal.name.lower() in info.active:
+            if id(actual) in scratch_for:
+                with_adjoints.append(((formal, True), _aliased_adjoint(
+                    actual, formal, scratch_for[id(actual)], reverser.ctx, prologue,
+                    epilogue)))
+                continue
             with_adjoints.append(((formal, True), _adjoint_actual(
                 actual, formal, reverser, prologue, epilogue)))
     plain = [((f, False), a.copy()) for a, f in zip(actuals, formals)]
