@@ -224,8 +224,8 @@ def _aliased_inputs(actuals, formals, info, at_call, ctx):
             continue
         adj = ctx.adjoint_symbol(actual.symbol)
         if adj is not None:
-            written = info.unit.writes_formal(formal) if hasattr(info.unit, "writes_formal") \
-                else True
+            written = formal is getattr(info.unit, "result", None) or not hasattr(
+                info.unit, "writes_formal") or info.unit.writes_formal(formal)
             uses.setdefault(id(adj), []).append((actual, adj, written))
     found = {}
     for group in uses.values():
