@@ -335,7 +335,10 @@ def hoist_calls(routine, function_type, calls, taken=(), filename=None):
     :param filename: the source file, for messages.
     """
     table = routine.symbol_table
-    for call in reversed(routine.walk(Call)):  # innermost first
+    # Innermost first, and left to right among the calls of one expression,
+    # as gfortran evaluates them (a function with side effects: a cache,
+    # a counter, gives what the compiled original gives).
+    for call in _calls_inner_first(routine):
         if isinstance(call, IntrinsicCall):
             continue
         statement = _statement_of(call)
@@ -370,6 +373,31 @@ def hoist_calls(routine, function_type, calls, taken=(), filename=None):
                 _place_before(statement, Assignment.create(Reference(temp), call), calls)
             else:
                 _allocated_result(call, statement, datatype, bounds, table, taken, calls)
+
+
+def _calls_inner_first(routine):
+    """The calls under `routine`, each after the calls in its arguments,
+    left to right within a statement; statements in reverse order (as
+    before: a later statement's hoisting moves nothing of an earlier one)."""
+    order = []
+
+    def visit(node):
+        for child in node.children:
+            if not isinstance(child, Schedule):     # (other statements' calls)
+                visit(child)
+        if isinstance(node, Call):
+            order.append(node)
+    statements = []
+    for node in routine.walk(Call):
+        statement = _statement_of(node)
+        if statement is not None and all(s is not statement for s in statements):
+            statements.append(statement)
+    found = []
+    for statement in reversed(statements):
+        order = []
+        visit(statement)
+        found.extend(c for c in order if not isinstance(c, IntrinsicCall))
+    return found
 
 
 def _allocated_result(call, statement, datatype, bounds, table, taken, calls):

@@ -152,3 +152,34 @@ CHARACTER_RESULT = """\
 @pytest.mark.parametrize("schedule", ["split", "joint"])
 def test_character_function_result_of_its_arguments_length(schedule, tmp_path):
     harness.check_source(tmp_path, "k.f90", CHARACTER_RESULT, schedule)
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_calls_of_one_expression_run_left_to_right(schedule, tmp_path):
+    """A function caching its last result in a module variable, called
+    twice in one expression: the calls were taken out right to left, so
+    the cache held the first call's value (gfortran leaves the second's):
+    primal and gradient error 0.29."""
+    harness.check_source(tmp_path, "k.f90", """\
+        ! adfort: routine=twocalls dep=y indep=x
+        ! adfort: init x=0.5:2
+        module cache_mod
+          implicit none
+          real(8) :: last = 0d0
+        contains
+          function f(x, a) result(r)
+            real(8), intent(in) :: x, a
+            real(8) :: r
+            r = a*x*x
+            last = r
+          end function f
+        end module cache_mod
+        subroutine twocalls(x, y)
+          use cache_mod
+          implicit none
+          real(8), intent(in) :: x
+          real(8), intent(out) :: y
+          y = f(x, 1d0) + f(f(x, 2d0), 3d0)
+          y = y + last
+        end subroutine twocalls
+        """, schedule)
