@@ -251,7 +251,10 @@ def _same_type(formal, actual, program=None):
     if intrinsic.name == "REAL":
         want, have = real_kind(formal), real_kind(actual)
         if want is not None and have is not None:
-            want, have = _kind_number(want, program), _kind_number(have, program)
+            # (The callee's kinds are its module's; the caller's may come
+            # from a module it uses whole.)
+            want = _kind_number(want, program)
+            have = _kind_number(have, program, scope=actual)
             # Named kinds may be aliases of one another: only numbers differ surely.
             if want.isdigit() and have.isdigit() and want != have:
                 return False
@@ -263,7 +266,7 @@ _STANDARD_KINDS = {"real32": "4", "real64": "8", "real128": "16", "c_float": "4"
                    "c_double": "8", "c_long_double": "10"}
 
 
-def _kind_number(kind, program=None, depth=0):
+def _kind_number(kind, program=None, depth=0, scope=None):
     """The number of a real kind (gfortran's), as text, when adfort can
     work it out: a literal, a named constant set to one, to ``KIND(1.0d0)``,
     to ``SELECTED_REAL_KIND(p)`` or to ``real64`` (through imports); else
@@ -276,6 +279,19 @@ def _kind_number(kind, program=None, depth=0):
     symbol = kind.symbol if isinstance(kind, Reference) else kind
     if not isinstance(symbol, Symbol):
         return key
+    if symbol.is_unresolved and program is not None and scope is not None:
+        # A kind from a module used whole (``use gen_mod`` then real(dp)).
+        for table in _scopes(scope):
+            for container in table.containersymbols:
+                if not container.wildcard_import:
+                    continue
+                module = program.module(container.name)
+                found = module.symbol_table.lookup(symbol.name, otherwise=None,
+                                                   scope_limit=module) \
+                    if module is not None else None
+                if found is not None and not found.is_unresolved and \
+                        found.visibility != Symbol.Visibility.PRIVATE:
+                    return _kind_number(found, program, depth + 1)
     if symbol.is_import and program is not None:
         module = program.module(symbol.interface.container_symbol.name)
         name = symbol.interface.orig_name or symbol.name

@@ -117,3 +117,38 @@ contains
   end subroutine run
 end module gen
 """.replace("KINDS", QUAD_KINDS[kinds]), schedule)
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_kind_from_a_module_the_caller_uses_whole(schedule, tmp_path):
+    """``use gen_mod`` then ``real(dp) :: x`` and ``sq(x)``: the caller's
+    kind was not worked out through the wildcard use, and the call refused
+    as ambiguous."""
+    harness.check_source(tmp_path, "k.f90", """\
+        ! adfort: routine=caller dep=y indep=x
+        ! adfort: init x=0.5:2
+        module gen_mod
+          implicit none
+          integer, parameter :: sp = 4, dp = 8
+          interface sq
+            module procedure sq4, sq8
+          end interface sq
+        contains
+          function sq4(x) result(r)
+            real(sp), intent(in) :: x
+            real(sp) :: r
+            r = x*x
+          end function sq4
+          function sq8(x) result(r)
+            real(dp), intent(in) :: x
+            real(dp) :: r
+            r = x*x*x
+          end function sq8
+        end module gen_mod
+        subroutine caller(x, y)
+          use gen_mod
+          real(dp), intent(in) :: x
+          real(dp), intent(out) :: y
+          y = sq(x) + 1d0
+        end subroutine caller
+        """, schedule)
