@@ -220,8 +220,9 @@ def _aliased_inputs(actuals, formals, info, at_call, ctx):
     for actual, formal in zip(actuals, formals):
         actual = at_call.get(id(actual), actual)
         if formal is None or formal.name.lower() not in info.active or \
-                not is_variable(actual) or is_derived_value(actual):
-            continue
+                not is_variable(actual) or is_derived_value(actual) or \
+                getattr(actual, "member", None) is not None:
+            continue    # (components of one structure: other storage)
         adj = ctx.adjoint_symbol(actual.symbol)
         if adj is not None:
             written = formal is getattr(info.unit, "result", None) or not hasattr(
