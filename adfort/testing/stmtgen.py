@@ -75,8 +75,9 @@ class StmtGen:
                 v.is_array and v.decl != "assumed_size"
                 for v in self.s.readable()):
             choices += [("lookup", 1)]
-            if any(v.is_array and v.decl != "assumed_size" and len(v.dims) == 1
-                   for v in self.s.writable()):
+            if f.get("self_lookup") and any(
+                    v.is_array and v.decl != "assumed_size" and len(v.dims) == 1
+                    for v in self.s.writable()):
                 choices += [("self_lookup", 1)]
         if self.s.loops and f["exit_cycle"] and self.s.in_loop:
             choices += [("exitcycle", 1)]

@@ -14,7 +14,7 @@ overwrite that its own adjoint still needs, as for any other overwrite.
 import re
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Reference)
+    ArrayReference, Assignment, BinaryOperation, Call, IntrinsicCall, Literal, Range, Reference)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, DataSymbol, RoutineSymbol, ScalarType)
 
@@ -232,11 +232,19 @@ def _aliased_inputs(actuals, formals, info, at_call, ctx):
     for group in uses.values():
         if len(group) < 2:
             continue
-        inputs = [(actual, adj) for actual, adj, written in group if not written]
+        # Only a section may be copied in and out (an element or a whole
+        # array is passed by address: sharing its adjoint loses nothing).
+        inputs = [(actual, adj) for actual, adj, written in group
+                  if not written and _section(actual)]
         keep_one = len(inputs) == len(group)
         for actual, adj in inputs[1:] if keep_one else inputs:
             found[id(actual)] = adj
     return found
+
+
+def _section(actual):
+    return isinstance(actual, ArrayReference) and any(
+        isinstance(index, Range) for index in actual.indices)
 
 
 def _aliased_adjoint(actual, formal, adj, ctx, prologue, epilogue):
