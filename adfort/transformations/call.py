@@ -186,22 +186,8 @@ def _adjoint_actual(actual, formal, reverser, prologue, epilogue):
                                 ctx.types.adjoint_datatype(value_type(actual)), ctx.taken)
             prologue.extend(zero_statements(scratch, ctx.table, ctx.taken))
             return Reference(scratch)
-        element = _scalar_type(value_type(actual))
-        if rank == 0:
-            scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH, element, ctx.taken)
-        else:
-            scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH, ArrayType(
-                element, [ArrayType.Extent.DEFERRED] * rank), ctx.taken)
-            extents = [IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [
-                actual.copy(), ("dim", Literal(str(d), INTEGER_TYPE))])
-                for d in range(1, rank + 1)]
-            prologue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
-                ArrayReference.create(scratch, extents)]))
-            epilogue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
-                Reference(scratch)]))
-        prologue.append(Assignment.create(Reference(scratch),
-                                          real_literal(0, real_kind(scratch))))
-        return Reference(scratch)
+        return _zeroed_scratch(actual, _scalar_type(value_type(actual)), ctx, prologue,
+                               epilogue)
     raise AdfortError(
         f"'{actual.debug_string()}' is passed where the callee differentiates its "
         "argument, but adfort cannot give it an adjoint here: pass a variable",
@@ -247,21 +233,23 @@ def _section(actual):
         isinstance(index, Range) for index in actual.indices)
 
 
-def _aliased_adjoint(actual, formal, adj, ctx, prologue, epilogue):
-    """A zeroed scratch adjoint for `actual`, a variable the call is also
-    given in an earlier argument; the epilogue adds it to the adjoint of
-    what `actual` names (the whole array for an element starting an array
-    dummy)."""
+def _aliased_adjoint(actual, adj, ctx, prologue, epilogue):
+    """A zeroed scratch adjoint for `actual`, a section of a variable the
+    call is also given in another argument; the epilogue adds it to the
+    adjoint of the section."""
     target = adjoint_reference(actual, adj)
-    if isinstance(actual, ArrayReference) and expr_rank(actual) == 0 and \
-            symbol_rank(formal) > 0:
-        scratch = _element_scratch(actual, ctx, prologue, epilogue)
-        whole = Reference(adj)
-        epilogue.insert(0, Assignment.create(whole, BinaryOperation.create(
-            BinaryOperation.Operator.ADD, whole.copy(), Reference(scratch.symbol))))
-        return scratch
+    added = []
+    scratch = _zeroed_scratch(actual, _scalar_type(adj.datatype), ctx, prologue, added)
+    epilogue.append(Assignment.create(target, BinaryOperation.create(
+        BinaryOperation.Operator.ADD, target.copy(), scratch.copy())))
+    epilogue.extend(added)
+    return scratch
+
+
+def _zeroed_scratch(actual, element, ctx, prologue, epilogue):
+    """A scratch variable of `actual`'s shape and type `element`, zeroed in
+    `prologue` (allocated there and freed in `epilogue` for an array)."""
     rank = expr_rank(actual)
-    element = _scalar_type(adj.datatype)
     if rank == 0:
         scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH, element, ctx.taken)
     else:
@@ -272,12 +260,9 @@ def _aliased_adjoint(actual, formal, adj, ctx, prologue, epilogue):
             for d in range(1, rank + 1)]
         prologue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
             ArrayReference.create(scratch, extents)]))
-    prologue.append(Assignment.create(Reference(scratch), real_literal(0, real_kind(scratch))))
-    epilogue.append(Assignment.create(target, BinaryOperation.create(
-        BinaryOperation.Operator.ADD, target.copy(), Reference(scratch))))
-    if rank > 0:
         epilogue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
             Reference(scratch)]))
+    prologue.append(Assignment.create(Reference(scratch), real_literal(0, real_kind(scratch))))
     return Reference(scratch)
 
 
@@ -357,8 +342,7 @@ def reverse_call(call, reverser, target=None):
         if formal.name.lower() in info.active:
             if id(actual) in scratch_for:
                 with_adjoints.append(((formal, True), _aliased_adjoint(
-                    actual, formal, scratch_for[id(actual)], reverser.ctx, prologue,
-                    epilogue)))
+                    actual, scratch_for[id(actual)], reverser.ctx, prologue, epilogue)))
                 continue
             with_adjoints.append(((formal, True), _adjoint_actual(
                 actual, formal, reverser, prologue, epilogue)))
