@@ -387,10 +387,11 @@ def _calls_inner_first(routine):
                 visit(child)
         if isinstance(node, Call):
             order.append(node)
-    statements = []
+    statements, seen = [], set()
     for node in routine.walk(Call):
         statement = _statement_of(node)
-        if statement is not None and all(s is not statement for s in statements):
+        if statement is not None and id(statement) not in seen:
+            seen.add(id(statement))
             statements.append(statement)
     found = []
     for statement in reversed(statements):
