@@ -25,6 +25,8 @@ from psyclone.psyir.symbols import ArrayType
 from adfort import naming
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, int_literal
+from adfort.optional import callee_formals, matched_formals
+from adfort.program import user_calls
 from adfort.symbols import new_local
 
 
@@ -266,8 +268,6 @@ def measured_links(unit, chosen, schedule):
     :param chosen: the routines differentiated (the callees considered).
     :param schedule: the reversal schedule so far.
     """
-    from adfort.optional import callee_formals, matched_formals
-    from adfort.program import user_calls
     links = set()
     for call in user_calls(unit.work):
         callee = unit.calls.get(id(call))
