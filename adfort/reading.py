@@ -81,11 +81,16 @@ def free_form_evidence(text, decisive=True):
 
 def fixed_form_columns(source):
     """Drop columns 73 and beyond of fixed-form statements, as compilers do
-    (old sources keep card sequence numbers there)."""
+    (old sources keep card sequence numbers there), and make debugging lines
+    (``D`` in column 1) comments, as gfortran's ``-fd-lines-as-comments``
+    and other compilers' default: every later pass then reads them alike
+    (gfortran refuses them without one of its ``-fd-lines-as-…`` options)."""
     lines = []
     for line in source.splitlines(keepends=True):
         body = line.rstrip("\r\n")
-        if body[:1] not in ("c", "C", "*", "!") and len(body) > 72:
+        if body[:1] in ("d", "D"):
+            line = "C" + line[1:]
+        elif body[:1] not in ("c", "C", "*", "!") and len(body) > 72:
             line = body[:72] + line[len(body):]
         lines.append(line)
     return "".join(lines)

@@ -9,6 +9,8 @@
 - A GO TO to a labelled END statement (``99 END``) is a jump to the end of
   the routine (it was "jump to label 99, which no executable statement of
   this routine has").
+- Debugging lines (``D`` in column 1) are comments, as gfortran's
+  ``-fd-lines-as-comments`` (in a unit with a GO TO they were code).
 - A DO loop with a REAL variable (deleted from Fortran 95) is a clear error
   at its line (it was a bare "Fortran syntax error").
 """
@@ -155,6 +157,23 @@ C adfort: init X=0.5:1.5 Y=0
       IF (G .GT. 0.5D0) GOTO 999
       G = G + X
   999 END
+""",
+    # A debugging line (D in column 1) is a comment, as gfortran's
+    # -fd-lines-as-comments: it was code in a unit with a GO TO (the front
+    # end's restructuring read it so) and a comment elsewhere.
+    "debugging lines in a unit with a go to": """\
+C adfort: routine=SQ dep=Y indep=X
+C adfort: init X=0.5:1.5 Y=0
+C adfort: fflags=-fd-lines-as-comments
+      SUBROUTINE SQ(X, Y)
+      DOUBLE PRECISION X, Y
+      Y = X*X
+D     Y = 0.0D0
+d     WRITE (*,*) 'Y = ', Y
+      IF (Y .GT. 1.2D0) GO TO 20
+      Y = 2.0D0*Y
+   20 CONTINUE
+      END
 """,
 }
 
