@@ -772,7 +772,10 @@ def _generic(match, names):
 
 _TYPE_DECLARATION = re.compile(
     r"^(?P<lead>\s*)(?P<type>double\s+precision|(?:real|integer|logical)"
-    r"(?:\s*\*\s*\d+|\s*\([^)]*\))?)\s*(?:::)?\s*(?P<entities>[a-z].*)$", re.IGNORECASE)
+    r"(?:\s*\*\s*\d+|\s*\([^)]*\))?)"
+    # attributes (``, intent(in)``, ``, dimension(*)``), then ``::``
+    r"(?:(?P<attributes>(?:\s*,\s*[a-z]+(?:\s*\((?:[^()]|\([^()]*\))*\))?)+)\s*::"
+    r"|\s*(?:::)?)\s*(?P<entities>[a-z].*)$", re.IGNORECASE)
 
 
 # What a declaration of an assumed-size array holds (``*)`` once blanks are
@@ -804,7 +807,10 @@ def split_assumed_size_declarations(source, fixed_form):
         entities = _split_dims(match.group("entities"))
         if len(entities) < 2 or "!" in match.group("entities"):
             continue
-        statements = "; ".join(f"{match.group('type')} {e}" for e in entities)
+        spec = match.group("type")
+        if match.group("attributes"):
+            spec = f"{spec}{match.group('attributes')} ::"
+        statements = "; ".join(f"{spec} {e}" for e in entities)
         lines[number] = body[:width] + match.group("lead") + statements + line[len(body):]
     return "".join(lines)
 

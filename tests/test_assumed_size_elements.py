@@ -304,3 +304,39 @@ def test_assumed_size_array_on_a_named_joint_link_is_a_clear_error(tmp_path):
     assert "k.f:17:" in done.stderr and "'x' is an assumed-size array" in done.stderr, \
         done.stderr
     assert not (tmp_path / "o.f90").exists()
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_explicit_and_assumed_size_arrays_in_one_declaration(schedule, tmp_path):
+    # CSR matrix-vector product as SPARSKIT's amux declares it: the module
+    # could not be read at all.
+    harness.check_source(tmp_path, "k.f90", """\
+        ! adfort: routine=apply dep=y indep=a,x
+        ! adfort: init n=4 a=0.5:1.5 x=0.5:1.5 y=0
+        module csr
+          implicit none
+        contains
+          subroutine apply(n, a, x, y)
+            integer, intent(in) :: n
+            real(8), intent(in) :: a(7), x(n)
+            real(8), intent(out) :: y(n)
+            integer :: ia(5), ja(7)
+            ia = [1, 3, 5, 6, 8]
+            ja = [1, 2, 2, 3, 1, 3, 4]
+            call amux(n, x, y, a, ja, ia)
+          end subroutine apply
+          subroutine amux(n, x, y, a, ja, ia)
+            integer, intent(in) :: n
+            integer, intent(in) :: ia(n+1), ja(*)
+            real(8), intent(in) :: a(*), x(n)
+            real(8), intent(out) :: y(n)
+            integer :: i, k
+            do i = 1, n
+              y(i) = 0
+              do k = ia(i), ia(i+1) - 1
+                y(i) = y(i) + a(k)*sin(x(ja(k)))
+              end do
+            end do
+          end subroutine amux
+        end module csr
+        """, schedule)

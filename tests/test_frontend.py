@@ -59,6 +59,15 @@ def test_assumed_size_declarations_are_split_on_the_same_line():
                    "DOUBLE PRECISION X(*); DOUBLE PRECISION J\n")
 
 
+def test_declarations_with_attributes_are_split_too():
+    # integer, intent(in) :: ia(n+1), ja(*) (CSR, SPARSKIT): PSyclone could
+    # not read the module ("cannot read 'MODULE m'").
+    source = "    integer, intent(in) :: ia(n+1), ja(*)\n    real(8) :: c(m, 0:2), d(n*(m+1), *)\n"
+    out = split_assumed_size_declarations(source, fixed_form=False)
+    assert out == ("    integer, intent(in) :: ia(n+1); integer, intent(in) :: ja(*)\n"
+                   "    real(8) c(m, 0:2); real(8) d(n*(m+1), *)\n")
+
+
 def test_fixed_form_model_with_assumed_size_reads(tmp_path):
     src = tmp_path / "k.f"
     src.write_text("      SUBROUTINE K(N, A, X, S)\n"
