@@ -672,6 +672,35 @@ def test_unreadable_module_procedure_changing_an_active_module_variable(tmp_path
     assert_clean_failure(done, tmp_path, "eq.f90:11:", "EQUIVALENCE is not supported")
 
 
+def test_module_with_equivalence_used_by_the_routine(tmp_path):
+    """A module of the file PSyclone cannot read (KPP's kpp_Global with
+    ``EQUIVALENCE(C(1), VAR(1))``): the message said its variables were of
+    unknown type and the module was not found, give its file."""
+    write(tmp_path / "kpp.f90", """\
+        module eq_global
+          implicit none
+          integer, parameter :: dp = 8, nspec = 4, nvar = 3, nfix = 1
+          real(kind=dp) :: c(nspec)
+          real(kind=dp) :: var(nvar), fix(nfix)
+          equivalence (c(1), var(1))
+          equivalence (c(4), fix(1))
+        end module eq_global
+        module eq_m
+          use eq_global
+        contains
+          subroutine step(k, y)
+            real(dp) :: k, y
+            var(1) = var(1) - k*var(1)*fix(1)
+            y = sum(c(1:nvar))
+          end subroutine step
+        end module eq_m
+        """)
+    done = run(["diff", "kpp.f90", "--routine", "step", "--dep", "y", "--indep", "k"], tmp_path)
+    assert_clean_failure(done, tmp_path, "kpp.f90:6:", "cannot read 'MODULE eq_global'",
+                         "EQUIVALENCE is not supported")
+    assert "not found" not in done.stderr
+
+
 @pytest.mark.parametrize("schedule", ["split", "joint"])
 def test_pointer_associated_in_the_loop_it_is_taped_in(schedule, tmp_path):
     """``tn => tr(:, 2)`` at the top of each time step: the tape room for

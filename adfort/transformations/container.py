@@ -525,6 +525,12 @@ class _ProgramBuild:
                               resolve=unit.module_variable, **self.fence_options)
             except AdfortError as err:
                 missing = self._missing_modules(unit)
+                for module in missing:
+                    # In a file read, but PSyclone could not represent it
+                    # (EQUIVALENCE in KPP's kpp_Global): say why.
+                    unreadable = self.program.unreadable(module)
+                    if unreadable is not None and "is unknown" in err.message:
+                        raise unreadable from None
                 if missing and "is unknown" in err.message:
                     err.message += (f"; module {', '.join(missing)} was not found: give "
                                     "its file after the main file or its directory with -I")
