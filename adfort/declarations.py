@@ -24,7 +24,12 @@ equivalent, written here before parsing:
 - the ``CONTIGUOUS`` attribute is dropped (``real(rk), contiguous,
   intent(in) :: h(:)``, a ``CONTIGUOUS :: h`` statement): it only lets the
   compiler assume what the actual arguments are; adfort's routines take
-  them as plain assumed-shape arrays.
+  them as plain assumed-shape arrays;
+- the ``PROTECTED`` attribute of module variables is dropped likewise (a
+  ``PROTECTED :: a`` statement too): outside its module such a variable is
+  only read, which adfort's generated modules do as well; the names are
+  collected so that a differentiated routine writing one (which its
+  adjoint module could not) is refused.
 
 Statements keep their lines, so messages still name the user's lines.
 """
@@ -119,8 +124,11 @@ class _Implicit:
         return self.types.get(name[0].lower())
 
 
-def rewrite_specifications(source, fixed_form, path=None):
+def rewrite_specifications(source, fixed_form, path=None, protected=None):
     """Rewrite the idioms listed in the module docstring in `source`.
+
+    :param protected: a set to which the (lower-case) names of the
+        PROTECTED variables are added.
 
     :raises AdfortError: for a DO loop with a REAL variable (at
         ``path:line`` of `source`).
@@ -135,6 +143,7 @@ def rewrite_specifications(source, fixed_form, path=None):
     for stmt in statements:
         if not stmt.shared:
             _drop_contiguous(stmt)
+            _drop_protected(stmt, protected if protected is not None else set())
             _split_renaming_use(stmt)
         header = _TYPED_HEADER.match(stmt.code)
         if header:
@@ -204,6 +213,27 @@ def _drop_contiguous(stmt):
         return
     attributes, entities = stmt.code.split("::", 1)
     kept = [a for a in split_top_level(attributes) if a.strip().lower() != "contiguous"]
+    stmt.new = ",".join(kept).rstrip() + " ::" + entities
+
+
+_PROTECTED = re.compile(r"^\s*protected\s*(?:::)?\s*(?P<names>[a-z_][\w\s,]*)$", re.IGNORECASE)
+_HAS_PROTECTED = re.compile(r",\s*protected\s*(?=,|::)", re.IGNORECASE)
+
+
+def _drop_protected(stmt, names):
+    """Drop the PROTECTED attribute of a declaration, or a PROTECTED
+    statement, adding the variables' names to `names`."""
+    match = _PROTECTED.match(stmt.code)
+    if match:
+        names.update(n.strip().lower() for n in match.group("names").split(",") if n.strip())
+        stmt.new = ""
+        return
+    code = stmt.new if stmt.new is not None else stmt.code
+    if "::" not in code or not _HAS_PROTECTED.search(code.split("::", 1)[0] + "::"):
+        return
+    attributes, entities = code.split("::", 1)
+    kept = [a for a in split_top_level(attributes) if a.strip().lower() != "protected"]
+    names.update(_entity_name(e) for e in _split_entities(entities))
     stmt.new = ",".join(kept).rstrip() + " ::" + entities
 
 

@@ -8,7 +8,7 @@ import re
 
 from psyclone.psyir.nodes import (
     ArrayConstructor, ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock,
-    IntrinsicCall, Loop, Reference, Schedule, Statement, UnaryOperation, WhileLoop)
+    IntrinsicCall, Loop, Reference, Routine, Schedule, Statement, UnaryOperation, WhileLoop)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, DataSymbol, ScalarType, StaticInterface, UnresolvedType)
 
@@ -672,6 +672,31 @@ def _reaches_active(expr, active):
         args = operands(expr)
         return any(_reaches_active(args[i], active) for i in differentiable_args(expr))
     return False
+
+
+def check_protected_writes(routine, protected, filename):
+    """A module variable declared PROTECTED that `routine` (differentiated)
+    assigns: its motions, in another module, could not.
+
+    :param protected: lower-case names of the PROTECTED variables read.
+    :raises AdfortError: at the assignment.
+    """
+    if not protected:
+        return
+    for assignment in routine.walk(Assignment):
+        symbol = assignment.lhs.symbol
+        if symbol.name.lower() not in protected:
+            continue
+        owner = symbol.find_symbol_table(assignment)
+        if owner is not None and owner.node is not None and owner.node.ancestor(
+                Routine, include_self=True) is not None and not symbol.is_import \
+                and not symbol.is_unresolved:
+            continue    # a local variable of the same name
+        raise AdfortError(
+            f"'{symbol.name}' is a PROTECTED module variable that this routine assigns: the "
+            "routines adfort generates, in another module, cannot change it; drop PROTECTED "
+            "from its declaration or set it outside the routine differentiated",
+            where(assignment, filename))
 
 
 def check_active_workspaces(routine, dependents, independents, active, filename):

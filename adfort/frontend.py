@@ -67,8 +67,9 @@ def _read_file(path, preprocessing, plan):
     source, dropped, kept = plan.prune(path, loaded) if plan is not None \
         else (loaded.source, {}, None)
     origin = _compose(origin, kept)
+    protected = set()
     try:
-        source = rewrite_specifications(source, fixed, path)
+        source = rewrite_specifications(source, fixed, path, protected)
     except AdfortError as err:
         raise _relocated(err, origin) from None
     try:
@@ -127,6 +128,7 @@ def _read_file(path, preprocessing, plan):
         for unit in tree.walk((Routine, Container)):
             unit.adfort_origin = origin
     tree.adfort_passive = passive
+    tree.adfort_protected = protected
     mark_checkpointed_loops(tree, steps, hoisted)
     tree.adfort_dropped = {name for names in dropped.values() for name in names}
     # Routines made from internal procedures: in adfort's working copy only,

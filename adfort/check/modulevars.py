@@ -22,13 +22,17 @@ def module_variables(trees, path, names):
     (the driver saves and restores them around every call)."""
     found = []
     for tree, tree_path in trees:
+        # (PROTECTED ones cannot be set outside their module: nothing the
+        # routines differentiated may change, adfort's fence says.)
+        protected = getattr(tree, "adfort_protected", set())
         for container in tree.walk(Container):
             if isinstance(container, FileContainer):
                 continue
             ctable = container.symbol_table
             for symbol in ctable.datasymbols:
                 if symbol.is_constant or symbol.visibility != Symbol.Visibility.PUBLIC \
-                        or isinstance(symbol.interface, ImportInterface):
+                        or isinstance(symbol.interface, ImportInterface) \
+                        or symbol.name.lower() in protected:
                     continue
                 var = _variable(symbol, container, ctable, names, tree_path, len(found) + 1)
                 if var is not None:

@@ -21,7 +21,7 @@ from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
 from adfort.fence import (
     check_active_workspaces, check_arguments, check_component_allocations,
-    check_polymorphic_dummies, check_renamed_active, check_routine)
+    check_polymorphic_dummies, check_protected_writes, check_renamed_active, check_routine)
 from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
 from adfort.saved import check_carried_state, check_saved_state
@@ -535,6 +535,7 @@ class _ProgramBuild:
                     err.message += (f"; module {', '.join(missing)} was not found: give "
                                     "its file after the main file or its directory with -I")
                 raise
+            check_protected_writes(unit.original, self._protected(), filename)
             if unit is self.top:
                 check_active_workspaces(unit.original, self.dependents, self.independents,
                                         active, filename)
@@ -623,6 +624,13 @@ class _ProgramBuild:
                         "are), so no adjoint can match the compiled code; store the "
                         "function's values in an array before the WHERE and use that",
                         where(assign, filename))
+
+    def _protected(self):
+        """Lower-case names of the PROTECTED variables of the files read."""
+        names = set()
+        for tree in self.program.trees:
+            names |= getattr(tree, "adfort_protected", set())
+        return names
 
     def _missing_modules(self, unit):
         """Names of the modules `unit` uses that no file provides."""
