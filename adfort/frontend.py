@@ -85,6 +85,7 @@ def _read_file(path, preprocessing, plan):
     origin = _compose(origin, moved)
     source = generic_intrinsic_names(source, fixed)
     source = two_argument_atan(source)
+    source = positional_dims(source)
     source = standard_complex_types(source, fixed)
     source = lower_forall(source, fixed)
     source = unlabel_do_loops(source, fixed)
@@ -689,6 +690,70 @@ def two_argument_atan(source):
             code = map_outside_strings(code, _atan2_calls)
         out.append(code + comment)
     return "".join(out)
+
+
+# Reductions whose second argument is DIM when it is an integer, MASK when
+# it is logical: PSyclone cannot tell which form SUM(a, 1) is.
+_REDUCTION = re.compile(r"\b(sum|product|maxval|minval|maxloc|minloc|norm2|any|all|count|"
+                        r"iall|iany|iparity|parity)\s*\(", re.IGNORECASE)
+_DECLARATION_START = re.compile(
+    r"^\s*(?:\d+\s+)?(?:double\s*precision|real|integer|logical|complex|character|type\s*\(|"
+    r"dimension|common|external|intrinsic|function)\b", re.IGNORECASE)
+
+
+def positional_dims(source):
+    """``SUM(a, 1)`` as ``SUM(a, dim=1)`` (an integer literal second argument
+    is the DIM of SUM, PRODUCT, MAXVAL… by the standard), in code with the
+    call on one line.  A name the source declares or defines itself (an
+    array ``count(n, 2)``, a function ``sum``) keeps its calls as they are."""
+    if not _REDUCTION.search(source):
+        return source
+    taken = set()
+    for line in source.splitlines():
+        code, _ = split_comment(line)
+        if _DECLARATION_START.match(code):
+            taken |= {m.group(1).lower() for m in _REDUCTION.finditer(code + "(")}
+            taken |= {w.lower() for w in re.findall(r"\w+", code)
+                      if _REDUCTION.match(w + "(")}
+    out = []
+    for line in source.splitlines(keepends=True):
+        code, comment = split_comment(line)
+        if _REDUCTION.search(code) and not _DECLARATION_START.match(code):
+            code = map_outside_strings(code, lambda text: _named_dims(text, taken))
+        out.append(code + comment)
+    return "".join(out)
+
+
+def _named_dims(code, taken):
+    result, position = [], 0
+    for match in _REDUCTION.finditer(code):
+        if match.start() < position or match.group(1).lower() in taken:
+            continue
+        depth, end = 0, None
+        for index in range(match.end() - 1, len(code)):
+            depth += {"(": 1, ")": -1}.get(code[index], 0)
+            if depth == 0:
+                end = index
+                break
+        if end is None:
+            continue
+        inside = code[match.end():end]
+        arguments = split_top_level(inside)
+        if len(arguments) < 2 or not re.fullmatch(r"\s*\d+\s*", arguments[1]) \
+                or "=" in arguments[0]:
+            continue
+        depth, second = 0, None
+        for index, char in enumerate(inside):
+            depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(char, 0)
+            if char == "," and depth == 0:
+                second = index + 1
+                break
+        if second is None:
+            continue
+        result.append(code[position:match.end()] + inside[:second] + " dim="
+                      + inside[second:].lstrip())
+        position = end
+    return "".join(result) + code[position:]
 
 
 def _atan2_calls(code):

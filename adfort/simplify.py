@@ -48,7 +48,7 @@ from typing import Callable, Iterable, List, Optional, Tuple, Union
 from psyclone.psyir.nodes import (
     Assignment, BinaryOperation, Call, DataNode, IntrinsicCall, Literal,
     Node, Operation, Reference, UnaryOperation)
-from psyclone.psyir.symbols import DataSymbol, ScalarType
+from psyclone.psyir.symbols import ArrayType, DataSymbol, ScalarType
 
 from adfort.constants import (
     fits, is_literal_value, kind_number, make_constant, numeric_constant)
@@ -102,6 +102,16 @@ def _is_array(dtype) -> bool:
     if partial is not None:
         dtype = partial
     return not isinstance(dtype, ScalarType)
+
+
+def _array_value(node: Node) -> bool:
+    '''Whether the value of expression node is an array, as adfort's rank
+    rules tell (where PSyclone's types cannot).'''
+    from adfort.arrays import expr_rank   # (late: arrays' imports reach adfort.simplify)
+    try:
+        return expr_rank(node) > 0
+    except Exception:  # pylint: disable=broad-except
+        return False
 
 
 def _node_type(node: Node) -> Optional[ScalarType]:
@@ -198,10 +208,19 @@ def _is_assignment_rhs(node: Node) -> bool:
 
 def _flows_elementally_to_assignment(node: Node) -> bool:
     '''Whether the value of node only passes through (elemental) operations
-    before being assigned, so an array may be replaced by a scalar.'''
+    before being assigned, so an array may be replaced by a scalar (not
+    where the assignment gives a deferred-shape array its shape: an
+    allocatable temporary, whose uses need an array).'''
     while isinstance(node.parent, Operation):
         node = node.parent
-    return _is_assignment_rhs(node)
+    return _is_assignment_rhs(node) and not _shaped_by(node)
+
+
+def _shaped_by(rhs: Node) -> bool:
+    '''Whether the assignment of `rhs` gives a deferred-shape array its
+    shape.'''
+    shape = getattr(_dtype(rhs.parent.lhs), "shape", None) or ()
+    return any(extent is ArrayType.Extent.DEFERRED for extent in shape)
 
 
 def _is_user_call_argument(node: Node) -> bool:
@@ -225,13 +244,16 @@ def _typed_constant_for(node: Node, operands: Tuple[Node, Node],
     '''
     types = [_node_type(opnd) for opnd in operands]
     result = _promote(*types)
-    arrays = any(_is_array(_dtype(opnd)) for opnd in operands
+    # (PSyclone cannot tell the type of an array intrinsic's result: MATMUL,
+    # SPREAD, SUM(…, dim) are arrays too, and a scalar zero in their place
+    # made SPREAD(0.0, 2, n) and MATMUL(0.0, a), which do not compile.)
+    arrays = any(_is_array(_dtype(opnd)) or _array_value(opnd) for opnd in operands
                  if not isinstance(opnd, Literal))
     if result is not None:
         if arrays and not _flows_elementally_to_assignment(node):
             return None
         return make_constant(Fraction(value), result)
-    if _is_assignment_rhs(node):
+    if _is_assignment_rhs(node) and not (arrays and _shaped_by(node)):
         return make_constant(Fraction(value), fallback)
     return None
 

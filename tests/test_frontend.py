@@ -104,3 +104,15 @@ def test_external_statements_for_called_routines_are_commented_out():
     out = drop_external_statements(source, fixed_form=False).splitlines()
     assert out[1] == "  external :: f"          # a dummy procedure: kept (and fenced)
     assert out[2] == "! external helper"
+
+
+def test_positional_dim_of_reductions_is_named():
+    from adfort.frontend import positional_dims
+    source = ("  s = sum(a, 1) + maxval(g(b, c), 2)*count(m, 1) + sum(x, mask)\n"
+              "  w = 'sum(a, 1)' ! sum(a, 1)\n")
+    assert positional_dims(source) == (
+        "  s = sum(a, dim=1) + maxval(g(b, c), dim=2)*count(m, dim=1) + sum(x, mask)\n"
+        "  w = 'sum(a, 1)' ! sum(a, 1)\n")
+    # An array the source declares with a reduction's name keeps its subscripts.
+    declared = "  integer :: count(3, 3)\n  s = count(1, 2) + sum(a, 1)\n"
+    assert positional_dims(declared) == declared.replace("sum(a, 1)", "sum(a, dim=1)")
