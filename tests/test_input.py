@@ -820,3 +820,48 @@ def test_automatic_array_sized_by_a_module_variables_component(tmp_path):
         """)
     done = run(["diff", "k.f90", "--routine", "r", "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(done, tmp_path, "k.f90:8:", "the bounds of 'w'", "allocatable")
+
+
+def test_two_active_module_variables_of_one_name(tmp_path):
+    """RRTMG's layout (every rrsw_kgNN module declares absa, rayl…): two
+    active module variables of one name were reported as the routine's own
+    variable ("'all_bands' has its own 'coef'"), which it has not."""
+    write(tmp_path / "kg.f90", """\
+        module kg_a
+          implicit none
+          real(8) :: coef = 2.0d0
+        end module kg_a
+        module kg_b
+          implicit none
+          real(8) :: coef = 3.0d0
+        end module kg_b
+        module bands
+          implicit none
+        contains
+          subroutine band_a(x, y)
+            use kg_a, only: coef
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            y = coef*x**2
+          end subroutine band_a
+          subroutine band_b(x, y)
+            use kg_b, only: coef
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            y = coef*sin(x)
+          end subroutine band_b
+          subroutine all_bands(x, total)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: total
+            real(8) :: ya, yb
+            call band_a(x, ya)
+            call band_b(x, yb)
+            total = ya + yb
+          end subroutine all_bands
+        end module bands
+        """)
+    done = run(["diff", "kg.f90", "--routine", "all_bands", "--dep", "total", "--indep",
+                "x,kg_a::coef,kg_b::coef"], tmp_path)
+    assert_clean_failure(done, tmp_path, "kg.f90:24:", "'kg_a::coef' and 'kg_b::coef'",
+                         "rename one of the variables")
+    assert "has its own" not in done.stderr

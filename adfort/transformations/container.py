@@ -699,8 +699,16 @@ class _ProgramBuild:
         if another module's variable or `unit`'s own takes the name."""
         symbol = self._module_adjoint(module, name)
         own = unit.work.symbol_table.lookup(name, otherwise=None, scope_limit=unit.work)
-        if held.setdefault(name, symbol) is not symbol or (own is not None
-                                                           and unit.owns(own)):
+        if held.setdefault(name, symbol) is not symbol:
+            other = next((m for (m, n), s in self.module_adjoint_symbols.items()
+                          if n == name and s is held[name]), "another module")
+            raise AdfortError(
+                f"the module variables '{other}::{name}' and '{module}::{name}' both carry "
+                f"derivatives in routines '{unit.name}' calls: adfort cannot yet hold two "
+                f"adjoints named '{naming.adjoint(name)}' in one routine; rename one of the "
+                "variables",
+                where(unit.original, self.filename))
+        if own is not None and unit.owns(own):
             raise AdfortError(
                 f"the module variable '{module}::{name}' carries derivatives in routines "
                 f"'{unit.name}' calls, but '{unit.name}' has its own '{name}': rename one "
