@@ -128,3 +128,16 @@ def test_private_module_variable_is_an_error(tmp_path):
     assert "model.f90:28:" in result.stderr and "'cd'" in result.stderr \
         and "make it public" in result.stderr, result.stderr
     assert not (tmp_path / "model_ad.f90").exists()
+
+
+def test_private_module_variables_are_named_together(tmp_path):
+    # A module of private tables: each run named only the first.
+    source = PRIVATE.replace("real(r8), parameter :: cd = 1.2e-3_r8",
+                             "real(r8) :: cd = 1.2e-3_r8, ce = 1.1e-3_r8").replace(
+        "y = cd*x*abs(x)", "y = cd*x*abs(x) + ce*x")
+    (tmp_path / "model.f90").write_text(source)
+    result = _adfort(["diff", "model.f90", "--dep", "tau", "--indep", "u",
+                      "-o", "model_ad.f90"], tmp_path)
+    assert result.returncode == 1
+    assert "'cd', 'ce' are private variables" in result.stderr \
+        and "public :: cd, ce" in result.stderr, result.stderr

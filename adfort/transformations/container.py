@@ -1181,6 +1181,7 @@ def _check_private_variables(unit, filename):
     """Reject a routine that reads or writes a private variable of its
     module: the generated module only ``use``s that module, so its routines
     cannot reach the variable (private constants are copied instead)."""
+    private = {}      # module: {name: first statement using it}, in order
     for ref in unit.work.walk(Reference):
         if unit.owns(ref.symbol):
             continue
@@ -1190,11 +1191,18 @@ def _check_private_variables(unit, filename):
         module, symbol = found
         if symbol.visibility != Symbol.Visibility.PRIVATE or symbol.is_constant:
             continue
-        statement = ref.ancestor(Statement) or ref
+        private.setdefault(module, {}).setdefault(symbol.name, ref.ancestor(Statement) or ref)
+    for module, names in private.items():
+        # (All of them at once: a module of private tables would otherwise
+        # take one run per table.)
+        listed = ", ".join(names)
+        what = (f"'{listed}' is a private variable" if len(names) == 1 else
+                "'" + "', '".join(names) + "' are private variables")
         raise AdfortError(
-            f"'{symbol.name}' is a private variable of module '{module}' that "
-            f"'{unit.name}' uses: the generated module cannot reach it; make it public "
-            f"(public :: {symbol.name})", where(statement, filename))
+            f"{what} of module '{module}' that '{unit.name}' uses: the generated module "
+            f"cannot reach {'it' if len(names) == 1 else 'them'}; make "
+            f"{'it' if len(names) == 1 else 'them'} public (public :: {listed})",
+            where(next(iter(names.values())), filename))
 
 
 def _user_adjoints(paths, preprocessing=None):
