@@ -72,7 +72,7 @@ def is_complex_literal(node):
         [type(n).__name__ for n in node.parse_tree_nodes] == ["Complex_Literal_Constant"]
 
 
-def is_complex_value(expr, symbol_of=None):
+def is_complex_value(expr, symbol_of=None, memo=None):
     """Whether the value of expression `expr` is complex: a complex
     variable, literal or function result, or an operation taking one that
     does not return a real part or modulus of it.
@@ -80,7 +80,17 @@ def is_complex_value(expr, symbol_of=None):
     :param symbol_of: ``symbol_of(reference)``: the symbol whose
         declaration gives the type of a reference (a module variable seen
         through a USE); the reference's own symbol when None.
+    :param memo: {id(node): answer} of the operations already asked.
     """
+    if memo is not None and isinstance(expr, _OPERATION_NODES):
+        found = memo.get(id(expr))
+        if found is None:
+            found = memo[id(expr)] = _is_complex_value(expr, symbol_of, memo)
+        return found
+    return _is_complex_value(expr, symbol_of, memo)
+
+
+def _is_complex_value(expr, symbol_of, memo):
     from adfort.intrinsics import PASSIVE
     if is_complex_literal(expr):
         return True
@@ -99,19 +109,22 @@ def is_complex_value(expr, symbol_of=None):
             return True
         if name in _NEVER_COMPLEX or name in PASSIVE:
             return False
-        return any(is_complex_value(a, symbol_of) for a in expr.arguments)
+        return any(is_complex_value(a, symbol_of, memo) for a in expr.arguments)
     if isinstance(expr, BinaryOperation):
         return expr.operator.name in _DIFFERENTIABLE_BINARY and any(
-            is_complex_value(c, symbol_of) for c in expr.children)
+            is_complex_value(c, symbol_of, memo) for c in expr.children)
     if isinstance(expr, UnaryOperation):
         return expr.operator.name in _DIFFERENTIABLE_UNARY and \
-            is_complex_value(expr.children[0], symbol_of)
+            is_complex_value(expr.children[0], symbol_of, memo)
     if isinstance(expr, Call):
         # A user function: its result's declaration.
         return is_complex(getattr(expr.routine, "symbol", None))
     if isinstance(expr, ArrayConstructor):
-        return any(is_complex_value(c, symbol_of) for c in expr.children)
+        return any(is_complex_value(c, symbol_of, memo) for c in expr.children)
     return False
+
+
+_OPERATION_NODES = (BinaryOperation, UnaryOperation, IntrinsicCall, ArrayConstructor)
 
 
 def carries_derivative(symbol):

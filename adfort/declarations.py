@@ -29,7 +29,11 @@ equivalent, written here before parsing:
   ``PROTECTED :: a`` statement too): outside its module such a variable is
   only read, which adfort's generated modules do as well; the names are
   collected so that a differentiated routine writing one (which its
-  adjoint module could not) is refused.
+  adjoint module could not) is refused;
+- the ``VALUE`` attribute of dummy arguments is dropped (a ``VALUE :: x``
+  statement too): a dummy the routine never changes reads the same by value
+  and by reference; the names are collected (with their routine's) so that
+  a differentiated routine changing one is refused.
 
 Statements keep their lines, so messages still name the user's lines.
 """
@@ -124,11 +128,13 @@ class _Implicit:
         return self.types.get(name[0].lower())
 
 
-def rewrite_specifications(source, fixed_form, path=None, protected=None):
+def rewrite_specifications(source, fixed_form, path=None, protected=None, by_value=None):
     """Rewrite the idioms listed in the module docstring in `source`.
 
     :param protected: a set to which the (lower-case) names of the
         PROTECTED variables are added.
+    :param by_value: a set to which (routine, dummy) of the VALUE dummies
+        are added (lower-case names).
 
     :raises AdfortError: for a DO loop with a REAL variable (at
         ``path:line`` of `source`).
@@ -140,12 +146,16 @@ def rewrite_specifications(source, fixed_form, path=None, protected=None):
     nested = any(_NESTING.match(stmt.code) for stmt in statements)
     _drop_type_bindings(statements)
     unit = []
+    routine = None
     for stmt in statements:
+        header = _TYPED_HEADER.match(stmt.code)
+        if header:
+            routine = (re.match(r"\s*(\w*)", header.group("rest")).group(1) or "").lower()
         if not stmt.shared:
             _drop_contiguous(stmt)
             _drop_protected(stmt, protected if protected is not None else set())
+            _drop_value(stmt, routine, by_value if by_value is not None else set())
             _split_renaming_use(stmt)
-        header = _TYPED_HEADER.match(stmt.code)
         if header:
             if unit:
                 _rewrite_unit(unit, fixed_form, path, nested)
@@ -234,6 +244,28 @@ def _drop_protected(stmt, names):
     attributes, entities = code.split("::", 1)
     kept = [a for a in split_top_level(attributes) if a.strip().lower() != "protected"]
     names.update(_entity_name(e) for e in _split_entities(entities))
+    stmt.new = ",".join(kept).rstrip() + " ::" + entities
+
+
+_VALUE = re.compile(r"^\s*value\s*(?:::)?\s*(?P<names>[a-z_][\w\s,]*)$", re.IGNORECASE)
+_HAS_VALUE = re.compile(r",\s*value\s*(?=,|::)", re.IGNORECASE)
+
+
+def _drop_value(stmt, routine, found):
+    """Drop the VALUE attribute of a declaration, or a VALUE statement,
+    adding (routine, name) of the dummies to `found`."""
+    match = _VALUE.match(stmt.code)
+    if match:
+        found.update((routine, n.strip().lower())
+                     for n in match.group("names").split(",") if n.strip())
+        stmt.new = ""
+        return
+    code = stmt.new if stmt.new is not None else stmt.code
+    if "::" not in code or not _HAS_VALUE.search(code.split("::", 1)[0] + "::"):
+        return
+    attributes, entities = code.split("::", 1)
+    kept = [a for a in split_top_level(attributes) if a.strip().lower() != "value"]
+    found.update((routine, _entity_name(e)) for e in _split_entities(entities))
     stmt.new = ",".join(kept).rstrip() + " ::" + entities
 
 

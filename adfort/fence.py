@@ -608,14 +608,17 @@ def _check_statement_functions(routine, filename):
 _ARITHMETIC = ("ADD", "SUB", "MUL", "DIV", "POW", "MINUS", "PLUS")
 
 
-def _check_expression(expr, active, filename, tangent=False, symbol_of=None):
+def _check_expression(expr, active, filename, tangent=False, symbol_of=None, _memo=None):
     """Every operation a derivative flows through must have a rule, and
     every active value an intrinsic takes must be one it can pass on (in
     tangent mode when `tangent`); none may be complex or take a complex
     operand."""
+    # (What each operand reaches or is, found once per node: asking it again
+    # at every level of a long sum was quadratic in its terms.)
+    memo = _memo if _memo is not None else ({}, {})
     if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
         for arg in expr.arguments:   # a user function: its arguments
-            _check_expression(arg, active, filename, tangent, symbol_of)
+            _check_expression(arg, active, filename, tangent, symbol_of, memo)
         return
     if not isinstance(expr, _OPERATIONS):
         return
@@ -623,31 +626,32 @@ def _check_expression(expr, active, filename, tangent=False, symbol_of=None):
     args = operands(expr)
     indices = differentiable_args(expr)
     if (isinstance(expr, IntrinsicCall) or name in _ARITHMETIC) and \
-            any(_reaches_active(args[i], active) for i in indices):
+            any(_reaches_active(args[i], active, memo[0]) for i in indices):
         problem = rules.unsupported(name, [E(a) for a in args], argument_names(expr),
                                     tangent)
         if problem:
             raise AdfortError(f"{problem} (in '{expr.debug_string()}')",
                               where(expr, filename))
-        _check_complex(expr, args, indices, active, filename, symbol_of)
+        _check_complex(expr, args, indices, active, filename, symbol_of, memo)
     for i in indices:
-        _check_expression(args[i], active, filename, tangent, symbol_of)
+        _check_expression(args[i], active, filename, tangent, symbol_of, memo)
 
 
-def _check_complex(expr, args, indices, active, filename, symbol_of):
+def _check_complex(expr, args, indices, active, filename, symbol_of, memo):
     """An operation a derivative flows through whose value or one of whose
     operands is complex (``iu*x`` with a complex constant ``iu``,
     ``real(exp(zk*x))``, ``abs(x + iu*w)``): the rules are those of real
     values, so its derivative would be wrong."""
-    carrier = next(args[i] for i in indices if _reaches_active(args[i], active))
-    if is_complex_value(expr, symbol_of):
+    reach, complex_ = memo
+    carrier = next(args[i] for i in indices if _reaches_active(args[i], active, reach))
+    if is_complex_value(expr, symbol_of, complex_):
         what = (f"'{expr.debug_string()}' is complex and carries a derivative (from "
                 f"'{carrier.debug_string()}')")
     else:
-        operand = next((a for a in args if is_complex_value(a, symbol_of)), None)
+        operand = next((a for a in args if is_complex_value(a, symbol_of, complex_)), None)
         if operand is None:
             return
-        if _reaches_active(operand, active):
+        if _reaches_active(operand, active, reach):
             what = (f"'{operand.debug_string()}' is complex and carries a derivative "
                     f"(in '{expr.debug_string()}')")
         else:
@@ -659,18 +663,26 @@ def _check_complex(expr, args, indices, active, filename, symbol_of):
         where(expr, filename))
 
 
-def _reaches_active(expr, active):
+def _reaches_active(expr, active, memo=None):
     """Whether a derivative can flow from an active variable into `expr`
     (an operation without a rule counts as passing it, a user function's
-    result as active: it may depend on module variables)."""
+    result as active: it may depend on module variables).
+
+    :param memo: {id(node): answer} of the nodes already asked.
+    """
     if isinstance(expr, Call) and not isinstance(expr, IntrinsicCall):
         return True
     if is_variable(expr):
         # (Only real variables are active; an imported one may be unresolved here.)
         return expr.symbol.name.lower() in active
     if isinstance(expr, _OPERATIONS):
+        if memo is not None and id(expr) in memo:
+            return memo[id(expr)]
         args = operands(expr)
-        return any(_reaches_active(args[i], active) for i in differentiable_args(expr))
+        found = any(_reaches_active(args[i], active, memo) for i in differentiable_args(expr))
+        if memo is not None:
+            memo[id(expr)] = found
+        return found
     return False
 
 
@@ -697,6 +709,38 @@ def check_protected_writes(routine, protected, filename):
             "routines adfort generates, in another module, cannot change it; drop PROTECTED "
             "from its declaration or set it outside the routine differentiated",
             where(assignment, filename))
+
+
+def check_value_dummies(routine, names, filename, reads_only=None):
+    """A VALUE dummy (whose attribute the front end dropped) that `routine`
+    changes: by reference, the change would reach the caller.
+
+    :param names: lower-case names of the routine's VALUE dummies.
+    :param reads_only: ``reads_only(call, position)``: whether the dummy
+        the actual argument at `position` of a user call goes to is only
+        read (INTENT(IN), or VALUE itself); unknown calls change it.
+    :raises AdfortError: at the statement changing one.
+    """
+    names = set(names) & {s.name.lower() for s in routine.symbol_table.argument_list}
+    if not names:
+        return
+    changing = [(a, a.lhs.symbol.name) for a in routine.walk(Assignment)
+                if a.lhs.symbol.name.lower() in names]
+    changing += [(lp, lp.variable.name) for lp in routine.walk(Loop)
+                 if lp.variable.name.lower() in names]
+    for call in routine.walk(Call):
+        if isinstance(call, IntrinsicCall):
+            continue
+        for position, actual in enumerate(call.arguments):
+            if isinstance(actual, Reference) and actual.symbol.name.lower() in names and \
+                    not (reads_only is not None and reads_only(call, position)):
+                changing.append((call, actual.symbol.name))
+    if changing:
+        node, name = min(changing, key=lambda found: found[0].abs_position)
+        raise AdfortError(
+            f"the VALUE dummy '{name}' of '{routine.name}' may be changed here: adfort "
+            "passes every argument by reference, so the change would reach the caller; "
+            f"copy '{name}' into a local variable and change that", where(node, filename))
 
 
 def check_active_workspaces(routine, dependents, independents, active, filename):

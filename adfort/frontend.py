@@ -67,9 +67,9 @@ def _read_file(path, preprocessing, plan):
     source, dropped, kept = plan.prune(path, loaded) if plan is not None \
         else (loaded.source, {}, None)
     origin = _compose(origin, kept)
-    protected = set()
+    protected, by_value = set(), set()
     try:
-        source = rewrite_specifications(source, fixed, path, protected)
+        source = rewrite_specifications(source, fixed, path, protected, by_value)
     except AdfortError as err:
         raise _relocated(err, origin) from None
     try:
@@ -130,6 +130,7 @@ def _read_file(path, preprocessing, plan):
             unit.adfort_origin = origin
     tree.adfort_passive = passive
     tree.adfort_protected = protected
+    tree.adfort_by_value = by_value
     mark_checkpointed_loops(tree, steps, hoisted)
     tree.adfort_dropped = {name for names in dropped.values() for name in names}
     # Routines made from internal procedures: in adfort's working copy only,

@@ -21,7 +21,8 @@ from adfort.pointers import lower_declarations
 from adfort.errors import AdfortError, source_name, where
 from adfort.fence import (
     check_active_workspaces, check_arguments, check_component_allocations,
-    check_polymorphic_dummies, check_protected_writes, check_renamed_active, check_routine)
+    check_polymorphic_dummies, check_protected_writes, check_renamed_active, check_routine,
+    check_value_dummies)
 from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
 from adfort.saved import check_carried_state, check_saved_state
@@ -536,6 +537,8 @@ class _ProgramBuild:
                                     "its file after the main file or its directory with -I")
                 raise
             check_protected_writes(unit.original, self._protected(), filename)
+            check_value_dummies(unit.original, self._by_value(unit.original.name), filename,
+                                self._reads_only)
             if unit is self.top:
                 check_active_workspaces(unit.original, self.dependents, self.independents,
                                         active, filename)
@@ -631,6 +634,28 @@ class _ProgramBuild:
         for tree in self.program.trees:
             names |= getattr(tree, "adfort_protected", set())
         return names
+
+    def _by_value(self, routine):
+        """Lower-case names of the VALUE dummies of routine `routine`."""
+        name = routine.lower()
+        return {dummy for tree in self.program.trees
+                for owner, dummy in getattr(tree, "adfort_by_value", set()) if owner == name}
+
+    def _reads_only(self, call, position):
+        """Whether the dummy actual argument `position` of `call` goes to is
+        only read: INTENT(IN) or VALUE (False: no source)."""
+        callee = self.program.resolve(call)
+        if callee is None:
+            return False
+        formals = list(callee.symbol_table.argument_list)
+        name = call.argument_names[position]
+        formal = next((f for f in formals if f.name.lower() == name.lower()), None) if name \
+            else (formals[position] if position < len(formals) else None)
+        if formal is None:
+            return False
+        access = getattr(formal.interface, "access", None)
+        return getattr(access, "name", None) == "READ" or \
+            formal.name.lower() in self._by_value(callee.name)
 
     def _missing_modules(self, unit):
         """Names of the modules `unit` uses that no file provides."""
