@@ -1,119 +1,153 @@
-"""Building PSyIR without a walk of the whole module per routine.
+"""Building PSyIR of a module without walks of the whole module per routine.
 
-At the end of each routine PSyclone's front end detaches the routine from
-its module, which removes the routine's symbol from the module's table
-unless something refers to it: ``SymbolTable._validate_remove_routinesymbol``
-collects every symbol accessed in the module (all the routines built so
-far) to look for it, quadratic in the routines of a module (a quarter of
-building the big model's PSyIR).
+PSyclone's front end builds each routine of a module as a child of the
+module's Container, detaches it when it is complete and attaches it again.
+Three steps of that walk the whole module built so far, quadratic in its
+routines (two thirds of reading a file whose target calls 180 routines):
 
-Every symbol a PSyIR node or declaration of the module refers to was named
-in the source the module's tree was built from: the module's lines up to
-the end of the routine (routines after it are still empty).  So when the
-routine's name appears in those lines only once in its SUBROUTINE or
-FUNCTION statement and at most once in its END statement, nothing can
-refer to its symbol and the walk would find nothing: :func:`reading`
-skips it then, and leaves every other case (the name used, a continued
-name, INCLUDE lines, fixed form) to PSyclone's check.
+- detaching removes the routine's symbol from the module's table, after
+  ``SymbolTable._validate_remove_routinesymbol`` collected every symbol
+  accessed in the module to see whether something refers to it (if so the
+  symbol stays, as unresolved);
+- attaching looks for another Routine, or a CodeBlock holding a
+  subprogram, of the same name in the module (``walk(Routine)``,
+  ``walk(CodeBlock)``);
+- ``_subroutine_handler`` looks for a routine declared before its body
+  (``walk(Routine)``).
+
+While :func:`reading`:
+
+- a routine detached from a module always keeps its symbol there (as
+  unresolved), without the check: when it is attached again, as every
+  routine completed is, both ways end the same (the module's table holds the
+  routine's symbol with a module interface, the routine's own table does
+  not).  A routine PSyclone cannot represent is not attached again (its
+  handler raises NotImplementedError and the module gets a CodeBlock): for
+  it the check is made then, and the symbol's interface put back if the
+  symbol would have been removed (the handler adds it back as it was);
+- those walks look at the program units only (a module's children, the
+  modules of a file): a Routine is never inside another one (PSyIR has no
+  internal procedures: a routine with CONTAINS is a CodeBlock of its
+  module), and a CodeBlock holding a subprogram is a module's child.
 """
 
-import re
 from contextlib import contextmanager
 
-_context = []       # [_Source] while PSyIR is built from a source
-_WORD = re.compile(r"[a-z_][a-z0-9_]*")
-_SPLIT_NAME = re.compile(r"\w&[ \t]*(?:!.*)?\n[ \t]*&\w")
-_OPAQUE = re.compile(r"^[ \t]*(?:include\b|#)", re.IGNORECASE | re.MULTILINE)
+_state = {"depth": 0, "kept": None}
 _installed = []
-
-
-class _Source:
-    """Where each lower-case word occurs in a free-form source."""
-
-    def __init__(self, text):
-        self.lines = text.lower().split("\n")
-        self._where = None
-
-    def occurrences(self, name):
-        """Sorted 1-based numbers of the lines holding word `name` (once
-        per occurrence)."""
-        if self._where is None:
-            where = {}
-            for number, line in enumerate(self.lines, start=1):
-                for word in _WORD.findall(line):
-                    where.setdefault(word, []).append(number)
-            self._where = where
-        return self._where.get(name, ())
 
 
 @contextmanager
 def reading(source, free_form):
-    """Skip the walk (see the module's doc) while building PSyIR from
-    `source` in the block, when it is free form without a name continued
-    across lines, INCLUDE lines or preprocessor lines."""
-    usable = free_form and not _SPLIT_NAME.search(source) and not _OPAQUE.search(source)
-    if usable:
-        _install()
-        _context.append(_Source(source))
+    """Build PSyIR from `source` in the block without the whole-module walks
+    (see the module's doc).
+
+    :param source: the text parsed (unused: the shortcuts hold for any).
+    :param free_form: its source form (unused).
+    """
+    del source, free_form
+    _state["depth"] += 1
     try:
         yield
     finally:
-        if usable:
-            _context.pop()
+        _state["depth"] -= 1
 
 
-def _unreferenced(table, symbol):
-    """Whether no symbol accessed in `table`'s module can be `symbol`, as
-    the names of the source show (False: cannot tell)."""
-    from fparser.two import Fortran2003
-    from psyclone.psyir.nodes import Container, Routine
-    container = table.node
-    if not _context or not isinstance(container, Container):
-        return False
-    routine = None
-    for child in container.children:
-        if isinstance(child, Routine) and child.symbol is symbol:
-            if routine is not None:
-                return False
-            routine = child
-    ast = getattr(routine, "_ast", None)
-    if not isinstance(ast, (Fortran2003.Subroutine_Subprogram,
-                            Fortran2003.Function_Subprogram)):
-        return False
-    first, last = ast.children[0], ast.children[-1]
-    if not isinstance(first, (Fortran2003.Subroutine_Stmt, Fortran2003.Function_Stmt)) or \
-            not isinstance(last, (Fortran2003.End_Subroutine_Stmt,
-                                  Fortran2003.End_Function_Stmt)):
-        return False
+def _unit_walk(node, my_type):
+    """The nodes of `my_type` among the program units below `node` (a
+    Container), in walk order: what ``node.walk(my_type)`` finds for
+    Routine, and for CodeBlocks holding subprograms."""
+    from psyclone.psyir.nodes import Container
+    found = []
+    for child in node.children:
+        if isinstance(child, my_type):
+            found.append(child)
+        elif isinstance(child, Container):
+            found.extend(_unit_walk(child, my_type))
+    return found
+
+
+@contextmanager
+def _units_only(container, types):
+    """``container.walk`` looks at program units only for `types` in the
+    block (an attribute of the instance, removed after)."""
+    cls_walk = type(container).walk
+
+    def walk(my_type, stop_type=None, depth=None):
+        if my_type in types and stop_type is None and depth is None:
+            return _unit_walk(container, my_type)
+        return cls_walk(container, my_type, stop_type, depth)
+
+    container.walk = walk
     try:
-        head = first.item.span
-        end = last.item.span
-    except AttributeError:
-        return False
-    name = symbol.name.lower()
-    if str(first.children[1]).lower() != name:
-        return False
-    named_end = last.items[1] is not None
-    if named_end and str(last.items[1]).lower() != name:
-        return False
-    found = [n for n in _context[-1].occurrences(name) if n <= end[1]]
-    in_head = [n for n in found if head[0] <= n <= head[1]]
-    in_end = [n for n in found if end[0] <= n <= end[1]]
-    return len(in_head) == 1 and len(in_end) == (1 if named_end else 0) \
-        and len(found) == len(in_head) + len(in_end)
+        yield
+    finally:
+        del container.walk
 
 
-def _install():
+def install():
+    """Put the shortcuts in place (inert outside :func:`reading`).  Before
+    any reader is made: a reader keeps its handlers as bound methods."""
     if _installed:
         return
+    from psyclone.psyir.frontend.fparser2 import Fparser2Reader
+    from psyclone.psyir.nodes import CodeBlock, Container, Routine
     from psyclone.psyir.symbols.symbol_table import SymbolTable
-    original = SymbolTable._validate_remove_routinesymbol
-    _installed.append(original)
+
+    validate = SymbolTable._validate_remove_routinesymbol
+    update = Routine.update_parent_symbol_table
+    handler = Fparser2Reader._subroutine_handler
+    _installed.append((validate, update, handler))
 
     def _validate_remove_routinesymbol(self, symbol):
-        if _context and _unreferenced(self, symbol):
-            return
-        original(self, symbol)
+        kept = _state["kept"]
+        if kept is not None and kept[0] is symbol:
+            kept[1].append((self, symbol, symbol.interface))
+            raise ValueError(f"'{symbol.name}' kept in its module while read")
+        validate(self, symbol)
 
-    _validate_remove_routinesymbol.__doc__ = original.__doc__
+    def update_parent_symbol_table(self, new_parent):
+        if not _state["depth"]:
+            return update(self, new_parent)
+        if new_parent is None and isinstance(self._parent, Container) \
+                and _state.get("detached") is not None:
+            outer = _state["kept"]
+            _state["kept"] = (self._symbol, _state["detached"])
+            try:
+                return update(self, new_parent)
+            finally:
+                _state["kept"] = outer
+        if self._parent is None and isinstance(new_parent, Container):
+            with _units_only(new_parent, (Routine, CodeBlock)):
+                return update(self, new_parent)
+        return update(self, new_parent)
+
+    def _subroutine_handler(self, node, parent):
+        if not _state["depth"] or not isinstance(parent, Container):
+            return handler(self, node, parent)
+        outer = _state.get("detached")
+        detached = _state["detached"] = []
+        try:
+            with _units_only(parent, (Routine,)):
+                return handler(self, node, parent)
+        except NotImplementedError:
+            # Not attached again: the symbol is as PSyclone's check leaves it.
+            for table, symbol, interface in detached:
+                try:
+                    validate(table, symbol)
+                except ValueError:
+                    continue        # referenced: unresolved, as it is
+                symbol.interface = interface
+            raise
+        finally:
+            _state["detached"] = outer
+
+    _validate_remove_routinesymbol.__doc__ = validate.__doc__
+    update_parent_symbol_table.__doc__ = update.__doc__
+    _subroutine_handler.__doc__ = handler.__doc__
     SymbolTable._validate_remove_routinesymbol = _validate_remove_routinesymbol
+    Routine.update_parent_symbol_table = update_parent_symbol_table
+    Fparser2Reader._subroutine_handler = _subroutine_handler
+
+
+install()
