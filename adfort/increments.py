@@ -104,27 +104,27 @@ class _Moved:
             return False
         return not self.plain or self.base not in _names(self.stmt.rhs)
 
-    def blocked_by(self, stmt):
+    def blocked_by(self, stmt, facts=None):
         """Names written by `stmt` that the move needs unchanged (a set,
-        maybe empty), or None when `stmt` cannot be crossed at all."""
-        if stmt.walk(CodeBlock) or _user_call(stmt):
+        maybe empty), or None when `stmt` cannot be crossed at all.
+
+        :param facts: `stmt`'s :class:`_Facts` (made here when None).
+        """
+        facts = facts if facts is not None else _Facts(stmt)
+        if facts.opaque:
             return None
-        if any(a.is_pointer for a in stmt.walk(Assignment)):
-            return None
-        written = {a.lhs.symbol.name.lower() for a in stmt.walk(Assignment)}
-        written |= {lp.variable.name.lower() for lp in stmt.walk(Loop)}
-        allowed = set()
-        for assign in stmt.walk(Assignment):
-            if assign.lhs.symbol.name.lower() in self.guarded:
-                parts = increment_parts(assign)
-                if parts is None or self.plain:
+        if facts.names & self.guarded:
+            allowed = set()
+            for name, parts, ids in facts.assigns:
+                if name in self.guarded:
+                    if parts is None or self.plain:
+                        return None
+                    allowed.update(ids)
+            for name, ref in facts.refs:
+                if name in self.guarded and ref not in allowed:
                     return None
-                allowed.add(id(assign.lhs))
-                allowed.update(id(c) for c in assign.rhs.children if c is not parts[0])
-        for ref in stmt.walk(Reference):
-            if ref.symbol.name.lower() in self.guarded and id(ref) not in allowed:
-                return None
-        return written & self.reads
+        return facts.written & self.reads
+
 
     def merge_into(self, later):
         """Make `later` (an increment of the same element) do both."""
@@ -150,6 +150,35 @@ class _Moved:
         later.rhs.replace_with(BinaryOperation.create(op, later.lhs.copy(), inner))
 
 
+class _Facts:
+    """What the moves ask of a statement, found once (a move looks at each
+    of the next statements: long blocks of straight-line code, as
+    generated chemistry, ask the same of each statement many times)."""
+
+    def __init__(self, stmt):
+        self.stmt = stmt
+        self.key = _element(stmt)
+        self.increment = self.key is not None and increment_parts(stmt) is not None
+        assignments = stmt.walk(Assignment)
+        self.opaque = bool(stmt.walk(CodeBlock)) or _user_call(stmt) \
+            or any(a.is_pointer for a in assignments)
+        self.written = {a.lhs.symbol.name.lower() for a in assignments}
+        self.written |= {lp.variable.name.lower() for lp in stmt.walk(Loop)}
+        # (name, increment parts or None, ids of the references an increment
+        # of a guarded name may hold) of each assignment; (name, id) of each
+        # reference.
+        self.assigns = []
+        for assign in assignments:
+            parts = increment_parts(assign)
+            ids = set()
+            if parts is not None:
+                ids.add(id(assign.lhs))
+                ids.update(id(c) for c in assign.rhs.children if c is not parts[0])
+            self.assigns.append((assign.lhs.symbol.name.lower(), parts, ids))
+        self.refs = [(r.symbol.name.lower(), id(r)) for r in stmt.walk(Reference)]
+        self.names = {name for name, _ in self.refs}
+
+
 class _Merger:
     """The pass over nested blocks.  `follow` (a list of statement lists)
     is what may run after a block, in order: the rest of each enclosing
@@ -160,6 +189,7 @@ class _Merger:
         self.temporaries = set(temporaries)
         self.fresh = fresh
         self.used = {n for s in statements for n in _names(s)}
+        self.facts = {}     # id(statement): _Facts, while merge() runs
 
     def block(self, stmts, follow):
         self.sink(stmts)
@@ -181,25 +211,36 @@ class _Merger:
 
     def merge(self, stmts, follow):
         """Merge each increment of `stmts` into the next one of its element."""
+        self.facts = {}
         pos = 0
         while pos < len(stmts):
-            moved = _Moved(stmts[pos], self.shared) if _element(stmts[pos]) else None
+            moved = _Moved(stmts[pos], self.shared) if self._facts(stmts[pos]).key else None
             target = self.next_increment(stmts, pos, moved, follow) \
                 if moved is not None and moved.valid() else None
             if target is None:
                 pos += 1
                 continue
             moved.merge_into(stmts[target])
+            self.facts.pop(id(stmts[target]), None)
             del stmts[pos]
+        self.facts = {}
+
+    def _facts(self, stmt):
+        """`stmt`'s :class:`_Facts`, made once while it is unchanged."""
+        found = self.facts.get(id(stmt))
+        if found is None or found.stmt is not stmt:
+            found = self.facts[id(stmt)] = _Facts(stmt)
+        return found
 
     def next_increment(self, stmts, pos, moved, follow):
         """The index of the next increment of `moved`'s element that it can
         move to, renaming temporaries on the way; else None."""
         for later in range(pos + 1, min(len(stmts), pos + 1 + _REACH)):
             stmt = stmts[later]
-            if _element(stmt) == moved.key and increment_parts(stmt) is not None:
+            facts = self._facts(stmt)
+            if facts.key == moved.key and facts.increment:
                 return later
-            blocking = moved.blocked_by(stmt)
+            blocking = moved.blocked_by(stmt, facts)
             if blocking and not self.rename(stmts, later, blocking, follow):
                 return None
             if blocking is None:
@@ -220,10 +261,12 @@ class _Merger:
         self.used.add(new.name.lower())
         self.temporaries.add(new.name.lower())
         stmt.lhs.symbol = new
+        self.facts.pop(id(stmt), None)
         for later in stmts[at + 1:]:
             for ref in later.walk(Reference):
                 if ref.symbol.name.lower() == name:
                     ref.symbol = new
+            self.facts.pop(id(later), None)
         return True
 
     def sink(self, stmts):
