@@ -64,18 +64,50 @@ def inline_single_use(statements, temporaries):
     :param statements: list of statements; modified and returned.
     :param temporaries: the temporary DataSymbols that may be inlined.
     """
-    result = list(statements)
-    for stmt in list(result):
+    statements = list(statements)
+    # The references to each temporary, with the position of their statement
+    # (kept up to date as values are put in: walking the statements after
+    # each temporary again was quadratic in long formulas' adjoints).
+    found = {}
+    for position, stmt in enumerate(statements):
+        for ref in stmt.walk(Reference):
+            if ref.symbol in temporaries:
+                found.setdefault(id(ref.symbol), []).append((position, ref))
+    gone = set()      # ids of the references replaced
+    removed = set()
+    for position, stmt in enumerate(statements):
         if not (isinstance(stmt, Assignment) and stmt.lhs.symbol in temporaries):
             continue
-        later = result[result.index(stmt) + 1:]
-        uses = [ref for s in later for ref in s.walk(Reference)
-                if ref.symbol is stmt.lhs.symbol]
-        if len(uses) == 1 or _trivial(stmt.rhs):
-            for use in uses:
-                use.replace_with(stmt.rhs.copy())
-            result.remove(stmt)
-    return result
+        uses = [(at, ref) for at, ref in found.get(id(stmt.lhs.symbol), ())
+                if at > position and id(ref) not in gone]
+        if not (len(uses) == 1 or _trivial(stmt.rhs)):
+            continue
+        # The value may move to a use only where what it reads is unchanged.
+        reads = {_key(r.symbol, temporaries) for r in stmt.rhs.walk(Reference)}
+        if any(_writes(statements[between], temporaries) & reads
+               for between in range(position + 1, max((at for at, _ in uses), default=0))
+               if between not in removed):
+            continue
+        for at, use in uses:
+            value = stmt.rhs.copy()
+            use.replace_with(value)
+            gone.add(id(use))
+            for ref in value.walk(Reference):
+                if ref.symbol in temporaries:
+                    found.setdefault(id(ref.symbol), []).append((at, ref))
+        removed.add(position)
+    return [stmt for position, stmt in enumerate(statements) if position not in removed]
+
+
+def _writes(stmt, temporaries):
+    """The variables `stmt` assigns (see :func:`_key`)."""
+    return {_key(a.lhs.symbol, temporaries) for a in stmt.walk(Assignment)}
+
+
+def _key(symbol, temporaries):
+    """A temporary's identity (they share one name until named), another
+    variable's lower-case name."""
+    return id(symbol) if symbol in temporaries else symbol.name.lower()
 
 
 def _shape_inquiry(ref):
