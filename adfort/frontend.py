@@ -67,6 +67,7 @@ def _read_file(path, preprocessing, plan):
     source, dropped, kept = plan.prune(path, loaded) if plan is not None \
         else (loaded.source, {}, None)
     origin = _compose(origin, kept)
+    source, submodules = set_aside_submodules(source, fixed, path, origin)
     protected, by_value = set(), set()
     try:
         source = rewrite_specifications(source, fixed, path, protected, by_value)
@@ -138,6 +139,8 @@ def _read_file(path, preprocessing, plan):
     tree.adfort_hoisted = set(hoisted) | (
         plan.clones.get(os.path.abspath(path), set()) if plan is not None else set())
     _report_unreadable_units(tree, path)
+    for name, error in submodules.items():
+        tree.adfort_unreadable.setdefault(name, error)
     _drop_continue_statements(tree)
     _common_members_stay_common(tree)
     recognise_intrinsics(tree)
@@ -318,6 +321,46 @@ def _is_star(extent):
 
 _INTEGER = ScalarType(ScalarType.Intrinsic.INTEGER, ScalarType.Precision.UNDEFINED)
 _STAR = DataSymbol(naming.ASSUMED_SIZE, _INTEGER)
+
+
+_SUBMODULE = re.compile(r"^\s*submodule\s*\(\s*(\w+)\s*(?::\s*\w+\s*)?\)\s*(\w+)",
+                        re.IGNORECASE)
+_END_SUBMODULE = re.compile(r"^\s*end\s*submodule\b", re.IGNORECASE)
+_SEPARATE_PROCEDURE = re.compile(
+    r"^\s*(?:[\w()=,*\s]*\s)?module\s+(?:subroutine|function|procedure)\s+(\w+)",
+    re.IGNORECASE)
+
+
+def set_aside_submodules(source, fixed_form, path, origin=None):
+    """Leave the submodules of `source` out of what is parsed (fparser cannot
+    read ``module procedure`` bodies): (source with their lines blank,
+    {procedure name: AdfortError}) — asking for a procedure implemented in
+    one says so, instead of "no source adfort can see"."""
+    if not re.search(r"^\s*submodule\s*\(", source, re.IGNORECASE | re.MULTILINE):
+        return source, {}
+    lines = source.splitlines(keepends=True)
+    found, inside = {}, None
+    for number, line in enumerate(lines):
+        code = line[6:] if fixed_form and line[:1] not in "cC*!" else line
+        if inside is None:
+            match = _SUBMODULE.match(code)
+            if match:
+                inside = (match.group(1), match.group(2))
+        if inside is not None:
+            procedure = _SEPARATE_PROCEDURE.match(code)
+            if procedure:
+                at = f"{path}:{number + 1}"
+                if origin is not None and number < len(origin) and origin[number]:
+                    at = "%s:%s" % tuple(origin[number])
+                found.setdefault(procedure.group(1).lower(), AdfortError(
+                    f"'{procedure.group(1)}' is implemented in submodule '{inside[1]}' of "
+                    f"module '{inside[0]}': adfort does not read submodules yet; put its "
+                    f"body in module '{inside[0]}' (in place of its interface body)", at))
+            ending = _END_SUBMODULE.match(code)
+            lines[number] = "\n" if line.endswith("\n") else ""
+            if ending:
+                inside = None
+    return "".join(lines), found
 
 
 def _report_unreadable_units(tree, path):

@@ -865,3 +865,46 @@ def test_two_active_module_variables_of_one_name(tmp_path):
     assert_clean_failure(done, tmp_path, "kg.f90:24:", "'kg_a::coef' and 'kg_b::coef'",
                          "rename one of the variables")
     assert "has its own" not in done.stderr
+
+
+@pytest.mark.parametrize("body", [
+    """\
+  module subroutine sq(x, y)
+    real(8), intent(in) :: x
+    real(8), intent(out) :: y
+    y = x*x
+  end subroutine sq
+""", """\
+  module procedure sq
+    y = x*x
+  end procedure sq
+"""])
+def test_procedure_in_a_submodule(body, tmp_path):
+    """A module procedure implemented in a submodule: "no source adfort can
+    see: add its file" (it was in the file), or a syntax error for
+    MODULE PROCEDURE."""
+    write(tmp_path / "sub.f90", """\
+        module mp
+          implicit none
+          interface
+            module subroutine sq(x, y)
+              real(8), intent(in) :: x
+              real(8), intent(out) :: y
+            end subroutine sq
+          end interface
+        contains
+          subroutine f(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            call sq(x, y)
+          end subroutine f
+        end module mp
+        submodule (mp) mp_impl
+          implicit none
+        contains
+        """ + textwrap.indent(body, "        ")[8:] + """\
+        end submodule mp_impl
+        """)
+    done = run(["diff", "sub.f90", "--routine", "f", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "sub.f90:19:", "'sq' is implemented in submodule "
+                         "'mp_impl' of module 'mp'", "put its body in module 'mp'")
