@@ -145,6 +145,7 @@ def rewrite_specifications(source, fixed_form, path=None, protected=None, by_val
     # procedures (host association, USE).
     nested = any(_NESTING.match(stmt.code) for stmt in statements)
     _drop_type_bindings(statements)
+    _monomorphic_dummies(statements, source)
     unit = []
     routine = None
     for stmt in statements:
@@ -193,6 +194,32 @@ def _drop_type_bindings(statements):
             dropping = True
         if dropping and not stmt.shared:
             stmt.new = ""
+
+
+_CLASS_SPEC = re.compile(r"^(\s*)class\s*\(\s*([a-z_]\w*)\s*\)", re.IGNORECASE)
+_EXTENDS = re.compile(r"\bextends\s*\(\s*([a-z_]\w*)\s*\)", re.IGNORECASE)
+
+
+def _monomorphic_dummies(statements, source):
+    """``class(t)`` declarations outside type definitions as ``type(t)``
+    when no type of the source extends ``t``: such a variable can only hold
+    a ``t`` (the passed-object dummy of a type-bound procedure must be
+    declared CLASS, so calling the procedure by its name needs this)."""
+    extended = {m.group(1).lower() for m in _EXTENDS.finditer(source)}
+    inside = False
+    for stmt in statements:
+        if _END_TYPE.match(stmt.code):
+            inside = False
+            continue
+        if _TYPE_DEFINITION.match(stmt.code) and not stmt.code.strip().lower().startswith(
+                ("type(", "type (")):
+            inside = True
+        if inside or stmt.shared:
+            continue
+        code = stmt.new if stmt.new is not None else stmt.code
+        match = _CLASS_SPEC.match(code)
+        if match and match.group(2).lower() not in extended:
+            stmt.new = f"{match.group(1)}type({match.group(2)})" + code[match.end():]
 
 
 _RENAMING_USE = re.compile(
