@@ -10,10 +10,14 @@ place of every reference to the name in the block (``t_soisno(c, j)`` ->
 ASSOCIATE and END ASSOCIATE statements then become blank lines, so every
 line keeps its number (messages still name the user's lines).
 
-Other selectors (expressions, array sections, elements) are values or
-sections fixed when the construct starts, which a substitution would not
-preserve: they are errors at their line, as is a construct in fixed-form
-source whose substituted lines would pass column 72.
+An array element or section of such a designator (ecRad's ``mext =>
+mext_phobic(:, js)``) is written in place too when the block uses the name
+whole only (no subscripts of its own) and changes none of the variables
+its subscripts read: the section is then the one fixed when the construct
+started.  Other selectors (expressions, or sections the block subscripts
+or whose subscripts it changes) are errors at their line, as is a
+construct in fixed-form source whose substituted lines would pass column
+72.
 """
 
 import re
@@ -26,6 +30,9 @@ from adfort.units import map_outside_strings, split_comment
 _OPEN = re.compile(r"^(?:[a-z]\w*\s*:\s*)?associate\s*\(", re.IGNORECASE)
 _CLOSE = re.compile(r"^end\s*associate\b", re.IGNORECASE)
 _DESIGNATOR = re.compile(r"^[a-z]\w*(?:\s*%\s*[a-z]\w*)*$", re.IGNORECASE)
+# An element or section: one subscript list of plain expressions.
+_SUBSCRIPTED = re.compile(r"^[a-z]\w*(?:\s*%\s*[a-z]\w*)*\s*\((?P<subscripts>[^()]*)\)$",
+                          re.IGNORECASE)
 _ASSOCIATION = re.compile(r"^\s*(?P<name>[a-z]\w*)\s*=>\s*(?P<selector>.+?)\s*$",
                           re.IGNORECASE | re.DOTALL)
 
@@ -55,7 +62,10 @@ def lower_associate(source, fixed_form, path=None):
         # The innermost first: its selectors may name an outer construct's
         # names, which the outer one's pass then writes out in turn.
         opening, closing = max(constructs, key=lambda c: c[0].line)
-        names = _associations(opening, path)
+        names, sections = _associations(opening, path)
+        if sections:
+            _check_sections(sections, opening, [
+                s for s in statements if opening.last < s.line < closing.line], path)
         for number in range(opening.line, opening.last + 1):
             lines[number - 1] = _blank(lines[number - 1])
         for number in range(closing.line, closing.last + 1):
@@ -86,14 +96,18 @@ def _associations(statement, path):
     text = statement.text
     start = code_outside_strings(text).index("(")
     inside = text[start + 1:matching_paren(text, start)]
-    names = {}
+    names, sections = {}, {}
     for part in split_top_level(inside):
         match = _ASSOCIATION.match(part)
         if match is None:
             raise AdfortError(f"cannot read the association '{part.strip()}' of this ASSOCIATE",
                               _where(path, statement.line))
         name, selector = match.group("name"), match.group("selector")
-        if not _DESIGNATOR.match(selector):
+        section = _SUBSCRIPTED.match(selector)
+        if section:
+            sections[name.lower()] = {w.lower() for w in re.findall(
+                r"\b[a-z]\w*", section.group("subscripts"), re.IGNORECASE)}
+        elif not _DESIGNATOR.match(selector):
             raise AdfortError(
                 f"ASSOCIATE of '{name}' to '{selector}': adfort supports associate names "
                 "for variables and their components (a => b%c%d), not for expressions, "
@@ -101,7 +115,33 @@ def _associations(statement, path):
                 f"construct starts); use a local variable for '{name}', or the selector itself",
                 _where(path, statement.line))
         names[name.lower()] = re.sub(r"\s+", "", selector)
-    return names
+    return names, sections
+
+
+def _check_sections(sections, opening, block, path):
+    """An element or section selector stays the one fixed when the construct
+    started only if the block uses its name whole and changes no variable of
+    its subscripts (assigned, a DO variable, given to a CALL or READ)."""
+    for name, variables in sections.items():
+        refusal = None
+        for statement in block:
+            text = code_outside_strings(statement.text)
+            if re.search(rf"(?<![%\w])\s*{re.escape(name)}\s*\(", text, re.IGNORECASE):
+                refusal = f"the block subscripts '{name}'"
+            for variable in variables:
+                word = rf"\b{re.escape(variable)}\b"
+                if re.match(rf"\s*(?:\d+\s+)?{word}\s*(?:\([^=]*\))?\s*=(?!=)", text,
+                            re.IGNORECASE) or \
+                        re.search(rf"\bdo\s+(?:\d+\s*,?\s*)?{word}\s*=", text, re.IGNORECASE) or \
+                        (re.match(r"\s*(?:call|read)\b", text, re.IGNORECASE)
+                         and re.search(word, text, re.IGNORECASE)):
+                    refusal = f"the block may change '{variable}', which its subscripts read"
+            if refusal:
+                raise AdfortError(
+                    f"ASSOCIATE of '{name}' to an array element or section: {refusal}, so "
+                    "writing the selector in place would not be the section fixed when the "
+                    f"construct starts; use a local variable for '{name}', or the selector "
+                    "itself", _where(path, statement.line))
 
 
 def _substitute(lines, first, last, names, fixed_form, path):

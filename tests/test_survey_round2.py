@@ -27,6 +27,38 @@ SCHEDULES = ["split", "joint"]
 
 
 CASES = {
+    # ecRad's aerosol optics: associate(mext => mext_phobic(:, js)) of a
+    # table, and a section of an output, used whole in the block: refused.
+    "associate_sections.f90": """\
+        ! adfort: routine=column dep=od,sca indep=mmr
+        ! adfort: init nlev=4 mmr=0.5:1.5 od=0 sca=0
+        module aer
+          implicit none
+          integer, parameter :: jprb = selected_real_kind(13, 300)
+          integer, parameter :: nspecies = 3, nband = 2
+          real(jprb) :: mext_phobic(nband, nspecies), ssa_phobic(nband, nspecies)
+          data mext_phobic / 3.2_jprb, 1.1_jprb, 0.45_jprb, 0.42_jprb, 2.1_jprb, 1.9_jprb /
+          data ssa_phobic / 0.92_jprb, 0.85_jprb, 0.96_jprb, 0.95_jprb, 0.25_jprb, 0.15_jprb /
+        contains
+          subroutine column(nlev, mmr, od, sca)
+            integer, intent(in) :: nlev
+            real(jprb), intent(in) :: mmr(nlev, nspecies)
+            real(jprb), intent(out) :: od(nband, nlev), sca(nband, nlev)
+            integer :: jl, js
+            od = 0
+            sca = 0
+            do jl = 1, nlev
+              do js = 1, nspecies
+                associate(mext => mext_phobic(:, js), w0 => ssa_phobic(:, js), &
+                          odl => od(:, jl), first => mmr(jl, 1))
+                  odl = odl + mmr(jl, js)**2*mext + first
+                  sca(:, jl) = sca(:, jl) + mmr(jl, js)*mext*w0*first
+                end associate
+              end do
+            end do
+          end subroutine column
+        end module aer
+        """,
     # SPEEDY phy_lscond.f: COMMON /FSIGLT/ SIG(NLEV) with
     # PARAMETER (NLEV=KX) and KX a PARAMETER of an included header: the
     # generated COMMON layout module declared NLEV but not KX (internal
@@ -416,6 +448,28 @@ def test_associate_with_an_expression_is_a_clear_error(tmp_path):
         "end subroutine s\n")
     result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(result, tmp_path, "assoc.f90:4:", "ASSOCIATE of 't' to '2*x(1)'",
+                         "use a local variable for 't'")
+
+
+@pytest.mark.parametrize("use, message", [
+    ("y = t(1)*x(2)", "the block subscripts 't'"),
+    ("k = k + 1; y = t*x(2)", "the block may change 'k'")])
+def test_associate_with_a_section_used_otherwise_is_a_clear_error(use, message, tmp_path):
+    """A section or element selector is written in place only where that is
+    the section fixed when the construct starts."""
+    src = tmp_path / "assoc.f90"
+    src.write_text(
+        "subroutine s(x, y)\n"
+        "  real(8), intent(in) :: x(3, 2)\n"
+        "  real(8), intent(out) :: y\n"
+        "  integer :: k\n"
+        "  k = 1\n"
+        "  associate(t => x(:, k))\n"
+        f"    {use}\n"
+        "  end associate\n"
+        "end subroutine s\n")
+    result = run(["diff", str(src), "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(result, tmp_path, "assoc.f90:7:", message,
                          "use a local variable for 't'")
 
 
