@@ -466,6 +466,47 @@ def _leaf_statements(symbol, make, table=None, taken=()):
         for path, _ in leaves])
 
 
+def default_initialisation(symbol, table, taken=()):
+    """Statements giving the real components of the derived variable
+    `symbol` (a scalar or an array of a derived type) that its TYPE
+    initialises by default (``real(8) :: s = 0d0``, at any depth) their
+    default values, as an ``intent(out)`` dummy gets them on entry.
+
+    :raises ValueError: naming a component that cannot be set so (a
+        default-initialised one inside an array component, an element of
+        an assumed-size array)."""
+    defaults = _real_defaults(symbol.datatype)
+    if not defaults:
+        return []
+    if not isinstance(symbol.datatype, ArrayType):
+        return [Assignment.create(component_reference(symbol, path), value.copy())
+                for path, value in defaults]
+    if getattr(symbol, "adfort_assumed_size", False):
+        raise ValueError(f"{symbol.name}(*)")
+    return _element_loops(symbol, table, taken, lambda indices: [
+        Assignment.create(component_reference(symbol, path, indices), value.copy())
+        for path, value in defaults])
+
+
+def _real_defaults(datatype, path=()):
+    """(component names from the top, default value) of the real
+    components of derived `datatype` its TYPE initialises by default."""
+    structure = structure_of(datatype)
+    found = []
+    for component in structure.components.values() if structure is not None else ():
+        dtype = component.datatype
+        if not holds_reals(dtype):
+            continue
+        if component.initial_value is not None:
+            found.append((path + (component.name,), component.initial_value))
+        elif structure_of(dtype) is not None and not getattr(dtype, "is_allocatable", False):
+            inner = _real_defaults(dtype, path + (component.name,))
+            if inner and isinstance(dtype, ArrayType):
+                raise ValueError("%".join(inner[0][0]))
+            found.extend(inner)
+    return found
+
+
 def zero_statements(adjoint, table=None, taken=(), skip=()):
     """Statements setting every real of the adjoint variable `adjoint` (a
     DataSymbol, real or of an adjoint type) to zero.

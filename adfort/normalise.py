@@ -12,14 +12,14 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
     Literal, Loop, Range, Reference, Schedule, StructureReference, UnaryOperation, WhileLoop)
 from psyclone.psyir.nodes.array_mixin import ArrayMixin
-from psyclone.psyir.symbols import ArrayType, ScalarType
+from psyclone.psyir.symbols import ArgumentInterface, ArrayType, ScalarType
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
 from adfort.arrays import is_shape_inquiry
 from adfort.derived import is_variable
 from adfort.elemental import expand_elemental
-from adfort.optional import callee_formals, matched_formals
+from adfort.optional import callee_formals, matched_formals, optional_names
 from adfort.result_extents import result_bounds, result_length
 from adfort.symbols import new_local
 
@@ -250,6 +250,39 @@ def deallocate_at_end(routine):
             free = IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
                 StructureReference.create(symbol, list(path))])
             routine.addchild(IfBlock.create(test, [free]))
+
+
+def initialise_intent_out(routine, taken=(), filename=None):
+    """Make explicit the default initialisation an ``intent(out)`` dummy
+    of a derived type gets on entry (the components its TYPE gives a
+    value, ``real(8) :: s = 0d0``): assignments at the top of `routine`.
+    The value the caller passed is lost there, so the returning motion
+    must zero those components' adjoints there, which the reversal of the
+    assignments does.
+
+    :raises AdfortError: for a default-initialised component adfort cannot
+        set so (inside an array component, in an assumed-size array)."""
+    from adfort.derived import default_initialisation, is_derived
+    from adfort.errors import AdfortError, where
+    statements = []
+    for symbol in routine.symbol_table.argument_list:
+        if symbol.interface.access != ArgumentInterface.Access.WRITE or \
+                not is_derived(symbol.datatype):
+            continue
+        try:
+            found = default_initialisation(symbol, routine.symbol_table, taken)
+        except ValueError as err:
+            raise AdfortError(
+                f"the intent(out) dummy '{symbol.name}' is given the default values of its "
+                f"type on entry, which adfort cannot make explicit for '{err}': declare it "
+                "intent(inout) and assign the components the routine needs reset",
+                where(routine, filename)) from None
+        if found and symbol.name.lower() in optional_names(routine):
+            found = [IfBlock.create(IntrinsicCall.create(
+                IntrinsicCall.Intrinsic.PRESENT, [Reference(symbol)]), found)]
+        statements += found
+    for statement in reversed(statements):
+        routine.children.insert(0, statement)
 
 
 def hoist_case_selectors(routine, function_type, calls, taken=()):

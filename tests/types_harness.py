@@ -103,16 +103,19 @@ def read_fixture(path):
         return tomllib.load(handle)
 
 
-def generate(path, meta, schedule, out):
-    """Run ``adfort diff`` for a fixture; return the CompletedProcess."""
+def generate(path, meta, schedule, out, extra_cli=()):
+    """Run ``adfort diff`` for a fixture (with options `extra_cli`);
+    return the CompletedProcess."""
     cmd = [sys.executable, "-m", "adfort", "diff", str(path / meta.get("main", "model.f90")),
            "--routine", meta["routine"], "--dep", ",".join(meta["dep"]),
-           "--indep", ",".join(meta["indep"]), "--schedule", schedule, "-o", str(out)]
+           "--indep", ",".join(meta["indep"]), "--schedule", schedule, "-o", str(out),
+           *extra_cli]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT, check=False)
 
 
-def check(path, schedule, workdir):
-    """Differentiate, compile and run the check of one fixture.
+def check(path, schedule, workdir, extra_cli=()):
+    """Differentiate (with the options `extra_cli`), compile and run the
+    check of one fixture.
 
     :returns: (lhs, rhs, primal difference).
     :raises harness.HarnessError: at the first step that fails.
@@ -120,7 +123,7 @@ def check(path, schedule, workdir):
     meta = read_fixture(path)
     workdir = Path(workdir)
     generated = workdir / "model_ad.f90"
-    proc = generate(path, meta, schedule, generated)
+    proc = generate(path, meta, schedule, generated, extra_cli)
     if proc.returncode != 0:
         raise harness.HarnessError(f"adfort diff failed:\n{proc.stderr}")
     fc = harness.gfortran()

@@ -38,7 +38,7 @@ from adfort.interprocedural import MPI_NODE, Activity, Unit, unknown_call_node
 from adfort.inlining import inline_functions
 from adfort.normalise import (
     deallocate_at_end, hoist_calls, hoist_case_selectors, hoist_self_subscripts,
-    normalise_jumps)
+    initialise_intent_out, normalise_jumps)
 from adfort.program import Program, call_graph, user_calls
 from adfort.schedules import ADReversalSchedule, LinkReversalSchedule
 from adfort.extents import is_assumed_size, measured_links
@@ -322,6 +322,8 @@ class _ProgramBuild:
             normalise_jumps(unit.work, taken)
             hoist_self_subscripts(unit.work, taken)
             deallocate_at_end(unit.work)
+            initialise_intent_out(unit.work, taken,
+                                  source_name(unit.original) or self.filename)
             positional_arguments(unit.work, unit.calls,
                                  source_name(unit.original) or self.filename)
             hoist_case_selectors(unit.work, self._function_type(unit), unit.calls, taken)

@@ -28,7 +28,8 @@ from adfort.derived import _leaves, is_derived
 from adfort.errors import AdfortError, where
 from adfort.forward_only import kept_statement_writes
 from adfort.optional import optional_names
-from adfort.normalise import deallocate_at_end, hoist_self_subscripts, normalise_jumps
+from adfort.normalise import (
+    deallocate_at_end, hoist_self_subscripts, initialise_intent_out, normalise_jumps)
 from adfort.reserves import drop_covered_reserves
 from adfort.tape import TapeSet, every_name, tidy_reserves, written_names
 from adfort.recompute import candidates, choose, loop_candidates
@@ -90,13 +91,14 @@ def adjoint_reads(assign, adjoint, ctx):
 
 
 def prepare(routine, taken=()):
-    """A working copy of `routine`, with jumps and implicit deallocations
-    made explicit."""
+    """A working copy of `routine`, with jumps, implicit deallocations and
+    default initialisations made explicit."""
     work = routine.copy()
     rename_shadowing_locals(work, taken)
     normalise_jumps(work, taken)
     hoist_self_subscripts(work, taken)
     deallocate_at_end(work)
+    initialise_intent_out(work, taken)
     return work
 
 
