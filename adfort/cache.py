@@ -44,13 +44,13 @@ class Cache:
         self.hits = 0
         self.misses = 0
 
-    def _key(self, text, free_form):
+    def _key(self, text, free_form, variant=()):
         import hashlib      # (hashlib and pickle: only for runs with a cache)
         import fparser
         import psyclone
         versions = (_FORMAT, __version__, getattr(fparser, "__version__", "?"),
                     getattr(psyclone, "__version__", "?"), sys.version_info[:2],
-                    "free" if free_form else "fixed", _code_fingerprint())
+                    "free" if free_form else "fixed", _code_fingerprint(), tuple(variant))
         digest = hashlib.sha256(repr(versions).encode())
         digest.update(text.encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
@@ -68,12 +68,16 @@ class Cache:
         self._store(path, tree)
         return tree
 
-    def psyir(self, text, free_form, parse, build):
+    def psyir(self, text, free_form, parse, build, variant=()):
         """The PSyIR ``build(parse())`` of `text`: loaded from the directory
         when there (or built from the parse tree found there), else built
-        and stored."""
+        and stored.
+
+        :param variant: strings besides the text that shape the parse (the
+            names read as user procedures)."""
         from psyclone.psyir.nodes import Node
-        path = os.path.join(self.directory, f"parse-{self._key(text, free_form)}.pickle")
+        path = os.path.join(self.directory,
+                            f"parse-{self._key(text, free_form, variant)}.pickle")
         tree = self._load(path)
         if tree is not None:
             self.hits += 1
@@ -254,9 +258,9 @@ def parse_tree(text, free_form, parse):
     return _active.parse_tree(text, free_form, parse)
 
 
-def psyir(text, free_form, parse, build):
+def psyir(text, free_form, parse, build, variant=()):
     """``build(parse())``, the PSyIR of `text`, through the cache of the
-    run if there is one."""
+    run if there is one (`variant`: see :meth:`Cache.psyir`)."""
     if _active is None:
         return build(parse())
-    return _active.psyir(text, free_form, parse, build)
+    return _active.psyir(text, free_form, parse, build, variant)

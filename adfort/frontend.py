@@ -8,10 +8,10 @@ from psyclone.psyir.frontend.fortran import FortranReader
 from adfort.writer import Writer
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, Container, FileContainer, IntrinsicCall, Literal,
-    Range, Reference, Routine, ScopingNode)
+    Range, Reference, Routine, Schedule, ScopingNode)
 from psyclone.psyir.symbols import (
-    ArrayType, CommonBlockInterface, DataSymbol, DefaultModuleInterface, RoutineSymbol, ScalarType,
-    StaticInterface, UnresolvedInterface, UnsupportedFortranType)
+    ArrayType, CommonBlockInterface, DataSymbol, RoutineSymbol, ScalarType,
+    StaticInterface, UnsupportedFortranType)
 
 from adfort import cache, implicit, internal, naming, psyir_speed, timing
 from adfort.concurrent import lower_concurrent_masks
@@ -23,6 +23,9 @@ from adfort.where import lower_where, tolerate_where_failures
 from adfort.parentheses import keep_parenthesised_arguments
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, intrinsic_call
+from adfort.procedure_names import (
+    INTRINSIC_NAMES, declared_procedures, reading_as_procedures, user_procedure_visible,
+    used_module_procedures)
 from adfort.restructure import restructure
 from adfort.units import map_outside_strings, split_comment, split_top_level
 from adfort.forall import lower_forall
@@ -68,60 +71,69 @@ def _read_file(path, preprocessing, plan):
         else (loaded.source, {}, None)
     origin = _compose(origin, kept)
     source, submodules = set_aside_submodules(source, fixed, path, origin)
+    modules = plan.module_scan if plan is not None else None
+    # User procedures of intrinsics' names (a module function ERF): fparser
+    # reads references of these names as function references, not the
+    # intrinsic's (adfort/procedure_names.py).
+    procedures = (declared_procedures(source, fixed)
+                  | used_module_procedures(source, modules)
+                  | (external_names(source, fixed) & INTRINSIC_NAMES))
     protected, by_value = set(), set()
-    try:
-        source = rewrite_specifications(source, fixed, path, protected, by_value)
-    except AdfortError as err:
-        raise _relocated(err, origin) from None
-    try:
-        source = lower_associate(source, fixed, path)
-    except AdfortError as err:
-        raise _relocated(err, origin) from None
-    # GO TO, RETURN, statement functions…: the units using them are
-    # rewritten, with an origin for the lines of the rewritten text.
-    try:
-        source, moved = restructure(source, fixed, path)
-    except AdfortError as err:
-        raise _relocated(err, origin) from None
-    origin = _compose(origin, moved)
-    source = generic_intrinsic_names(source, fixed)
-    source = two_argument_atan(source)
-    source = positional_dims(source)
-    source = standard_complex_types(source, fixed)
-    source = lower_forall(source, fixed)
-    source = unlabel_do_loops(source, fixed)
-    source, origin = lower_concurrent_masks(source, fixed, origin, path)
-    source = split_assumed_size_declarations(source, fixed)
-    externals = external_names(source, fixed)
-    source = drop_external_statements(source, fixed)
-    source, origin = implicit.declare_implicit(
-        source, fixed, origin, path, plan.module_scan if plan is not None else None)
-    source, origin, steps = outline_checkpointed_loops(source, fixed, origin, path, requested)
-    try:
-        source, origin, hoisted = internal.hoist_internal_procedures(source, fixed, origin,
-                                                                     path)
-    except AdfortError as err:
-        raise checkpoint_hoist_error(err, steps) from None
-    reader = FortranReader(free_form=not fixed)
-    tolerate_where_failures(reader)
-    keep_parenthesised_arguments(reader)
-    limit = sys.getrecursionlimit()
-    try:
-        # (As psyir_from_source, through --cache.)
-        processor = reader._processor
-        # fparser's fixed-form reader recurses once per comment line of a
-        # run: a file with ~1,000 comment lines in a row (routine headers of
-        # units left out) would exceed Python's default limit of 1,000.
-        sys.setrecursionlimit(max(limit, 4000 + 2 * source.count("\n")))
-        with psyir_speed.reading(source, not fixed):
-            tree = cache.psyir(source, not fixed,
-                               lambda: processor.generate_parse_tree_from_source(source),
-                               processor.generate_psyir)
-    except Exception as err:  # fparser and PSyclone raise several kinds
-        raise AdfortError(_syntax_message(err) + form_hint(path, loaded),
-                          _syntax_location(path, err, origin)) from None
-    finally:
-        sys.setrecursionlimit(limit)
+    with reading_as_procedures(procedures):
+        try:
+            source = rewrite_specifications(source, fixed, path, protected, by_value)
+        except AdfortError as err:
+            raise _relocated(err, origin) from None
+        try:
+            source = lower_associate(source, fixed, path)
+        except AdfortError as err:
+            raise _relocated(err, origin) from None
+        # GO TO, RETURN, statement functions…: the units using them are
+        # rewritten, with an origin for the lines of the rewritten text.
+        try:
+            source, moved = restructure(source, fixed, path)
+        except AdfortError as err:
+            raise _relocated(err, origin) from None
+        origin = _compose(origin, moved)
+        source = generic_intrinsic_names(source, fixed, procedures)
+        source = two_argument_atan(source, procedures)
+        source = positional_dims(source, procedures)
+        source = standard_complex_types(source, fixed)
+        source = lower_forall(source, fixed)
+        source = unlabel_do_loops(source, fixed)
+        source, origin = lower_concurrent_masks(source, fixed, origin, path)
+        source = split_assumed_size_declarations(source, fixed)
+        externals = external_names(source, fixed)
+        # (Implicit typing reads the EXTERNAL statements: an EXTERNAL
+        # function of an intrinsic's name is typed as the user's.)
+        source, origin = implicit.declare_implicit(source, fixed, origin, path, modules)
+        source = drop_external_statements(source, fixed)
+        source, origin, steps = outline_checkpointed_loops(source, fixed, origin, path, requested)
+        try:
+            source, origin, hoisted = internal.hoist_internal_procedures(source, fixed, origin,
+                                                                         path)
+        except AdfortError as err:
+            raise checkpoint_hoist_error(err, steps) from None
+        reader = FortranReader(free_form=not fixed)
+        tolerate_where_failures(reader)
+        keep_parenthesised_arguments(reader)
+        limit = sys.getrecursionlimit()
+        try:
+            # (As psyir_from_source, through --cache.)
+            processor = reader._processor
+            # fparser's fixed-form reader recurses once per comment line of a
+            # run: a file with ~1,000 comment lines in a row (routine headers of
+            # units left out) would exceed Python's default limit of 1,000.
+            sys.setrecursionlimit(max(limit, 4000 + 2 * source.count("\n")))
+            with psyir_speed.reading(source, not fixed):
+                tree = cache.psyir(source, not fixed,
+                                   lambda: processor.generate_parse_tree_from_source(source),
+                                   processor.generate_psyir, variant=sorted(procedures))
+        except Exception as err:  # fparser and PSyclone raise several kinds
+            raise AdfortError(_syntax_message(err) + form_hint(path, loaded),
+                              _syntax_location(path, err, origin)) from None
+        finally:
+            sys.setrecursionlimit(limit)
     tree.adfort_filename = path
     tree.adfort_origin = origin
     if origin is not None:
@@ -132,6 +144,8 @@ def _read_file(path, preprocessing, plan):
     tree.adfort_passive = passive
     tree.adfort_protected = protected
     tree.adfort_by_value = by_value
+    # (The user procedures of intrinsics' names it may see.)
+    tree.adfort_procedures = procedures
     mark_checkpointed_loops(tree, steps, hoisted)
     tree.adfort_dropped = {name for names in dropped.values() for name in names}
     # Routines made from internal procedures: in adfort's working copy only,
@@ -143,12 +157,12 @@ def _read_file(path, preprocessing, plan):
         tree.adfort_unreadable.setdefault(name, error)
     _drop_continue_statements(tree)
     _common_members_stay_common(tree)
-    recognise_intrinsics(tree)
+    recognise_intrinsics(tree, modules=modules)
     _recognise_function_references(tree, externals)
     for routine in tree.walk(Routine):
         _resolve_array_declarations(routine)
         _any_size_dummies(routine)
-    lower_where(tree, lambda node: recognise_intrinsics(tree, node))
+    lower_where(tree, lambda node: recognise_intrinsics(tree, node, modules))
     read_optional_arguments(tree)
     keep_substring_assignments(tree)
     return tree
@@ -572,43 +586,60 @@ def unreadable(tree, name):
     return getattr(tree, "adfort_unreadable", {}).get(name.lower())
 
 
-def recognise_intrinsics(tree, node=None):
-    """Turn calls fparser did not know as intrinsics (F2008's ACOSH, ERF…)
-    into IntrinsicCalls, unless the file defines a routine of that name.
+def recognise_intrinsics(tree, node=None, modules=None):
+    """Turn calls fparser did not read as intrinsics (F2008's ACOSH, ERF…
+    it does not know, names a user procedure of the file or of a module
+    used has) into IntrinsicCalls where no user procedure of the name is
+    visible (Fortran calls the user's: see :mod:`adfort.procedure_names`).
 
-    :param node: where to look (default: all of `tree`)."""
-    defined = {r.name.lower() for r in tree.walk(Routine)}
+    :param node: where to look (default: all of `tree`).
+    :param modules: ``modules(name)``: the scan of a module of another
+        file (:meth:`adfort.reading.ReadPlan.module_scan`), or None."""
     for call in (node if node is not None else tree).walk(Call):
         if isinstance(call, IntrinsicCall):
             continue
         name = call.routine.name.upper()
         symbol = call.routine.symbol
-        if name == "DCMPLX" and name.lower() not in defined and _is_unresolved(symbol) \
-                and not isinstance(symbol, DataSymbol):
-            # DCMPLX(x, y) (GNU): CMPLX(x, y, kind=8), of double precision
-            arguments = [arg.detach() for arg in list(call.arguments)]
-            intrinsic = IntrinsicCall.create(
-                IntrinsicCall.Intrinsic.CMPLX,
-                arguments + [("kind", Literal("8", INTEGER_TYPE))])
-            call.replace_with(intrinsic)
-            table = symbol.find_symbol_table(intrinsic)
-            if table is not None and type(symbol).__name__ == "Symbol":
-                table._symbols.pop(table._normalize(symbol.name), None)
+        if (not names_intrinsic(call) or isinstance(symbol, DataSymbol) or symbol.is_import
+                or user_procedure_visible(call, name, modules)):
             continue
-        if (name.lower() in defined or name not in IntrinsicCall.Intrinsic.__members__
-                or isinstance(symbol, DataSymbol) or symbol.is_import
-                or not _is_unresolved(symbol)):
-            continue
+        make_intrinsic(call)
+
+
+def names_intrinsic(call):
+    """Whether `call` names an intrinsic adfort reads: a subroutine for a
+    CALL statement, a function for a reference in an expression (``CALL
+    SCALE(2, HEAT)`` is of an F77 external routine)."""
+    name = call.routine.name.upper()
+    generic = SPECIFIC_INTRINSICS.get(name, name)
+    if generic == "DCMPLX":
+        return not isinstance(call.parent, Schedule)
+    intrinsic = IntrinsicCall.Intrinsic.__members__.get(generic)
+    return intrinsic is not None and \
+        (intrinsic.value.return_type is None) == isinstance(call.parent, Schedule)
+
+
+def make_intrinsic(call):
+    """Replace `call` (of a name :func:`names_intrinsic`) by the
+    IntrinsicCall of its generic name; returns that."""
+    symbol = call.routine.symbol
+    generic = SPECIFIC_INTRINSICS.get(call.routine.name.upper(), call.routine.name.upper())
+    arguments = [(keyword, arg.detach()) if keyword else arg.detach()
+                 for keyword, arg in zip(call.argument_names, list(call.arguments))]
+    if generic == "DCMPLX":
+        # DCMPLX(x, y) (GNU): CMPLX(x, y, kind=8), of double precision
+        intrinsic = IntrinsicCall.create(
+            IntrinsicCall.Intrinsic.CMPLX, arguments + [("kind", Literal("8", INTEGER_TYPE))])
+    else:
         # (Keyword arguments keep their names: FINDLOC(a, v, back=.true.)
         # is not FINDLOC(a, v, .true.), whose third argument is DIM.)
-        intrinsic = intrinsic_call(name, [
-            (keyword, arg.detach()) if keyword else arg.detach()
-            for keyword, arg in zip(call.argument_names, list(call.arguments))])
-        call.replace_with(intrinsic)
-        table = symbol.find_symbol_table(intrinsic)
-        if table is not None and type(symbol).__name__ == "Symbol":
-            # The placeholder symbol would shadow the intrinsic's own.
-            table._symbols.pop(table._normalize(symbol.name), None)
+        intrinsic = intrinsic_call(generic, arguments)
+    call.replace_with(intrinsic)
+    table = symbol.find_symbol_table(intrinsic)
+    if table is not None and type(symbol).__name__ == "Symbol":
+        # The placeholder symbol would shadow the intrinsic's own.
+        table._symbols.pop(table._normalize(symbol.name), None)
+    return intrinsic
 
 
 def _standard_kind_text(declaration):
@@ -666,11 +697,6 @@ def _recognise_function_references(tree, externals=()):
             ref.replace_with(call)
 
 
-def _is_unresolved(symbol):
-    return isinstance(symbol.interface, (UnresolvedInterface, DefaultModuleInterface)) \
-        or type(symbol).__name__ in ("Symbol", "RoutineSymbol")
-
-
 # FORTRAN 77 specific intrinsic names and the generic intrinsic each one is
 # (for arguments of its type).  fparser leaves specific names as opaque code
 # blocks, so they are renamed before parsing; lines keep their numbers.
@@ -720,12 +746,17 @@ def standard_complex_types(source, fixed_form):
 _ATAN = re.compile(r"\batan\s*\(", re.IGNORECASE)
 
 
-def two_argument_atan(source):
+def two_argument_atan(source, procedures=None, fixed_form=False):
     """``ATAN(y, x)`` (Fortran 2008), which fparser cannot read, as the
     ``ATAN2(y, x)`` it means; in code, the call and its arguments on one
-    line.  A unit declaring its own ``atan`` keeps it."""
-    if not _ATAN.search(source) or re.search(r"\b(?:function|external)\s+atan\b", source,
-                                             re.IGNORECASE):
+    line.  A source that may see a user procedure ``atan`` keeps it.
+
+    :param procedures: see :func:`generic_intrinsic_names`."""
+    if not _ATAN.search(source):
+        return source
+    if procedures is None:
+        procedures = declared_procedures(source, fixed_form)
+    if "atan" in procedures:
         return source
     out = []
     for line in source.splitlines(keepends=True):
@@ -745,14 +776,14 @@ _DECLARATION_START = re.compile(
     r"dimension|common|external|intrinsic|function)\b", re.IGNORECASE)
 
 
-def positional_dims(source):
+def positional_dims(source, procedures=frozenset()):
     """``SUM(a, 1)`` as ``SUM(a, dim=1)`` (an integer literal second argument
     is the DIM of SUM, PRODUCT, MAXVAL… by the standard), in code with the
     call on one line.  A name the source declares or defines itself (an
     array ``count(n, 2)``, a function ``sum``) keeps its calls as they are."""
     if not _REDUCTION.search(source):
         return source
-    taken = set()
+    taken = {name.lower() for name in procedures}
     for line in source.splitlines():
         code, _ = split_comment(line)
         if _DECLARATION_START.match(code):
@@ -820,13 +851,17 @@ def _atan2_calls(code):
     return "".join(result) + code[position:]
 
 
-def generic_intrinsic_names(source, fixed_form):
+def generic_intrinsic_names(source, fixed_form, procedures=None):
     """Rename specific intrinsic calls (``DSQRT(x)``) to generic ones, outside
-    comments and strings, unless the source declares the name itself."""
+    comments and strings, unless a user procedure has the name.
+
+    :param procedures: lower-case names of the user procedures the source
+        may see (:mod:`adfort.procedure_names`); default: those it declares."""
     if not _ANY_SPECIFIC.search(source):
         return source   # (no line would change: the usual case, at a glance)
-    declared = {m.group(1).upper() for m in re.finditer(
-        r"\b(?:subroutine|function|external)\s+(\w+)", source, re.IGNORECASE)}
+    if procedures is None:
+        procedures = declared_procedures(source, fixed_form)
+    declared = {name.upper() for name in procedures}
     names = {k: v for k, v in SPECIFIC_INTRINSICS.items() if k not in declared}
     if not names:
         return source

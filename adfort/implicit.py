@@ -260,14 +260,17 @@ def _scope(unit, rules, visible, edits, subprograms, used, brought):
     if result:
         excluded.discard(result)
     called = _called_names(statements + body)
+    externals = {str(n).lower() for s in statements if isinstance(s, F.External_Stmt)
+                 for n in _walk(s.items[1]) if isinstance(n, F.Name)}
     names = []
     for name in own:
         if name in names or name in excluded:
             continue
         if name in called:
             continue  # a dummy procedure (F77 needs no EXTERNAL to CALL one)
-        if used.get(name) == "call" and name not in dimensioned and name in _INTRINSICS:
-            continue  # an intrinsic function
+        if used.get(name) == "call" and name not in dimensioned and name in _INTRINSICS \
+                and name not in externals:
+            continue  # an intrinsic function (not an EXTERNAL one of its name)
         if name in _GNU_INTRINSICS and name not in dimensioned:
             continue
         if (opaque or name in from_modules) and name not in arguments and name != result \

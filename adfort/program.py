@@ -3,13 +3,14 @@ modules found on the search path, and who calls whom."""
 
 from psyclone.psyir.nodes import (
     Call, Container, FileContainer, IntrinsicCall, Literal, Reference, Routine)
-from psyclone.psyir.symbols import GenericInterfaceSymbol, ScalarType, Symbol
+from psyclone.psyir.symbols import DataTypeSymbol, GenericInterfaceSymbol, ScalarType, Symbol
 
 from adfort.arrays import expr_rank, symbol_rank
 from adfort.commons import CommonRegistry, common_statements, parse_common
 from adfort.errors import AdfortError, source_name, where
 from adfort.exprs import kind_key, real_kind
-from adfort.frontend import read_file
+from adfort.frontend import make_intrinsic, names_intrinsic, read_file
+from adfort.procedure_names import user_procedure_visible
 from adfort.reading import find_module_file
 
 
@@ -139,6 +140,46 @@ class Program:
     def generic_candidates(self, call):
         """The module procedures of the generic interface a call names, if
         it names one (for the message when none or several fit)."""
+        module, name = self._generic_module(call)
+        generic = _generic(module, name)
+        return [info.symbol.name for info in generic.routines] if generic is not None else []
+
+    def intrinsic_extension(self, call):
+        """For `call` naming a generic interface of an intrinsic's name
+        (``interface sign``): ``"intrinsic"`` when none of its procedures
+        takes the arguments (the generic extends the intrinsic, which
+        Fortran calls then), ``"unknown"`` when one may only because adfort
+        cannot tell an argument's type; else None."""
+        if not names_intrinsic(call):
+            return None
+        module, name = self._generic_module(call)
+        if _generic(module, name) is None:
+            return None
+        if not _fitting(module, name, call, self):
+            return "intrinsic"
+        if not _fitting(module, name, call, self, unknown=False):
+            return "unknown"
+        return None
+
+    def hides_intrinsic(self, call, modules=None):
+        """Whether a user procedure visible where the IntrinsicCall `call`
+        is would be called instead of the intrinsic: a procedure of its
+        name, or a procedure of a generic interface of its name taking its
+        arguments (one that takes none extends the intrinsic).
+
+        :param modules: see :func:`adfort.procedure_names.user_procedure_visible`."""
+        name = call.routine.name.lower()
+        if not any(name in getattr(tree, "adfort_procedures", ()) for tree in self.trees) \
+                or not user_procedure_visible(call, name, modules):
+            return False
+        module, name = self._generic_module(call)
+        if _generic(module, name) is not None:
+            return bool(_fitting(module, name, call, self))
+        return True
+
+    def _generic_module(self, call):
+        """(module, name there) of the generic interface `call` names, or
+        (None, name)."""
         name = call.routine.name.lower()
         symbol = call.routine.symbol
         modules = []
@@ -152,10 +193,9 @@ class Program:
         for table in _scopes(caller):
             modules += [self.module(c.name) for c in table.containersymbols]
         for module in modules:
-            generic = _generic(module, name)
-            if generic is not None:
-                return [info.symbol.name for info in generic.routines]
-        return []
+            if _generic(module, name) is not None:
+                return module, name
+        return None, name
 
 
 def _private(module, name):
@@ -188,16 +228,24 @@ def _specific(module, name, call, program=None):
     `call` invokes: the one whose dummy arguments take the actual ones
     (number, keywords, ranks, types and real kinds), or None when none or
     several do."""
-    generic = _generic(module, name)
-    if generic is None:
-        return None
-    routines = [_routine_in(module, info.symbol.name.lower()) for info in generic.routines]
-    fitting = [r for r in routines if r is not None and _takes(r, call, program)]
+    fitting = _fitting(module, name, call, program)
     return fitting[0] if len(fitting) == 1 else None
 
 
-def _takes(routine, call, program=None):
-    """Whether `routine`'s dummy arguments take `call`'s actual ones."""
+def _fitting(module, name, call, program=None, unknown=True):
+    """The module procedures of `module`'s generic interface `name` whose
+    dummy arguments take `call`'s actual ones (`unknown`: whether an
+    argument of a type adfort cannot tell fits)."""
+    generic = _generic(module, name)
+    if generic is None:
+        return []
+    routines = [_routine_in(module, info.symbol.name.lower()) for info in generic.routines]
+    return [r for r in routines if r is not None and _takes(r, call, program, unknown)]
+
+
+def _takes(routine, call, program=None, unknown=True):
+    """Whether `routine`'s dummy arguments take `call`'s actual ones
+    (`unknown`: the answer for an argument whose type adfort cannot tell)."""
     formals = [f for f in routine.symbol_table.argument_list]
     by_name = {f.name.lower(): f for f in formals}
     given = []
@@ -215,7 +263,7 @@ def _takes(routine, call, program=None):
     for formal, actual in given:
         if not elemental and expr_rank(actual) != symbol_rank(formal):
             return False
-        if not _same_type(formal, actual, program):
+        if not _same_type(formal, actual, program, unknown):
             return False
     return True
 
@@ -225,10 +273,10 @@ def _is_optional(formal):
     return "OPTIONAL" in str(getattr(datatype, "declaration", "")).upper()
 
 
-def _same_type(formal, actual, program=None):
-    """Whether the actual's type and (real) kind can be the formal's; True
-    when adfort cannot tell.  An actual that is a user function's value
-    (``foo(foo_i(x))``) has its result's type."""
+def _same_type(formal, actual, program=None, unknown=True):
+    """Whether the actual's type and (real) kind can be the formal's;
+    `unknown` when adfort cannot tell.  An actual that is a user function's
+    value (``foo(foo_i(x))``) has its result's type."""
     datatype = getattr(formal, "datatype", None)
     element = getattr(datatype, "elemental_type", datatype)
     intrinsic = getattr(element, "intrinsic", None)
@@ -241,11 +289,17 @@ def _same_type(formal, actual, program=None):
         if function is not None and function.return_symbol is not None:
             actual_type = function.return_symbol.datatype
     if actual_type is None:
-        return True
+        return unknown
     actual_element = getattr(actual_type, "elemental_type", actual_type)
     actual_intrinsic = getattr(actual_element, "intrinsic", None)
-    if intrinsic is None or actual_intrinsic is None:
+    derived = (isinstance(element, DataTypeSymbol), isinstance(actual_element, DataTypeSymbol))
+    if derived == (True, True) and element.name.lower() == actual_element.name.lower():
         return True
+    if derived in ((True, False), (False, True)) and \
+            (intrinsic is not None or actual_intrinsic is not None):
+        return False    # a derived type and an intrinsic one
+    if intrinsic is None or actual_intrinsic is None:
+        return unknown
     if intrinsic != actual_intrinsic:
         return False
     if intrinsic.name == "REAL":
@@ -358,6 +412,18 @@ def call_graph(program, root, filename=None):
         state[id(routine)] = "active"
         for call in user_calls(routine):
             callee = program.resolve(call)
+            extension = program.intrinsic_extension(call)
+            if extension == "intrinsic":
+                make_intrinsic(call)
+                continue
+            if extension == "unknown":
+                raise AdfortError(
+                    f"cannot tell whether this call of '{call.routine.name}' is of the "
+                    f"intrinsic {call.routine.name.upper()} or of the generic interface "
+                    f"'{call.routine.name}' ({', '.join(program.generic_candidates(call))}) "
+                    "that extends it: adfort cannot tell the type of an argument; call the "
+                    "specific procedure by its name, or give the argument a declared type",
+                    where(call, source_name(call) or filename))
             if program.is_passive(call.routine.name):
                 targets[id(call)] = None
                 passive[id(call)] = callee

@@ -27,6 +27,8 @@ _BLOCK_DATA = re.compile(r"^block\s*data\b")
 _USE = re.compile(r"^use\b\s*(?:,\s*(?:non_)?intrinsic\s*)?(?:::)?\s*(?P<name>[a-z_][a-z0-9_]*)")
 _INTRINSIC_USE = re.compile(r"^use\s*,\s*intrinsic\b")
 _INTERFACE = re.compile(r"^(?:abstract\s+)?interface\b")
+# A generic interface's name (``interface name``).
+GENERIC = re.compile(r"^interface\s+(?P<name>[a-z_][a-z0-9_]*)\s*$")
 _END_INTERFACE = re.compile(r"^end\s*interface\b")
 _ENTRY = re.compile(r"^entry\s+(?P<name>[a-z_][a-z0-9_]*)")
 _ACCESS = re.compile(r"^(?:public|private)\b")
@@ -51,6 +53,12 @@ class Unit:
     :ivar uses: lower-case names of the modules it uses.
     :ivar entries: names of its ENTRY points.
     :ivar inner: the (name, arguments, result) of its internal procedures.
+    :ivar generics: lower-case names of its generic interfaces
+        (``interface name``).
+    :ivar private: lower-case names a module's PRIVATE statements list.
+    :ivar public: lower-case names a module's PUBLIC statements list.
+    :ivar default_private: whether a module's bare PRIVATE statement makes
+        its names private unless listed PUBLIC.
     :ivar implicit_none: whether its own scope says IMPLICIT NONE.
     """
 
@@ -59,6 +67,8 @@ class Unit:
         self.last = first
         self.arguments, self.result = [], None
         self.names, self.uses, self.entries, self.inner = set(), set(), [], []
+        self.generics = set()
+        self.private, self.public, self.default_private = set(), set(), False
         self.implicit_none = False
 
     def __repr__(self):
@@ -246,6 +256,24 @@ def _routine_header(statement):
     return match.group("kind"), match.group("name"), arguments, result
 
 
+def _note_access(unit, statement):
+    """Record a module's ``private``/``public`` statement on `unit`."""
+    match = _ACCESS_LIST.match(statement)
+    if match is None:
+        return
+    names = {n.strip() for n in match.group("names").split(",") if n.strip()}
+    names = {n for n in names if _IDENTIFIER.fullmatch(n)}   # (not operator(…))
+    if match.group("word") == "public":
+        unit.public |= names
+    elif names:
+        unit.private |= names
+    elif not match.group("names").strip():
+        unit.default_private = True
+
+
+_ACCESS_LIST = re.compile(r"^(?P<word>public|private)\s*(?:::)?\s*(?P<names>.*)$")
+
+
 def _innermost(stack):
     """The innermost :class:`Unit` open on `stack`, or None."""
     for unit in reversed(stack):
@@ -287,6 +315,9 @@ def scan(source, fixed_form):
             blocks += 1
             if current is not None:
                 current.names |= _identifiers(statement)
+                generic = GENERIC.match(statement)
+                if generic:
+                    current.generics.add(generic.group("name"))
             continue
         if initial == "e" and _is_unit_end(statement):
             if not stack:
@@ -333,6 +364,8 @@ def scan(source, fixed_form):
             units.append(current)
             stack.append(current)
         if initial == "p" and _ACCESS.match(statement) and current.kind == "module":
+            if stack[-1] is current:
+                _note_access(current, statement)
             continue
         if initial == "i" and stack[-1] is current \
                 and statement.replace(" ", "").startswith("implicitnone"):

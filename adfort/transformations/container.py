@@ -315,7 +315,7 @@ class _ProgramBuild:
             # fence reads the routine as read, the transformations the copy.
             for routine in (unit.original, unit.work):
                 lower_where(routine, lambda node, unit=unit: (
-                    recognise_intrinsics(unit.original.root, node),
+                    recognise_intrinsics(unit.original.root, node, self._module_scan()),
                     _resolve_module_references(unit, node)))
             taken = self._taken(unit)
             rename_shadowing_locals(unit.work, taken)
@@ -505,6 +505,12 @@ class _ProgramBuild:
                     unit.module_variable, self._taken(unit))
             return types[id(callee)]
         return function_type
+
+    def _module_scan(self):
+        """``module_scan(name)`` of the run's read plan (the modules of
+        other files, :mod:`adfort.procedure_names`), or None."""
+        plan = self.program.plan
+        return plan.module_scan if plan is not None else None
 
     def _taken(self, unit):
         module = self.program.modules().get(unit.module) if unit.module else None
@@ -881,7 +887,8 @@ class _ProgramBuild:
             motions = self._motions.get(id(unit))
             for routine in motions.routines if motions is not None else ():
                 check_no_hidden_intrinsics(routine, where(
-                    unit.original, source_name(unit.original) or self.filename))
+                    unit.original, source_name(unit.original) or self.filename),
+                    lambda call: self.program.hides_intrinsic(call, self._module_scan()))
         return output
 
     def _passive_outputs(self, unit, call, callee):
