@@ -16,7 +16,7 @@ from psyclone.psyir.symbols import ArgumentInterface, ArrayType, ScalarType
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
-from adfort.arrays import is_shape_inquiry
+from adfort.arrays import expr_rank, is_shape_inquiry
 from adfort.derived import is_variable
 from adfort.elemental import expand_elemental
 from adfort.optional import callee_formals, matched_formals, optional_names
@@ -356,7 +356,7 @@ def _case_selector(condition):
     return None
 
 
-def hoist_calls(routine, function_type, calls, taken=(), filename=None):
+def hoist_calls(routine, function_type, calls, taken=(), filename=None, aliased=()):
     """Give every user function call in an expression, and every expression
     passed to a user routine, a statement of its own, assigning a new local:
     ``y = 2*f(x)`` becomes ``f_value = f(x); y = 2*f_value``.  Calls then sit
@@ -366,6 +366,8 @@ def hoist_calls(routine, function_type, calls, taken=(), filename=None):
         of a function with source, None for a call left in place.
     :param calls: {id(Call): callee}, kept up to date for moved calls.
     :param filename: the source file, for messages.
+    :param aliased: lower-case names of the routine's pointers and targets
+        (which may share storage with one another).
     """
     table = routine.symbol_table
     # Innermost first, and left to right among the calls of one expression,
@@ -380,6 +382,8 @@ def hoist_calls(routine, function_type, calls, taken=(), filename=None):
         # Arguments first, while the call is still where it was: in a DO
         # WHILE condition they are evaluated again at the end of each trip.
         _hoist_expression_arguments(call, table, taken, calls)
+        if call is statement:
+            _store_overlapping_arguments(call, table, taken, calls, aliased, filename)
         direct = isinstance(statement, Assignment) and call is statement.rhs
         if direct and function_type(call) is not None:
             from adfort.arrays import expr_rank
@@ -497,6 +501,87 @@ def _hoist_expression_arguments(call, table, taken, calls):
         if isinstance(arg, UnaryOperation) and arg.operator == UnaryOperation.Operator.PLUS:
             arg = arg.children[0].detach()  # (x): a copy of x (see parentheses.py)
         _place_before(statement, Assignment.create(Reference(temp), arg), calls)
+
+
+def _store_overlapping_arguments(call, table, taken, calls, aliased=(), filename=None):
+    """Evaluate into an array, before the call, each array expression given
+    to an elemental subroutine that reads what another actual argument of
+    the call may change: ``call relax(t(2:n), 0.5*(t(1:n-1) + t(3:n+1)))``.
+    Fortran evaluates the expression whole before the call, as compilers
+    do (into a temporary); the loop over elements that stands for the call
+    (:func:`adfort.elemental.expand_elemental`) would read elements the
+    calls on earlier elements have changed.  A variable or section given
+    for both is not an expression: the standard forbids that overlap.
+
+    :raises AdfortError: for such an expression whose type adfort cannot tell.
+    """
+    callee = calls.get(id(call))
+    original = getattr(callee, "original", None)
+    if original is None or not original.symbol.is_elemental or \
+            not hasattr(callee, "writes_formal"):
+        return
+    formals = matched_formals(call, callee_formals(callee))
+    written = [a for a, f in zip(call.arguments, formals)
+               if f is not None and is_variable(a) and callee.writes_formal(f)]
+    for arg in list(call.arguments):
+        if is_variable(arg) or expr_rank(arg) == 0 or not any(
+                _may_share(ref, other, aliased) for ref in arg.walk(Reference)
+                if not is_shape_inquiry(ref) for other in written):
+            continue
+        rank = expr_rank(arg)
+        datatype = _element_type(arg)
+        if datatype is None:
+            from adfort.errors import AdfortError, where
+            raise AdfortError(
+                f"'{arg.debug_string()}' is given to the elemental subroutine "
+                f"'{call.routine.name}', reads what another argument of the call changes, "
+                "and adfort cannot tell its type to evaluate it first: store it in a "
+                "local array before the call and pass that", where(call, filename))
+        shape = _shape_source(call, arg, rank)
+        temp = new_local(table, naming.call_argument(call.routine.name),
+                         ArrayType(datatype, [ArrayType.Extent.DEFERRED] * rank), taken)
+        allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+            ArrayReference.create(temp, [IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [
+                shape.copy(), ("dim", Literal(str(d + 1), INTEGER_TYPE))])
+                for d in range(rank)])])
+        arg.replace_with(Reference(temp))
+        _place_before(call, allocate, calls)
+        _place_before(call, Assignment.create(Reference(temp), arg), calls)
+        call.parent.addchild(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE,
+                                                  [Reference(temp)]), call.position + 1)
+
+
+def _may_share(read, written, aliased):
+    """Whether the reference `read` may name storage the variable
+    `written` names: the same variable (overlapping components), or two
+    pointers or targets."""
+    if read.symbol.name.lower() == written.symbol.name.lower():
+        return _overlap(_member_path(read), _member_path(written))
+    return read.symbol.name.lower() in aliased and written.symbol.name.lower() in aliased
+
+
+def _element_type(expr):
+    """The scalar datatype of the elements of array expression `expr`, or
+    None when adfort cannot tell."""
+    from adfort.exprs import real_kind, real_type
+    try:
+        datatype = expr.datatype
+    except Exception:  # PSyclone cannot tell: judge by the real leaves
+        datatype = None
+    element = getattr(datatype, "elemental_type", datatype)
+    intrinsic = getattr(element, "intrinsic", None)
+    if intrinsic is None or intrinsic == ScalarType.Intrinsic.REAL:
+        kind = real_kind(expr)
+        return real_type(kind) if kind is not None else None
+    return element if isinstance(element, ScalarType) else None
+
+
+def _shape_source(call, arg, rank):
+    """An array variable given to the elemental `call` besides `arg`, whose
+    shape `arg`'s is (the arrays of an elemental reference conform; one the
+    call changes is a variable): SIZE of the expression would evaluate it."""
+    return next(other for other in call.arguments
+                if other is not arg and is_variable(other) and expr_rank(other) == rank)
 
 
 def _is_constant(reference):

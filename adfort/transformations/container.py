@@ -328,7 +328,7 @@ class _ProgramBuild:
                                  source_name(unit.original) or self.filename)
             hoist_case_selectors(unit.work, self._function_type(unit), unit.calls, taken)
             hoist_calls(unit.work, self._function_type(unit), unit.calls, taken,
-                        source_name(unit.original) or self.filename)
+                        source_name(unit.original) or self.filename, set(unit.attributes))
             if self.options.get("inline", True):
                 inline_functions(unit, taken, self.schedule)
             # Coefficients read from the copy of the state a solver overwrites.
