@@ -17,6 +17,7 @@ from adfort import cache, implicit, internal, naming, psyir_speed, timing
 from adfort.concurrent import lower_concurrent_masks
 
 from adfort.declarations import rewrite_specifications
+from adfort.defined_operations import type_bindings
 from adfort.optional import read_optional_arguments
 from adfort.forward_only import keep_substring_assignments
 from adfort.where import lower_where, tolerate_where_failures
@@ -79,6 +80,8 @@ def _read_file(path, preprocessing, plan):
                   | used_module_procedures(source, modules)
                   | (external_names(source, fixed) & INTRINSIC_NAMES))
     protected, by_value = set(), set()
+    # (before their CONTAINS parts are dropped)
+    bindings = type_bindings(source, fixed)
     with reading_as_procedures(procedures):
         try:
             source = rewrite_specifications(source, fixed, path, protected, by_value)
@@ -146,6 +149,7 @@ def _read_file(path, preprocessing, plan):
     tree.adfort_by_value = by_value
     # (The user procedures of intrinsics' names it may see.)
     tree.adfort_procedures = procedures
+    tree.adfort_type_bindings = bindings
     mark_checkpointed_loops(tree, steps, hoisted)
     tree.adfort_dropped = {name for names in dropped.values() for name in names}
     # Routines made from internal procedures: in adfort's working copy only,

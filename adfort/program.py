@@ -406,10 +406,14 @@ def call_graph(program, root, filename=None):
         passive {id(Call): Routine or None}).
     :raises AdfortError: on recursion.
     """
+    from adfort.defined_operations import DefinedOperations
     order, targets, state, passive = [], {}, {}, {}
+    defined = DefinedOperations(program, filename)
 
     def visit(routine, stack):
         state[id(routine)] = "active"
+        # Defined assignments and operations become the calls they are.
+        defined.lower(routine)
         for call in user_calls(routine):
             callee = program.resolve(call)
             extension = program.intrinsic_extension(call)

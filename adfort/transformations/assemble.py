@@ -135,11 +135,13 @@ def assemble(hosts, build):
                 _use_module_variables(routine, build, hosts)
             children.extend(routines)
             children.extend(_hoisted_copies(routines, build.program))
+            children.extend(_private_imports(routines, build.program))
             continue
         out_module = Container.create(host.name, SymbolTable(), [])
         for routine in routines:
             out_module.addchild(routine)
-        for routine in _hoisted_copies(routines, build.program):
+        for routine in _hoisted_copies(routines, build.program) + \
+                _private_imports(routines, build.program):
             drop_unresolved(routine)
             out_module.addchild(routine)
         module = build.program.modules().get(host.module)
@@ -203,6 +205,52 @@ def _hoisted_copies(routines, program):
                 # (The indices a WHERE lowered to loops left unused.)
                 prune_symbols(copies[name])
                 todo.append(copies[name])
+    return [copies[name] for name in sorted(copies)]
+
+
+def _private_imports(routines, program):
+    """Copies of the private procedures of other modules that `routines`
+    import by name to call as they are (the procedure of a defined
+    assignment or operator, :mod:`adfort.defined_operations`, run plainly
+    under the joint schedule or as a passive call): ``use`` cannot reach
+    them.  Each such import is dropped from the routine, which calls the
+    private copy placed beside it instead."""
+    copies, todo = {}, list(routines)
+    while todo:
+        routine = todo.pop()
+        table = routine.symbol_table
+        for symbol in list(table.symbols):
+            if not isinstance(symbol, RoutineSymbol) or not symbol.is_import:
+                continue
+            module = program.module(symbol.interface.container_symbol.name)
+            name = (symbol.interface.orig_name or symbol.name).lower()
+            original = module.symbol_table.lookup(name, otherwise=None, scope_limit=module) \
+                if module is not None else None
+            procedure = next((r for r in module.children if isinstance(r, Routine)
+                              and r.name.lower() == name), None) if module else None
+            if procedure is None or original is None or \
+                    original.visibility != Symbol.Visibility.PRIVATE:
+                continue
+            if symbol.name.lower() != name:
+                raise AdfortError(
+                    f"'{routine.name}' calls the private procedure '{name}' of module "
+                    f"'{module.name}' under another name, '{symbol.name}': adfort copies "
+                    "such a procedure under its own name; make it public", where(routine))
+            table._symbols.pop(table._normalize(symbol.name))
+            container = symbol.interface.container_symbol
+            if container.name.lower() in table and not container.wildcard_import and not any(
+                    s.is_import and s.interface.container_symbol is container
+                    for s in table.symbols):
+                table._symbols.pop(table._normalize(container.name))
+            if name not in copies:
+                copy = procedure.copy()
+                copy.symbol.visibility = Symbol.Visibility.PRIVATE
+                declare_optional(copy.symbol_table, optional_names(procedure))
+                _standard_kinds(copy.symbol_table)
+                _restore_assumed_size(copy.symbol_table)
+                prune_symbols(copy)
+                copies[name] = copy
+                todo.append(copy)
     return [copies[name] for name in sorted(copies)]
 
 

@@ -1,0 +1,403 @@
+"""Defined assignments (``interface assignment(=)``, a type's ``generic ::
+assignment(=)``) become calls of their procedures
+(adfort/defined_operations.py): ``y = x`` on a type with one was read as an
+intrinsic component copy, in the generated code too (which imported the
+type alone): primal and gradient wrong, without a message.
+
+The kernels are FD-checked under split, joint and joint with calls kept
+(no inlining), r_rev's primal results compared with r's; the procedures
+adfort cannot tell are errors naming them."""
+
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import harness
+
+CASES = {
+    # The defined assignment doubles a component: a plain copy is another
+    # value.  On locals, on a callee's derived-type dummies (the
+    # reproducer), on elements of an array of the type.
+    "defined_assignment.f90": """\
+        ! adfort: routine=top dep=y indep=x
+        ! adfort: init x=0.5:1.5
+        module defined_assignment
+          implicit none
+          type :: pt
+            real(8) :: a = 0d0, b = 0d0
+          end type pt
+          interface assignment(=)
+            module procedure pt_assign
+          end interface
+        contains
+          subroutine pt_assign(lhs, rhs)
+            type(pt), intent(inout) :: lhs
+            type(pt), intent(in) :: rhs
+            lhs%a = 2d0*rhs%a + lhs%b
+            lhs%b = rhs%a*rhs%b
+          end subroutine pt_assign
+          subroutine f(x, y)
+            type(pt), intent(in) :: x
+            type(pt), intent(inout) :: y
+            y = x
+          end subroutine f
+          subroutine top(x, y)
+            real(8), intent(in) :: x(2)
+            real(8), intent(out) :: y(3)
+            type(pt) :: p, q, r(2)
+            p%a = x(1)
+            p%b = x(2)
+            q%b = 0.5d0
+            call f(p, q)
+            r(1) = q
+            r(2) = r(1)
+            p = r(2)
+            y(1) = p%a
+            y(2) = p%b
+            y(3) = q%a*r(2)%b
+          end subroutine top
+        end module defined_assignment
+        """,
+    # A defined assignment from a real array (refused before, as a
+    # derived-type value that is not a variable), an elemental one over an
+    # array of the type, its right side reading what it assigns.
+    "assignment_from_reals.f90": """\
+        ! adfort: routine=g dep=y indep=x
+        ! adfort: init n=4 x=0.5:1.5
+        module assignment_from_reals
+          implicit none
+          type :: cell
+            real(8) :: t = 0d0, q = 0d0
+          end type
+          type :: pair
+            real(8) :: u = 0d0, v = 0d0
+          end type
+          interface assignment(=)
+            module procedure set_cell, set_pair
+          end interface
+        contains
+          elemental subroutine set_cell(c, v)
+            type(cell), intent(out) :: c
+            real(8), intent(in) :: v
+            c%t = v
+            c%q = 0.5d0*v**2
+          end subroutine
+          subroutine set_pair(p, w)
+            type(pair), intent(out) :: p
+            real(8), intent(in) :: w(2)
+            p%u = w(1)*w(2)
+            p%v = sin(w(2))
+          end subroutine
+          subroutine g(n, x, y)
+            integer, intent(in) :: n
+            real(8), intent(in) :: x(n)
+            real(8), intent(out) :: y(n)
+            type(cell) :: cs(n)
+            type(pair) :: p
+            integer :: i
+            cs = x
+            cs(2:n) = x(1:n-1)*cs(2:n)%t
+            p = x(2:3)
+            do i = 1, n
+              y(i) = cs(i)%t + cs(i)%q*p%u + p%v
+            end do
+          end subroutine
+        end module
+        """,
+    # The interface and its procedures in another module, the procedures
+    # private (the module makes only the type and the assignment public),
+    # the caller importing the assignment in an ONLY list: run as it is
+    # under the joint schedule, the procedure is copied beside the caller.
+    "private_assignment.f90": """\
+        ! adfort: routine=g dep=y indep=x
+        ! adfort: init x=0.5:1.5
+        module vectors
+          implicit none
+          private
+          public :: vec, assignment(=)
+          type :: vec
+            real(8) :: a = 0d0, b = 0d0
+          end type
+          interface assignment(=)
+            module procedure copy_vec
+          end interface
+        contains
+          subroutine copy_vec(lhs, rhs)
+            type(vec), intent(inout) :: lhs
+            type(vec), intent(in) :: rhs
+            lhs%a = rhs%a + 0.5d0*rhs%b
+            lhs%b = rhs%b*lhs%a
+          end subroutine
+        end module
+        module user
+          use vectors, only: vec, assignment(=)
+          implicit none
+        contains
+          subroutine g(x, y)
+            real(8), intent(in) :: x(2)
+            real(8), intent(out) :: y(2)
+            type(vec) :: v, w
+            v%a = x(1)
+            v%b = x(2)
+            w%a = 1d0
+            w = v
+            y(1) = w%a
+            y(2) = w%b*v%a
+          end subroutine
+        end module
+        """,
+}
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradients(tmp_path, name, schedule):
+    harness.check_source(tmp_path, name, CASES[name], schedule)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradients_calls_kept(tmp_path, name):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(CASES[name]))
+    res = harness.check_fixture(path, "joint", tmp_path / "joint-calls",
+                                extra_cli=["--no-inline"])
+    assert res.rel_err < 1e-6, res.describe()
+    assert res.primal_err < 1e-10, res.describe()
+
+
+REPRODUCER = """\
+    module fm
+      implicit none
+      type :: pt
+        real(8) :: a = 0d0, b = 0d0
+      end type pt
+      interface assignment(=)
+        module procedure pt_assign
+      end interface
+    contains
+      subroutine pt_assign(lhs, rhs)
+        type(pt), intent(inout) :: lhs
+        type(pt), intent(in) :: rhs
+        lhs%a = 2d0 * rhs%a
+        lhs%b = rhs%a
+      end subroutine pt_assign
+      subroutine f(x, y)
+        type(pt), intent(in) :: x
+        type(pt), intent(inout) :: y
+        y = x
+      end subroutine f
+    end module fm
+    """
+
+DRIVER = """\
+    program d
+      use fm
+      use fm_ad
+      implicit none
+      type(pt) :: x, y
+      type(pt_adj) :: xa, ya
+      x%a = 3d0
+      x%b = 5d0
+      xa%a = 0
+      xa%b = 0
+      ya%a = 1d0
+      ya%b = 0d0
+      call f_rev(x, xa, y, ya)
+      print '(4f8.3)', y%a, y%b, xa%a, xa%b
+    end program
+    """
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_defined_assignment_of_derived_arguments(tmp_path, schedule):
+    """The reproducer: the dependent and independent are of the type
+    (f_rev gave y = (3, 5) and d(y%a)/d(x%a) = 1)."""
+    (tmp_path / "fm.f90").write_text(textwrap.dedent(REPRODUCER))
+    (tmp_path / "drv.f90").write_text(textwrap.dedent(DRIVER))
+    subprocess.run([sys.executable, "-m", "adfort", "diff", "fm.f90", "--routine",
+                    "f", "--dep", "y", "--indep", "x", "--schedule", schedule,
+                    "-o", "fm_ad.f90"], cwd=tmp_path, check=True, capture_output=True)
+    subprocess.run([shutil.which("gfortran"), "-fcheck=all", "fm.f90", "fm_ad.f90",
+                    "drv.f90", "-o", "drv"], cwd=tmp_path, check=True)
+    out = subprocess.run([str(tmp_path / "drv")], check=True, capture_output=True,
+                         text=True).stdout
+    assert [float(v) for v in out.split()] == [6.0, 3.0, 2.0, 0.0]
+
+
+ERRORS = {
+    # A real assigned from a type with no defined assignment visible
+    # (its interface is in a module the routine does not use).
+    "unseen_assignment": ("""\
+        module kinds_and_types
+          implicit none
+          type :: box
+            real(8) :: w = 0d0
+          end type
+        end module
+        module other
+          use kinds_and_types
+          implicit none
+          interface assignment(=)
+            module procedure from_box
+          end interface
+        contains
+          subroutine from_box(r, b)
+            real(8), intent(out) :: r
+            type(box), intent(in) :: b
+            r = b%w
+          end subroutine
+        end module
+        module m
+          use kinds_and_types
+          implicit none
+        contains
+          subroutine s(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            type(box) :: b
+            b%w = x
+            y = b
+          end subroutine
+        end module
+        """, ":29:", ["defined assignment", "'y = b'", "no interface assignment(=)"]),
+    # Two specifics adfort cannot tell apart (kinds it cannot work out).
+    "ambiguous_assignment": ("""\
+        module m
+          implicit none
+          integer, parameter :: k1 = selected_real_kind(6, 30)
+          integer, parameter :: k2 = selected_real_kind(15, 300)
+          type :: box
+            real(8) :: w = 0d0
+          end type
+          interface assignment(=)
+            module procedure from_k1, from_k2
+          end interface
+        contains
+          subroutine from_k1(b, r)
+            type(box), intent(out) :: b
+            real(k1), intent(in) :: r
+            b%w = r
+          end subroutine
+          subroutine from_k2(b, r)
+            type(box), intent(out) :: b
+            real(kind=k2), intent(in) :: r
+            b%w = 2*r
+          end subroutine
+          subroutine s(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            type(box) :: b
+            b = x
+            y = b%w
+          end subroutine
+        end module
+        """, ":26:", ["defined assignment", "from_k1, from_k2", "by its name"]),
+    # An element assigned from an element of the same array that may be
+    # the same one: Fortran passes a copy of it.
+    "overlapping_assignment": ("""\
+        module m
+          implicit none
+          type :: box
+            real(8) :: w = 0d0
+          end type
+          interface assignment(=)
+            module procedure add_box
+          end interface
+        contains
+          subroutine add_box(b, c)
+            type(box), intent(inout) :: b
+            type(box), intent(in) :: c
+            b%w = b%w + c%w
+          end subroutine
+          subroutine s(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            type(box) :: b(2)
+            integer :: i
+            b(1)%w = x
+            b(2)%w = x
+            i = 2
+            b(i) = b(i - 1)
+            b(1) = b(i - 1)
+            y = b(1)%w
+          end subroutine
+        end module
+        """, ":24:", ["defined assignment", "'b(1) = b(i - 1)'", "may be the variable it "
+                      "assigns", "assign from another variable"]),
+    # A type's generic assignment binding (dropped with the type's other
+    # bindings before): its procedure takes the passed object as CLASS(…).
+    "type_bound_assignment": ("""\
+        module m
+          implicit none
+          type :: vec
+            real(8) :: a = 0d0
+          contains
+            procedure :: vset
+            generic :: assignment(=) => vset
+          end type
+        contains
+          subroutine vset(lhs, rhs)
+            class(vec), intent(inout) :: lhs
+            type(vec), intent(in) :: rhs
+            lhs%a = 3d0*rhs%a
+          end subroutine
+          subroutine s(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            type(vec) :: v, w
+            v%a = x
+            w = v
+            y = w%a
+          end subroutine
+        end module
+        """, ":20:", ["'vset'", "polymorphic"]),
+    # An intrinsic assignment of a type whose component's type has a
+    # type-bound defined assignment: Fortran calls it for the component.
+    "component_assignment": ("""\
+        module m
+          implicit none
+          type :: vec
+            real(8) :: a = 0d0
+          contains
+            procedure :: vset
+            generic :: assignment(=) => vset
+          end type
+          type :: holder
+            integer :: n = 0
+            type(vec) :: v
+          end type
+        contains
+          subroutine vset(lhs, rhs)
+            class(vec), intent(inout) :: lhs
+            type(vec), intent(in) :: rhs
+            lhs%a = 3d0*rhs%a
+          end subroutine
+          subroutine s(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            type(holder) :: p, q
+            p%v%a = x
+            q = p
+            y = q%v%a
+          end subroutine
+        end module
+        """, ":24:", ["'q = p'", "q%v has a type-bound defined assignment",
+                      "assign the components one by one"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_procedure_adfort_cannot_tell_is_an_error(tmp_path, case):
+    text, place, words = ERRORS[case]
+    path = tmp_path / f"{case}.f90"
+    path.write_text(textwrap.dedent(text))
+    proc = subprocess.run([sys.executable, "-m", "adfort", "diff", str(path),
+                           "--routine", "s", "--dep", "y", "--indep", "x", "-o",
+                           str(tmp_path / "out.f90")], capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    assert f"{path.name}{place}" in proc.stderr, proc.stderr
+    for word in words:
+        assert word in proc.stderr, proc.stderr
