@@ -1,25 +1,32 @@
-"""Defined assignments, as calls of their procedures.
+"""Defined assignments and defined operations, as calls of their procedures.
 
 Fortran gives ``y = x`` the meaning ``call assign_pt(y, (x))`` when a
 defined assignment takes the two sides: a specific procedure of an
 ``interface assignment(=)`` the statement's scope sees, or of the
-``generic :: assignment(=)`` of a type.  PSyIR reads the assignment as an
-intrinsic one (a component copy).
+``generic :: assignment(=)`` of a type.  Likewise ``a .dot. b``, and
+``a + b`` on derived-type values, are references to the function of an
+``interface operator(…)`` (or a type's ``generic :: operator(…)``) whose
+dummy arguments take the operands.  PSyIR reads the assignment as an
+intrinsic one (a component copy), the operation on derived types as an
+intrinsic operation, and a defined operator as an opaque code block.
 
 Each routine of the call graph gets them rewritten before anything looks
 at its calls (:class:`DefinedOperations`): the assignment becomes the CALL,
-chosen among the specific procedures as adfort chooses in a generic
-interface (the number, ranks, types and real kinds of the arguments).  It
-is then a call like any other, differentiated through the procedure's own
-motions.  One adfort cannot tell is an error naming it and the procedures
-it considered.
+the operation the function reference, chosen among the specific
+procedures as adfort chooses in a generic interface (the number, ranks,
+types and real kinds of the arguments).  They are then calls like any
+other, differentiated through the procedure's own motions.  One adfort
+cannot tell is an error naming it and the procedures it considered.
 """
 
 import re
 
+from fparser.two import Fortran2003
+from fparser.two.utils import Base, walk
+from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.nodes import (
-    Assignment, BinaryOperation, Call, Container, FileContainer, IntrinsicCall, Literal,
-    Range, Reference, Routine, UnaryOperation)
+    Assignment, BinaryOperation, Call, CodeBlock, Container, FileContainer, IntrinsicCall,
+    Literal, Range, Reference, Routine, Schedule, UnaryOperation)
 from psyclone.psyir.nodes.array_mixin import ArrayMixin
 from psyclone.psyir.symbols import (
     ArrayType, ContainerSymbol, DataSymbol, DataTypeSymbol, ImportInterface, NoType,
@@ -30,6 +37,7 @@ from adfort.arrays import expr_rank, symbol_rank
 from adfort.derived import (
     STRUCTURE_REFERENCES, TypeRegistry, find_component, is_variable, structure_of)
 from adfort.errors import AdfortError, source_name, where
+from adfort.parentheses import keep_parenthesised_arguments
 from adfort.statements import split_statements
 
 BinOp = BinaryOperation.Operator
@@ -39,6 +47,12 @@ ASSIGNMENT = "assignment(=)"
 # Operators with two spellings name one generic (Fortran 2008, 12.4.3.4.2).
 _SYNONYMS = {".eq.": "==", ".ne.": "/=", ".lt.": "<", ".le.": "<=", ".gt.": ">",
              ".ge.": ">="}
+_BINARY = {BinOp.ADD: "+", BinOp.SUB: "-", BinOp.MUL: "*", BinOp.DIV: "/", BinOp.POW: "**",
+           BinOp.EQ: "==", BinOp.NE: "/=", BinOp.LT: "<", BinOp.LE: "<=", BinOp.GT: ">",
+           BinOp.GE: ">=", BinOp.AND: ".and.", BinOp.OR: ".or.", BinOp.EQV: ".eqv.",
+           BinOp.NEQV: ".neqv."}
+_UNARY = {UnOp.MINUS: "-", UnOp.PLUS: "+", UnOp.NOT: ".not."}
+_DEFINED_OP = re.compile(r"^\.[a-z]+\.$", re.IGNORECASE)
 # Intrinsics whose value is of the type of their first argument, whatever it is.
 _ARRAY_VALUED = {"MERGE", "RESHAPE", "TRANSPOSE", "SPREAD", "PACK", "UNPACK", "CSHIFT",
                  "EOSHIFT"}
@@ -52,6 +66,10 @@ def generic_key(spec):
     if match:
         return f"operator({_SYNONYMS.get(match.group(1), match.group(1))})"
     return text
+
+
+def _operator_key(op):
+    return generic_key(f"operator({op})")
 
 
 # -- what the source declares ------------------------------------------------
@@ -181,22 +199,49 @@ class DefinedOperations:
         self.program = program
         self.filename = filename
         self.types = TypeRegistry(program)
+        self._results = {}      # id(Call made here) -> the function's result type
         self._exported = {}     # module name -> {key: [(module, name)]}
         self._declared = {}     # (id(routine), name) -> symbol of a wildcard USE
+        reader = FortranReader()
+        keep_parenthesised_arguments(reader)
+        self._reader = reader._processor
 
     def lower(self, routine):
         """Rewrite `routine` (as read) in place.
 
-        :raises AdfortError: for a defined assignment whose procedure
-            adfort cannot tell.
+        :raises AdfortError: for a defined operation or assignment whose
+            procedure adfort cannot tell.
         """
         visible = None
         made = []
+        for block in routine.walk(CodeBlock):
+            nodes = block.parse_tree_nodes
+            if block.structure != CodeBlock.Structure.EXPRESSION or len(nodes) != 1 or \
+                    not _holds_defined_operator(nodes[0]):
+                continue
+            visible = visible if visible is not None else self._visible(routine)
+            block.replace_with(self._convert(nodes[0], block, routine, visible, made))
+        # Inner operations first: an operand's type is then known.
+        for operation in reversed(routine.walk((BinaryOperation, UnaryOperation))):
+            operands = list(operation.children)
+            if operation.operator == UnOp.PLUS and is_variable(operands[0]):
+                continue    # (``(v)``: a copy, see adfort.parentheses)
+            if not any(_type_name(self._type_of(o, routine, operation=False))
+                       for o in operands):
+                continue
+            names = _BINARY if isinstance(operation, BinaryOperation) else _UNARY
+            visible = visible if visible is not None else self._visible(routine)
+            call = self._operation(names[operation.operator], operands, operation, routine,
+                                   visible, made, defined=False)
+            operation.replace_with(call)
+            for operand in operands:
+                call.addchild(operand.detach())
         for assign in routine.walk(Assignment):
             if assign.is_pointer:
                 continue
             lhs_type = self._type_of(assign.lhs, routine)
-            # (An intrinsic operation has no derived-type value.)
+            # (An intrinsic operation has no derived-type value: one on
+            # such values is a call by now.)
             rhs_type = self._type_of(assign.rhs, routine,
                                      operation=_type_name(lhs_type) is not None)
             if _type_name(lhs_type) is None and _type_name(rhs_type) is None:
@@ -234,7 +279,7 @@ class DefinedOperations:
             # stored in a local), not of derived-type values.
             if rhs_name is not None:
                 raise AdfortError(
-                    f"{_describe(ASSIGNMENT)} in '{_text(assign)}': its right-hand "
+                    f"{_describe(ASSIGNMENT, False)} in '{_text(assign)}': its right-hand "
                     f"side may be the variable it assigns, which Fortran passes to "
                     f"'{procedure.name}' as a copy; adfort does not copy derived-type "
                     "values: assign from another variable",
@@ -247,8 +292,67 @@ class DefinedOperations:
         assign.replace_with(call)
         made.append((call, procedure))
 
+    def _operation(self, op, operands, node, routine, visible, made, defined=True):
+        """The function reference for operator `op` applied to `operands`
+        (PSyIR nodes, not yet placed): a Call without children but its
+        routine when the operands are still in place."""
+        procedure = self._choose(_operator_key(op), operands, node, routine, visible,
+                                 required=True, defined=defined)
+        result = procedure.return_symbol
+        symbol = RoutineSymbol(procedure.name, result.datatype if result is not None
+                               else NoType())
+        call = Call.create(symbol, [o for o in operands if o.parent is None])
+        self._results[id(call)] = result.datatype if result is not None else None
+        made.append((call, procedure))
+        return call
+
+    def _convert(self, parsed, block, routine, visible, made):
+        """PSyIR of the fparser expression `parsed` (part of `block`), its
+        defined operations as function references."""
+        if _is_defined_operation(parsed):
+            if type(parsed) is Fortran2003.Expr:
+                op, parts = parsed.items[1], [parsed.items[0], parsed.items[2]]
+            else:
+                op, parts = parsed.items[0], [parsed.items[1]]
+            operands = [self._convert(p, block, routine, visible, made) for p in parts]
+            return self._operation(str(op), operands, block, routine, visible, made)
+        if isinstance(parsed, Fortran2003.Parenthesis):
+            return self._convert(parsed.items[1], block, routine, visible, made)
+        if not _holds_defined_operator(parsed):
+            return self._read(parsed, block)
+        # A construct around defined operations (a function reference or an
+        # intrinsic operation PSyclone gave up on as a whole): read with a
+        # placeholder variable for each, then put them in.
+        table = block.scope.symbol_table
+        swapped = []
+        _swap_operations(parsed, table, swapped)
+        try:
+            value = self._read(parsed, block)
+        finally:
+            for holder, items, _, symbol in swapped:
+                holder.items = items
+                table._symbols.pop(table._normalize(symbol.name))
+        for _, _, inner, symbol in swapped:
+            converted = self._convert(inner, block, routine, visible, made)
+            for ref in value.walk(Reference):
+                if ref.symbol is symbol:
+                    if ref is value:
+                        value = converted
+                    else:
+                        ref.replace_with(converted)
+        return value
+
+    def _read(self, parsed, block):
+        """PSyIR of a plain fparser expression, its names seen from `block`
+        (as PSyclone's ``psyir_from_expression`` reads one)."""
+        holder = Schedule()
+        holder._symbol_table = block.scope.symbol_table
+        holder.addchild(Assignment())
+        self._reader.process_nodes(holder[0], [parsed])
+        return holder[0].children[0].detach()
+
     # -- choosing the procedure ----------------------------------------------
-    def _choose(self, key, operands, node, routine, visible, required):
+    def _choose(self, key, operands, node, routine, visible, required, defined=False):
         """The procedure of generic `key` taking `operands`; None when none
         does and `required` is False (an intrinsic assignment).
 
@@ -270,7 +374,7 @@ class DefinedOperations:
             return fitting[0]
         if not fitting and not required and not unseen:
             return None
-        what = _describe(key)
+        what = _describe(key, defined)
         text = _text(node)
         names = ", ".join(sorted({p.name for p in procedures} | set(unseen)))
         place = where(node, source_name(node) or self.filename)
@@ -319,7 +423,8 @@ class DefinedOperations:
 
     def _rank(self, node, routine):
         """The rank of the value of `node` (a function's, from its result)."""
-        if isinstance(node, Call) and not isinstance(node, IntrinsicCall):
+        if id(node) in self._results or (isinstance(node, Call)
+                                         and not isinstance(node, IntrinsicCall)):
             shape = getattr(self._type_of(node, routine), "shape", None)
             return len(shape) if shape else 0
         return expr_rank(node)
@@ -329,8 +434,11 @@ class DefinedOperations:
         tell (a component of a type it cannot resolve, an expression).
 
         :param operation: whether to work out the type of an intrinsic
-            operation or function too (costly on long expressions).
+            operation or function too (not needed where its operands have
+            been looked at already, and costly on long expressions).
         """
+        if id(node) in self._results:
+            return self._results[id(node)]
         if isinstance(node, Literal):
             return node.datatype
         if isinstance(node, Reference):
@@ -569,14 +677,19 @@ def _apart(one, other):
     return False
 
 
-def _describe(key):
+def _describe(key, defined):
     if key == ASSIGNMENT:
         return "defined assignment (interface assignment(=))"
-    return f"defined operator {key[len('operator('):-1]}"
+    op = key[len("operator("):-1]
+    if defined:
+        return f"defined operator {op}"
+    return f"operator {op} on derived-type values (interface operator({op}))"
 
 
 def _text(node):
     try:
+        if isinstance(node, CodeBlock):
+            return str(node.parse_tree_nodes[0]).strip()
         return node.debug_string().strip()
     except Exception:  # pylint: disable=broad-except
         return type(node).__name__
@@ -612,3 +725,42 @@ def _container_symbol(routine, name):
                     return container
         node = node.parent
     return None
+
+
+def _is_defined_operation(parsed):
+    """Whether the fparser node `parsed` applies a defined operator."""
+    if type(parsed) is Fortran2003.Expr:
+        return _DEFINED_OP.match(str(parsed.items[1])) is not None
+    if type(parsed) is Fortran2003.Level_1_Expr:
+        return _DEFINED_OP.match(str(parsed.items[0])) is not None
+    return False
+
+
+def _holds_defined_operator(parsed):
+    return any(_is_defined_operation(n)
+               for n in walk(parsed, (Fortran2003.Expr, Fortran2003.Level_1_Expr)))
+
+
+def _swap_operations(parsed, table, swapped):
+    """Put a placeholder name (declared in `table`) in place of each
+    outermost defined operation (or parenthesised one) under `parsed`.
+
+    :param swapped: gets (holder, its items before, the operation, the
+        placeholder's symbol) for each."""
+    items = list(parsed.items)
+    changed = False
+    for position, item in enumerate(items):
+        if not isinstance(item, Base) or not _holds_defined_operator(item):
+            continue
+        if _is_defined_operation(item) or isinstance(item, Fortran2003.Parenthesis):
+            symbol = DataSymbol(naming.unique(table, "adfort_operation"),
+                                ScalarType(ScalarType.Intrinsic.REAL,
+                                           ScalarType.Precision.UNDEFINED))
+            table.add(symbol)
+            swapped.append((parsed, tuple(parsed.items), item, symbol))
+            items[position] = Fortran2003.Name(symbol.name)
+            changed = True
+        else:
+            _swap_operations(item, table, swapped)
+    if changed:
+        parsed.items = tuple(items)     # (restored by the caller from `swapped`)

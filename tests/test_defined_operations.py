@@ -1,8 +1,10 @@
 """Defined assignments (``interface assignment(=)``, a type's ``generic ::
-assignment(=)``) become calls of their procedures
+assignment(=)``) and defined operators (``interface operator(.dot.)``,
+``operator(+)`` on derived-type values) become calls of their procedures
 (adfort/defined_operations.py): ``y = x`` on a type with one was read as an
 intrinsic component copy, in the generated code too (which imported the
-type alone): primal and gradient wrong, without a message.
+type alone): primal and gradient wrong, without a message; a defined
+operator was an "unsupported statement EXPR".
 
 The kernels are FD-checked under split, joint and joint with calls kept
 (no inlining), r_rev's primal results compared with r's; the procedures
@@ -146,6 +148,167 @@ CASES = {
             w = v
             y(1) = w%a
             y(2) = w%b*v%a
+          end subroutine
+        end module
+        """,
+    # Defined operators (reported as unsupported statements before): on
+    # arrays and scalars, binary (a chain, left to right, below an
+    # intrinsic operator in precedence) and unary (above it), inside an
+    # intrinsic's argument, a call's argument and the procedures' own
+    # operands; intrinsic operators on derived-type values returning a real
+    # and a logical (in an IF condition).
+    "defined_operators.f90": """\
+        ! adfort: routine=energy dep=e indep=x
+        ! adfort: init n=5 x=0.5:1.5
+        module defined_operators
+          implicit none
+          type :: vec
+            real(8) :: a = 0d0, b = 0d0
+          end type
+          interface operator(.dot.)
+            module procedure dot_vv
+          end interface
+          interface operator(.hyp.)
+            module procedure hyp
+          end interface
+          interface operator(.sq.)
+            module procedure square
+          end interface
+          interface operator(<)
+            module procedure shorter
+          end interface
+          interface operator(+)
+            module procedure sum_vec
+          end interface
+        contains
+          pure real(8) function dot_vv(a, b)
+            real(8), intent(in) :: a(:), b(:)
+            dot_vv = sum(a*b)
+          end function
+          pure real(8) function hyp(a, b)
+            real(8), intent(in) :: a, b
+            hyp = sqrt(a*a + b*b)
+          end function
+          pure real(8) function square(a)
+            real(8), intent(in) :: a
+            square = a*a
+          end function
+          logical function shorter(v, w)
+            type(vec), intent(in) :: v, w
+            shorter = v%a**2 + v%b**2 < w%a**2 + w%b**2
+          end function
+          real(8) function sum_vec(v, w)
+            type(vec), intent(in) :: v, w
+            sum_vec = v%a*w%b + v%b*w%a
+          end function
+          subroutine acc(s, t)
+            real(8), intent(inout) :: s
+            real(8), intent(in) :: t
+            s = s + t*s
+          end subroutine
+          subroutine energy(n, x, e)
+            integer, intent(in) :: n
+            real(8), intent(in) :: x(n)
+            real(8), intent(out) :: e
+            type(vec) :: v, w
+            e = sqrt(x .dot. x) + 1d0
+            e = e + x(1) .hyp. x(2) .hyp. x(3)
+            e = e * (.sq. x(4) + 2d0) - .sq. (x(5) .hyp. e)
+            call acc(e, x(2:n) .dot. x(1:n-1))
+            v%a = x(1); v%b = x(2)
+            w%a = x(3); w%b = e
+            if (v < w) then
+              e = e + (v + w)
+            else
+              e = e - 0.5d0*(w + v)
+            end if
+          end subroutine
+        end module
+        """,
+    # A generic operator of two specifics (arrays, a type), a unary one, a
+    # defined assignment from a real array section and another between
+    # values of the type, all private to their module and imported in ONLY
+    # lists by the caller's module.
+    "operators_across_modules.f90": """\
+        ! adfort: routine=g dep=e,y indep=x
+        ! adfort: init n=4 x=0.5:1.5
+        module vecops
+          implicit none
+          private
+          public :: vec, operator(.dot.), operator(+), operator(*), assignment(=), operator(.norm.)
+          type :: vec
+            real(8) :: a = 0d0, b = 0d0
+          end type
+          interface operator(.dot.)
+            module procedure dot_vv, dot_ww
+          end interface
+          interface operator(+)
+            module procedure addv
+          end interface
+          interface operator(*)
+            module procedure scalev
+          end interface
+          interface operator(.norm.)
+            module procedure normv
+          end interface
+          interface assignment(=)
+            module procedure from_arr, copyv
+          end interface
+        contains
+          subroutine from_arr(lhs, rhs)
+            type(vec), intent(out) :: lhs
+            real(8), intent(in) :: rhs(2)
+            lhs%a = rhs(1)
+            lhs%b = rhs(2)**2
+          end subroutine
+          subroutine copyv(lhs, rhs)
+            type(vec), intent(inout) :: lhs
+            type(vec), intent(in) :: rhs
+            lhs%a = rhs%a + 0.5d0*rhs%b
+            lhs%b = rhs%b*lhs%a
+          end subroutine
+          pure function addv(x, y) result(z)
+            type(vec), intent(in) :: x, y
+            type(vec) :: z
+            z%a = x%a + y%a
+            z%b = x%b * y%b
+          end function
+          pure function scalev(s, x) result(z)
+            real(8), intent(in) :: s
+            type(vec), intent(in) :: x
+            type(vec) :: z
+            z%a = s*x%a
+            z%b = s*x%b
+          end function
+          pure real(8) function normv(x)
+            type(vec), intent(in) :: x
+            normv = sqrt(x%a**2 + x%b**2)
+          end function
+          pure real(8) function dot_vv(a, b)
+            real(8), intent(in) :: a(:), b(:)
+            dot_vv = sum(a*b)
+          end function
+          pure real(8) function dot_ww(a, b)
+            type(vec), intent(in) :: a, b
+            dot_ww = a%a*b%a + a%b*b%b
+          end function
+        end module
+        module user
+          use vecops, only: operator(.dot.), vec, assignment(=), operator(.norm.)
+          implicit none
+        contains
+          subroutine g(n, x, e, y)
+            integer, intent(in) :: n
+            real(8), intent(in) :: x(n)
+            real(8), intent(out) :: e, y(2)
+            type(vec) :: v, w
+            e = x .dot. x + 1d0
+            v = x(1:2)
+            w = v
+            e = e + 2d0*(v .dot. w) + .norm. w
+            if ((v .dot. w) > 0d0) e = e * (w .dot. w)
+            y(1) = w%a
+            y(2) = w%b
           end subroutine
         end module
         """,
@@ -327,6 +490,73 @@ ERRORS = {
         end module
         """, ":24:", ["defined assignment", "'b(1) = b(i - 1)'", "may be the variable it "
                       "assigns", "assign from another variable"]),
+    # A defined operator no interface of the scope declares.
+    "unknown_operator": ("""\
+        module m
+          implicit none
+          type :: vec
+            real(8) :: a = 0d0, b = 0d0
+          end type
+          interface operator(.cross.)
+            module procedure cross
+          end interface
+        contains
+          real(8) function cross(v, w)
+            type(vec), intent(in) :: v, w
+            cross = v%a*w%b - v%b*w%a
+          end function
+          subroutine s(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            type(vec) :: v
+            v%a = x
+            y = v .neg. x
+          end subroutine
+        end module
+        """, ":19:", ["defined operator .neg.", "'v .NEG. x'", "no interface operator(.neg.)"]),
+    # Its procedure does not take the operands (a real for a vec).
+    "operator_operands": ("""\
+        module m
+          implicit none
+          type :: vec
+            real(8) :: a = 0d0, b = 0d0
+          end type
+          interface operator(.cross.)
+            module procedure cross
+          end interface
+        contains
+          real(8) function cross(v, w)
+            type(vec), intent(in) :: v, w
+            cross = v%a*w%b - v%b*w%a
+          end function
+          subroutine s(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            type(vec) :: v
+            v%a = x
+            y = 2*(v .cross. x)
+          end subroutine
+        end module
+        """, ":19:", ["defined operator .cross.", "none of its procedures (cross)",
+                      "by its name"]),
+    # An intrinsic operator on derived-type values, no interface for it.
+    "intrinsic_operator": ("""\
+        module m
+          implicit none
+          type :: vec
+            real(8) :: a = 0d0, b = 0d0
+          end type
+        contains
+          subroutine s(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            type(vec) :: v, w
+            v%a = x
+            w = v
+            if (v == w) y = x
+          end subroutine
+        end module
+        """, ":13:", ["operator == on derived-type values", "'v == w'"]),
     # A type's generic assignment binding (dropped with the type's other
     # bindings before): its procedure takes the passed object as CLASS(…).
     "type_bound_assignment": ("""\
