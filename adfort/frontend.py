@@ -28,6 +28,7 @@ from adfort.procedure_names import (
     INTRINSIC_NAMES, declared_procedures, reading_as_procedures, user_procedure_visible,
     used_module_procedures)
 from adfort.restructure import restructure
+from adfort.statements import matching_paren
 from adfort.units import map_outside_strings, split_comment, split_top_level
 from adfort.forall import lower_forall
 from adfort.checkpoint_loops import (
@@ -808,13 +809,8 @@ def _named_dims(code, taken):
     for match in _REDUCTION.finditer(code):
         if match.start() < position or match.group(1).lower() in taken:
             continue
-        depth, end = 0, None
-        for index in range(match.end() - 1, len(code)):
-            depth += {"(": 1, ")": -1}.get(code[index], 0)
-            if depth == 0:
-                end = index
-                break
-        if end is None:
+        end = matching_paren(code, match.end() - 1)
+        if end < 0:
             continue
         inside = code[match.end():end]
         arguments = split_top_level(inside)
@@ -840,13 +836,8 @@ def _atan2_calls(code):
     for match in _ATAN.finditer(code):
         if match.start() < position:
             continue
-        depth, end = 0, None
-        for index in range(match.end() - 1, len(code)):
-            depth += {"(": 1, ")": -1}.get(code[index], 0)
-            if depth == 0:
-                end = index
-                break
-        if end is None:
+        end = matching_paren(code, match.end() - 1)
+        if end < 0:
             continue
         arguments = split_top_level(code[match.end():end])
         name = "atan2" if len(arguments) == 2 else code[match.start():match.end() - 1]
