@@ -25,8 +25,9 @@ from fparser.two import Fortran2003
 from fparser.two.utils import Base, walk
 from psyclone.psyir.frontend.fortran import FortranReader
 from psyclone.psyir.nodes import (
-    Assignment, BinaryOperation, Call, CodeBlock, Container, FileContainer, IntrinsicCall,
-    Literal, Range, Reference, Routine, Schedule, UnaryOperation)
+    ArrayOfStructuresReference, ArrayReference, Assignment, BinaryOperation, Call, CodeBlock,
+    ArrayMember, Container, FileContainer, IntrinsicCall, Literal, Member, Range, Reference,
+    Routine, Schedule, StructureReference, UnaryOperation)
 from psyclone.psyir.nodes.array_mixin import ArrayMixin
 from psyclone.psyir.symbols import (
     ArrayType, ContainerSymbol, DataSymbol, DataTypeSymbol, ImportInterface, NoType,
@@ -109,7 +110,7 @@ _END_MODULE = re.compile(r"^\s*end\s*module\b", re.IGNORECASE)
 _TYPE = re.compile(r"^\s*type\s*(?P<attrs>,[^:]*)?(?:::)?\s*(?P<name>[a-z_]\w*)\s*$",
                    re.IGNORECASE)
 _END_TYPE = re.compile(r"^\s*end\s*type\b", re.IGNORECASE)
-_BINDING = re.compile(r"^\s*procedure\s*(?:\([^)]*\))?\s*(?:,[^:]*)?(?:::)?\s*(?P<list>.*)$",
+_BINDING = re.compile(r"^\s*procedure\s*(?:\([^)]*\))?\s*(?P<attrs>,[^:]*)?(?:::)?\s*(?P<list>.*)$",
                       re.IGNORECASE)
 _GENERIC = re.compile(r"^\s*generic\s*(?:,[^:]*)?::\s*(?P<spec>.*?)\s*=>\s*(?P<list>.*)$",
                       re.IGNORECASE)
@@ -124,6 +125,9 @@ class TypeBindings:
         self.parent = parent
         self.bindings = {}
         self.generics = {}
+        # binding name -> None (the object is the first argument), the name
+        # of the dummy it is (PASS(arg)), or False (NOPASS)
+        self.passing = {}
 
 
 def type_bindings(source, fixed_form):
@@ -157,11 +161,16 @@ def type_bindings(source, fixed_form):
             current.generics.setdefault(generic_key(generic.group("spec")), []).extend(
                 n.strip().lower() for n in generic.group("list").split(",") if n.strip())
         elif bound and _BINDING.match(text):
+            attrs = (_BINDING.match(text).group("attrs") or "").lower()
+            named = re.search(r"\bpass\s*\(\s*(\w+)\s*\)", attrs)
+            passing = False if re.search(r"\bnopass\b", attrs) else \
+                (named.group(1) if named else None)
             for item in _BINDING.match(text).group("list").split(","):
                 binding, _, procedure = item.partition("=>")
                 if binding.strip():
                     current.bindings[binding.strip().lower()] = \
                         (procedure.strip() or binding.strip()).lower()
+                    current.passing[binding.strip().lower()] = passing
     return found
 
 
@@ -236,6 +245,17 @@ class DefinedOperations:
             operation.replace_with(call)
             for operand in operands:
                 call.addchild(operand.detach())
+        for call in routine.walk(Call):
+            if not isinstance(call, IntrinsicCall) and type(call.routine) in (
+                    StructureReference, ArrayOfStructuresReference):
+                self._bound_call(call, routine, made)
+        # ``s%lim(x)`` in an expression reads as a component: a function
+        # binding of s's type (no component of that name) is a reference to
+        # its function.
+        for reference in routine.walk((StructureReference, ArrayOfStructuresReference)):
+            if isinstance(reference.parent, Call) and reference.parent.routine is reference:
+                continue
+            self._bound_function(reference, routine, made)
         for assign in routine.walk(Assignment):
             if assign.is_pointer:
                 continue
@@ -575,6 +595,113 @@ class DefinedOperations:
             name, scope = described.parent, home
         return [bindings[binding] for _, described in chain
                 for binding in described.generics.get(key, []) if binding in bindings]
+
+    def _bound_call(self, call, routine, made):
+        """``call obj%binding(args)`` as the call of the binding's procedure
+        (``call proc(obj, args)``), when `obj` is a variable (or element) of
+        a type adfort knows, not polymorphic (a CLASS variable dispatches at
+        run time: the call stays, and the fence refuses it)."""
+        reference = call.routine
+        member = reference.member
+        if type(member) is not Member:
+            return      # (a binding of a component: obj%c%binding)
+        if isinstance(reference, ArrayOfStructuresReference):
+            obj = ArrayReference.create(reference.symbol,
+                                        [i.copy() for i in reference.indices])
+        else:
+            obj = Reference(reference.symbol)
+        found = self._binding(member.name.lower(), self._type_of(obj, routine), routine)
+        if found is None:
+            return
+        home, name, passing = found
+        procedure = self._procedure(home, name)
+        if procedure is None:
+            return
+        arguments = [(n, a.detach()) for n, a in zip(call.argument_names, list(call.arguments))]
+        if passing is None:
+            arguments.insert(0, (None, obj))
+        elif passing is not False:
+            arguments.append((passing, obj))
+        new = Call.create(RoutineSymbol(procedure.name), [
+            (n, a) if n else a for n, a in arguments])
+        new.ast = call.ast
+        call.replace_with(new)
+        made.append((new, procedure))
+
+    def _bound_function(self, reference, routine, made):
+        """``obj%binding(args)`` read as a component reference, where the
+        binding names no component of obj's type: the function reference
+        ``proc(obj, args)``."""
+        member = reference.member
+        if type(member) not in (Member, ArrayMember) or \
+                any(isinstance(i, Range) for i in getattr(member, "indices", ())):
+            self._check_components(reference, routine)
+            return
+        if isinstance(reference, ArrayOfStructuresReference):
+            obj = ArrayReference.create(reference.symbol,
+                                        [i.copy() for i in reference.indices])
+        else:
+            obj = Reference(reference.symbol)
+        datatype = self._type_of(obj, routine)
+        if find_component(self.types._resolve_type(datatype, routine), member.name) \
+                is not None:
+            return      # a component
+        found = self._binding(member.name.lower(), datatype, routine)
+        procedure = self._procedure(found[0], found[1]) if found is not None else None
+        if procedure is None:
+            self._check_components(reference, routine)
+            return
+        passing = found[2]
+        arguments = [a.copy() for a in getattr(member, "indices", ())]
+        if passing is None:
+            arguments.insert(0, obj)
+        elif passing is not False:
+            arguments.append((passing, obj))
+        result = procedure.return_symbol
+        call = Call.create(RoutineSymbol(procedure.name, result.datatype if result is not None
+                                         else NoType()), arguments)
+        self._results[id(call)] = result.datatype if result is not None else None
+        reference.replace_with(call)
+        made.append((call, procedure))
+
+    def _check_components(self, reference, routine):
+        """Every member of `reference` must be a component of the type
+        adfort sees there: anything else (a type-bound function of a
+        component, ``s%c%f(x)``) would be differentiated as a component.
+
+        :raises AdfortError: at the reference, naming the member.
+        """
+        datatype = self.types._resolve_type(self._type_of(Reference(reference.symbol), routine),
+                                            routine)
+        node = reference.member
+        while node is not None and structure_of(datatype) is not None:
+            entry = self._type_entry(None, _type_name(datatype))
+            if entry is not None and entry[1].parent is not None:
+                return      # (an extension's components include its parent's)
+            component = find_component(datatype, node.name)
+            if component is None:
+                raise AdfortError(
+                    f"'{_text(reference)}': '{node.name}' is no component of type "
+                    f"'{_type_name(datatype)}' (a type-bound function of it?): adfort reads "
+                    "it as a component; call the function by its own name",
+                    where(reference, source_name(reference) or self.filename))
+            datatype = self.types._resolve_type(component.datatype, routine)
+            node = getattr(node, "member", None)
+
+    def _binding(self, binding, datatype, routine):
+        """(module Container, procedure name, passing) of `binding` of the
+        derived type of `datatype` (or a type it extends), or None."""
+        name, scope = _type_name(datatype), routine
+        while name is not None:
+            definition = self.types.definition(name, scope)
+            entry = self._type_entry(definition[0] if definition is not None else None, name)
+            if entry is None:
+                return None
+            home, described = entry
+            if binding in described.bindings:
+                return home, described.bindings[binding], described.passing.get(binding)
+            name, scope = described.parent, home
+        return None
 
     def _type_entry(self, module, name):
         """(the module Container, TypeBindings) of type `name` defined in

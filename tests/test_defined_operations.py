@@ -20,6 +20,35 @@ import pytest
 import harness
 
 CASES = {
+    # A type's generic assignment binding: its procedure takes the passed
+    # object as CLASS(vec), read as TYPE(vec) (no type extends vec).
+    "type_bound_assignment.f90": """\
+        ! adfort: routine=s dep=y indep=x
+        ! adfort: init x=0.5:1.5
+        module m
+          implicit none
+          type :: vec
+            real(8) :: a = 0d0
+          contains
+            procedure :: vset
+            generic :: assignment(=) => vset
+          end type
+        contains
+          subroutine vset(lhs, rhs)
+            class(vec), intent(inout) :: lhs
+            type(vec), intent(in) :: rhs
+            lhs%a = 3d0*rhs%a
+          end subroutine
+          subroutine s(x, y)
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            type(vec) :: v, w
+            v%a = x
+            w = v
+            y = w%a
+          end subroutine
+        end module
+        """,
     # The defined assignment doubles a component: a plain copy is another
     # value.  On locals, on a callee's derived-type dummies (the
     # reproducer), on elements of an array of the type.
@@ -557,33 +586,6 @@ ERRORS = {
           end subroutine
         end module
         """, ":13:", ["operator == on derived-type values", "'v == w'"]),
-    # A type's generic assignment binding (dropped with the type's other
-    # bindings before): its procedure takes the passed object as CLASS(…).
-    "type_bound_assignment": ("""\
-        module m
-          implicit none
-          type :: vec
-            real(8) :: a = 0d0
-          contains
-            procedure :: vset
-            generic :: assignment(=) => vset
-          end type
-        contains
-          subroutine vset(lhs, rhs)
-            class(vec), intent(inout) :: lhs
-            type(vec), intent(in) :: rhs
-            lhs%a = 3d0*rhs%a
-          end subroutine
-          subroutine s(x, y)
-            real(8), intent(in) :: x
-            real(8), intent(out) :: y
-            type(vec) :: v, w
-            v%a = x
-            w = v
-            y = w%a
-          end subroutine
-        end module
-        """, ":20:", ["'vset'", "polymorphic"]),
     # An intrinsic assignment of a type whose component's type has a
     # type-bound defined assignment: Fortran calls it for the component.
     "component_assignment": ("""\

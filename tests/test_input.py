@@ -908,3 +908,36 @@ def test_procedure_in_a_submodule(body, tmp_path):
     done = run(["diff", "sub.f90", "--routine", "f", "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(done, tmp_path, "sub.f90:19:", "'sq' is implemented in submodule "
                          "'mp_impl' of module 'mp'", "put its body in module 'mp'")
+
+
+def test_function_binding_of_a_component_is_a_clear_error(tmp_path):
+    """``s%c%lim(x)``, a type-bound function of a component, reads as a
+    component reference: it was differentiated as one (x_adj = 0 instead
+    of s%c%k*2x, exit 0)."""
+    write(tmp_path / "fc.f90", """\
+        module fcm
+          implicit none
+          type :: inner
+            real(8) :: k
+          contains
+            procedure, nopass :: lim
+          end type inner
+          type :: outer
+            type(inner) :: c
+          end type outer
+        contains
+          pure real(8) function lim(r)
+            real(8), intent(in) :: r
+            lim = r*r
+          end function lim
+          subroutine f(s, x, y)
+            type(outer), intent(in) :: s
+            real(8), intent(in) :: x
+            real(8), intent(out) :: y
+            y = s%c%k*s%c%lim(x)
+          end subroutine f
+        end module fcm
+        """)
+    done = run(["diff", "fc.f90", "--routine", "f", "--dep", "y", "--indep", "x"], tmp_path)
+    assert_clean_failure(done, tmp_path, "fc.f90:20:", "'lim' is no component of type 'inner'",
+                         "call the function by its own name")
