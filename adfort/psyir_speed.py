@@ -17,7 +17,8 @@ routines (two thirds of reading a file whose target calls 180 routines):
 
 While :func:`reading`:
 
-- a routine detached from a module always keeps its symbol there (as
+- a routine detached from a module (not from a file: an external routine
+  may share its name with a module's) always keeps its symbol there (as
   unresolved), without the check: when it is attached again, as every
   routine completed is, both ways end the same (the module's table holds the
   routine's symbol with a module interface, the routine's own table does
@@ -91,7 +92,7 @@ def install():
     if _installed:
         return
     from psyclone.psyir.frontend.fparser2 import Fparser2Reader
-    from psyclone.psyir.nodes import CodeBlock, Container, Routine
+    from psyclone.psyir.nodes import CodeBlock, Container, FileContainer, Routine
     from psyclone.psyir.symbols.symbol_table import SymbolTable
 
     validate = SymbolTable._validate_remove_routinesymbol
@@ -109,7 +110,11 @@ def install():
     def update_parent_symbol_table(self, new_parent):
         if not _state["depth"]:
             return update(self, new_parent)
+        # (A module's routines only: in a file, an external routine may share
+        # its name with a module's, which the check on attaching would find
+        # where PSyclone, having removed the symbol, does not look.)
         if new_parent is None and isinstance(self._parent, Container) \
+                and not isinstance(self._parent, FileContainer) \
                 and _state.get("detached") is not None:
             outer = _state["kept"]
             _state["kept"] = (self._symbol, _state["detached"])
