@@ -465,9 +465,10 @@ RULES = {
     "MUL": (lambda x, y: y, lambda x, y: x),
     # x.one(): the divisor may be an integer (x / n), and 1 / n would be
     # integer division.
-    # (-(x / y) / y, not -x / y**2: y**2 overflows, or underflows to 0, where
-    # the quotient and its derivative are fine: optically thick layers.)
-    "DIV": (lambda x, y: x.one() / y, lambda x, y: -(x / y) / y),
+    # (-(x * (1/y)) * (1/y), not -x / y**2: y**2 overflows, or underflows to
+    # 0, where the quotient and its derivative are fine: optically thick
+    # layers.  1/y is the other partial too: the compiler divides once.)
+    "DIV": (lambda x, y: x.one() / y, lambda x, y: -(x * (x.one() / y)) * (x.one() / y)),
     "POW": (_pow_base_partial, _pow_exponent_partial),
     # Elementary functions.
     "SQRT": _sqrt_partial,
