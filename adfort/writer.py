@@ -278,7 +278,15 @@ class Writer(FortranWriter):
         return f"{lhs} {self.get_operator(node.operator)} {rhs}"
 
     def unaryoperation_node(self, node):
-        """Fortran text of a UnaryOperation (``-x``, ``.not. p``)."""
+        """Fortran text of a UnaryOperation (``-x``, ``.not. p``).  A
+        parenthesised variable given as an actual argument, read as ``+x``
+        (see :mod:`adfort.parentheses`), is written ``(x)`` again: unary
+        ``+`` takes only numbers, and ``(x)`` passes a copy of a logical,
+        character or derived-type variable too."""
+        if node.operator == _UnOp.PLUS and isinstance(node.parent, Call) and \
+                any(a is node for a in node.parent.arguments) and \
+                isinstance(node.children[0], Reference):
+            return f"({self._visit(node.children[0])})"
         operand = self._operand(node.children[0], unary_operand_level(node.operator))
         return f"{self.get_operator(node.operator)}{operand}"
 
