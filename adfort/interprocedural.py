@@ -533,7 +533,7 @@ class Activity:
             if access != _OUT:
                 for source in sources:
                     link(source, formal_key)
-            if access != _IN and is_variable(actual):
+            if is_variable(actual) and callee.writes_formal(formal):
                 link(formal_key, unit.key(actual.symbol))
         if callee.result is not None:
             link(callee.key(callee.result), ("result", id(callee)))

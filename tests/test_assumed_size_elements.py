@@ -340,3 +340,52 @@ def test_explicit_and_assumed_size_arrays_in_one_declaration(schedule, tmp_path)
           end subroutine amux
         end module csr
         """, schedule)
+
+
+# A passive assumed-size array given to a dummy the callee differentiates
+# because another call gives it the active state (BLAS-style helpers called
+# with weights and with the state).  The weights' zero adjoint is sized
+# from the callee's explicit-shape dummy: SIZE(wt) of wt(*) is not Fortran,
+# and the head's wt(*) was refused as an "active workspace".
+WEIGHTED = """\
+C adfort: routine=COST dep=J indep=X
+C adfort: init N=6 X=0.5:1.5 WT=0.5:2.0 J=0
+C adfort: shape WT=N
+      SUBROUTINE COST(N, X, WT, J)
+      INTEGER N, K
+      DOUBLE PRECISION X(N), WT(*), J, S1, S2, S3
+      CALL XDOT(N, X, WT, S1)
+      CALL XDOT(N, X, X, S2)
+      K = N/2
+      CALL XDOT(K, X(K+1), WT(K+1), S3)
+      J = S1*S3 + S2**2
+      END
+"""
+XDOT = """\
+      SUBROUTINE XDOT(N, X, W, S)
+      INTEGER N, I
+      DOUBLE PRECISION X({n}), W({n}), S
+      S = 0.0D0
+      DO 10 I = 1, N
+        S = S + X(I)*W(I)
+   10 CONTINUE
+      END
+"""
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_passive_assumed_size_array_given_to_an_active_dummy(schedule, tmp_path):
+    harness.check_source(tmp_path, "k.f", WEIGHTED + XDOT.format(n="N"), schedule)
+
+
+def test_passive_assumed_size_array_to_an_assumed_size_active_dummy_is_a_clear_error(
+        tmp_path):
+    source = tmp_path / "k.f"
+    source.write_text(WEIGHTED + XDOT.format(n="*"))
+    out = tmp_path / "k_ad.f90"
+    done = subprocess.run([sys.executable, "-m", "adfort", "diff", str(source), "--routine",
+                           "COST", "--dep", "J", "--indep", "X", "-o", str(out)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "k.f:7" in done.stderr and "cannot size a zero adjoint" in done.stderr, done.stderr
+    assert not out.exists()

@@ -164,14 +164,22 @@ def recording_call_again(assign, info, location):
     return _generated_call(info, "rec", plain, location)
 
 
-def _adjoint_actual(actual, formal, reverser, prologue, epilogue):
+def _adjoint_actual(actual, formal, reverser, prologue, epilogue, by_name=None):
     """The adjoint to pass for `actual`: its own, or a zeroed scratch
-    variable (of the actual's shape) when the actual is passive here."""
+    variable (of the actual's shape) when the actual is passive here.
+
+    :param by_name: {lower-case dummy name: actual} of the call, to size
+        the scratch of an assumed-size array from the callee's dummy.
+    """
     ctx = reverser.ctx
     if is_variable(actual):
         adj = ctx.adjoint_symbol(actual.symbol)
         if adj is not None:
             return adjoint_reference(actual, adj)
+        if _assumed_size(actual.symbol) and symbol_rank(formal) > 0 and (
+                not isinstance(actual, ArrayReference) or expr_rank(actual) == 0):
+            return _dummy_sized_scratch(actual, formal, by_name or {}, ctx, prologue,
+                                        epilogue)
         if (isinstance(actual, ArrayReference) and expr_rank(actual) == 0
                 and symbol_rank(formal) > 0 and not is_derived_value(actual)):
             return _element_scratch(actual, ctx, prologue, epilogue)
@@ -266,6 +274,37 @@ def _zeroed_scratch(actual, element, ctx, prologue, epilogue):
     return Reference(scratch)
 
 
+def _dummy_sized_scratch(actual, formal, by_name, ctx, prologue, epilogue):
+    """A zeroed scratch adjoint for a passive assumed-size array (``w``) or
+    an element of one starting the array the callee sees (``w(k)``), given
+    to a dummy the callee differentiates (it does for another call): as
+    many elements as the callee's explicit-shape dummy has, its bounds
+    evaluated with the call's actuals; what the callee adds to it is
+    dropped.  The actual's own size is unknown (``SIZE`` of ``w(*)`` is
+    not Fortran).
+
+    :raises AdfortError: when the dummy is assumed-size too, or its bounds
+        need more than literals and the callee's other dummies.
+    """
+    count = declared_elements(formal, by_name)
+    if count is None:
+        raise AdfortError(
+            f"'{actual.debug_string()}' is passive here, inside the assumed-size array "
+            f"'{actual.symbol.name}', but passed to the dummy '{formal.name}' that the "
+            "callee differentiates (another call gives it an active value): adfort cannot "
+            "size a zero adjoint for it; declare that dummy or "
+            f"'{actual.symbol.name}' with explicit bounds", where(actual, ctx.filename))
+    scratch = new_local(ctx.table, naming.ADJOINT_SCRATCH, ArrayType(
+        _scalar_type(actual.symbol.datatype), [ArrayType.Extent.DEFERRED]), ctx.taken)
+    prologue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+        ArrayReference.create(scratch, [IntrinsicCall.create(
+            IntrinsicCall.Intrinsic.MAX, [count, int_literal(0)])])]))
+    epilogue.append(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE, [
+        Reference(scratch)]))
+    prologue.append(Assignment.create(Reference(scratch), real_literal(0, real_kind(scratch))))
+    return Reference(scratch)
+
+
 def _element_scratch(actual, ctx, prologue, epilogue):
     """A zeroed scratch array shaped like the whole array of `actual`, an
     element given to an array dummy (sequence association): its element at
@@ -336,6 +375,8 @@ def reverse_call(call, reverser, target=None):
     formals = _formals(info, call, target)
     prologue, with_adjoints, epilogue = [], [], []
     scratch_for = _aliased_inputs(actuals, formals, info, at_call, reverser.ctx)
+    by_name = {f.name.lower(): at_call.get(id(a), a)
+               for a, f in zip(actuals, formals) if f is not None}
     for actual, formal in zip(actuals, formals):
         actual = at_call.get(id(actual), actual)
         with_adjoints.append(((formal, False), actual.copy()))
@@ -345,7 +386,7 @@ def reverse_call(call, reverser, target=None):
                     actual, scratch_for[id(actual)], reverser.ctx, prologue, epilogue)))
                 continue
             with_adjoints.append(((formal, True), _adjoint_actual(
-                actual, formal, reverser, prologue, epilogue)))
+                actual, formal, reverser, prologue, epilogue, by_name)))
     plain = [((f, False), a.copy()) for a, f in zip(actuals, formals)]
     caller, callee = reverser.routine_name, info.unit.name
     loop_indices = enclosing_loop_indices(stmt)
