@@ -153,9 +153,13 @@ def rewrite_specifications(source, fixed_form, path=None, protected=None, by_val
         if header:
             routine = (re.match(r"\s*(\w*)", header.group("rest")).group(1) or "").lower()
         if not stmt.shared:
-            _drop_contiguous(stmt)
-            _drop_protected(stmt, protected if protected is not None else set())
-            _drop_value(stmt, routine, by_value if by_value is not None else set())
+            _drop_attribute(stmt, "contiguous")
+            names = _drop_attribute(stmt, "protected")
+            if protected is not None:
+                protected.update(names)
+            names = _drop_attribute(stmt, "value")
+            if by_value is not None:
+                by_value.update((routine, name) for name in names)
             _split_renaming_use(stmt)
         if header:
             if unit:
@@ -236,64 +240,33 @@ def _split_renaming_use(stmt):
     stmt.new = f"{head}; {head}, only: {match.group('renames').strip()}"
 
 
-_CONTIGUOUS = re.compile(r"^\s*contiguous\s*(?:::)?\s*[a-z_][\w\s,]*$", re.IGNORECASE)
-_HAS_CONTIGUOUS = re.compile(r",\s*contiguous\s*(?=,|::)", re.IGNORECASE)
+def _drop_attribute(stmt, attribute):
+    """Drop `attribute` (``contiguous``, ``protected``, ``value``) from a
+    declaration, or the statement giving it (``PROTECTED :: a, b``), working
+    on the statement as earlier rewrites left it.
 
-
-def _drop_contiguous(stmt):
-    """Drop the CONTIGUOUS attribute of a declaration, or a CONTIGUOUS
-    statement."""
-    if _CONTIGUOUS.match(stmt.code):
-        stmt.new = ""
-        return
-    if "::" not in stmt.code or not _HAS_CONTIGUOUS.search(stmt.code.split("::", 1)[0] + "::"):
-        return
-    attributes, entities = stmt.code.split("::", 1)
-    kept = [a for a in split_top_level(attributes) if a.strip().lower() != "contiguous"]
-    stmt.new = ",".join(kept).rstrip() + " ::" + entities
-
-
-_PROTECTED = re.compile(r"^\s*protected\s*(?:::)?\s*(?P<names>[a-z_][\w\s,]*)$", re.IGNORECASE)
-_HAS_PROTECTED = re.compile(r",\s*protected\s*(?=,|::)", re.IGNORECASE)
-
-
-def _drop_protected(stmt, names):
-    """Drop the PROTECTED attribute of a declaration, or a PROTECTED
-    statement, adding the variables' names to `names`."""
-    match = _PROTECTED.match(stmt.code)
-    if match:
-        names.update(n.strip().lower() for n in match.group("names").split(",") if n.strip())
-        stmt.new = ""
-        return
+    :returns: the lower-case names of the entities it applied to (none when
+        the statement did not give it).
+    """
     code = stmt.new if stmt.new is not None else stmt.code
-    if "::" not in code or not _HAS_PROTECTED.search(code.split("::", 1)[0] + "::"):
-        return
-    attributes, entities = code.split("::", 1)
-    kept = [a for a in split_top_level(attributes) if a.strip().lower() != "protected"]
-    names.update(_entity_name(e) for e in _split_entities(entities))
-    stmt.new = ",".join(kept).rstrip() + " ::" + entities
-
-
-_VALUE = re.compile(r"^\s*value\s*(?:::)?\s*(?P<names>[a-z_][\w\s,]*)$", re.IGNORECASE)
-_HAS_VALUE = re.compile(r",\s*value\s*(?=,|::)", re.IGNORECASE)
-
-
-def _drop_value(stmt, routine, found):
-    """Drop the VALUE attribute of a declaration, or a VALUE statement,
-    adding (routine, name) of the dummies to `found`."""
-    match = _VALUE.match(stmt.code)
+    match = _ATTRIBUTE_STATEMENT[attribute].match(code)
     if match:
-        found.update((routine, n.strip().lower())
-                     for n in match.group("names").split(",") if n.strip())
         stmt.new = ""
-        return
-    code = stmt.new if stmt.new is not None else stmt.code
-    if "::" not in code or not _HAS_VALUE.search(code.split("::", 1)[0] + "::"):
-        return
+        return [n.strip().lower() for n in match.group("names").split(",") if n.strip()]
+    if "::" not in code:
+        return []
     attributes, entities = code.split("::", 1)
-    kept = [a for a in split_top_level(attributes) if a.strip().lower() != "value"]
-    found.update((routine, _entity_name(e)) for e in _split_entities(entities))
+    if not _HAS_ATTRIBUTE[attribute].search(attributes + "::"):
+        return []
+    kept = [a for a in split_top_level(attributes) if a.strip().lower() != attribute]
     stmt.new = ",".join(kept).rstrip() + " ::" + entities
+    return [_entity_name(e) for e in _split_entities(entities)]
+
+
+_DROPPED = ("contiguous", "protected", "value")
+_ATTRIBUTE_STATEMENT = {a: re.compile(rf"^\s*{a}\b\s*(?:::)?\s*(?P<names>[a-z_][\w\s,]*)$",
+                                      re.IGNORECASE) for a in _DROPPED}
+_HAS_ATTRIBUTE = {a: re.compile(rf",\s*{a}\s*(?=,|::)", re.IGNORECASE) for a in _DROPPED}
 
 
 def _drop_recursive(stmt, header):

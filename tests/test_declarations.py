@@ -74,6 +74,29 @@ def test_contiguous_attribute_and_statement_are_dropped():
     assert out[5].strip() == "real(8) :: contiguous_sum"
 
 
+def test_several_dropped_attributes_of_one_declaration_all_go():
+    """CONTIGUOUS, PROTECTED and VALUE are dropped one after the other from
+    the text the previous one left (the first rewrite was overwritten)."""
+    from adfort.declarations import rewrite_specifications
+    protected, by_value = set(), set()
+    out = rewrite_specifications(
+        "module m\n"
+        "  type :: col_t\n"
+        "    real(8) :: t\n"
+        "  end type\n"
+        "  real(8), pointer, contiguous, protected :: p(:)\n"
+        "contains\n"
+        "  subroutine s(n, h)\n"
+        "    integer, value :: n\n"
+        "    class(col_t), contiguous, intent(in) :: h(:)\n"
+        "  end subroutine\n"
+        "end module\n", False, protected=protected, by_value=by_value).splitlines()
+    assert out[4].strip() == "real(8), pointer :: p(:)"
+    assert out[7].strip() == "integer :: n"
+    assert out[8].strip().lower() == "type(col_t), intent(in) :: h(:)"
+    assert protected == {"p"} and by_value == {("s", "n")}
+
+
 def test_type_bound_procedures_of_a_type_definition_are_dropped():
     out = _rewrite("module m\n"
                    "  type, public :: col_t\n"
