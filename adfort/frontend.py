@@ -134,6 +134,7 @@ def _read_file(path, preprocessing, plan):
                                    lambda: processor.generate_parse_tree_from_source(source),
                                    processor.generate_psyir, variant=sorted(procedures))
         except Exception as err:  # fparser and PSyclone raise several kinds
+            err = _whole_statement(err, source, fixed)
             raise AdfortError(_syntax_message(err) + form_hint(path, loaded),
                               _syntax_location(path, err, origin)) from None
         finally:
@@ -1019,6 +1020,77 @@ def _relocated(err, origin):
             origin[int(match.group(2)) - 1]:
         err.location = "%s:%s" % origin[int(match.group(2)) - 1]
     return err
+
+
+def _whole_statement(err, source, fixed):
+    """`err` (fparser's, naming the last line of a statement it could not
+    read) made to name the statement's first line and quote it whole, its
+    continuation lines joined: ``y = x * 2.0d0 + 3.0 )``, not ``3.0 )``."""
+    text = str(err)
+    match = re.search(r"at line (\d+)\s*\n>>>", text)
+    if not match:
+        return err
+    lines = source.splitlines()
+    last = int(match.group(1))
+    if not 0 < last <= len(lines):
+        return err
+    first = last
+    while True:
+        earlier = first - 1
+        while earlier > 0 and _comment_or_blank(lines[earlier - 1], fixed):
+            earlier -= 1
+        if earlier < 1:
+            break
+        if fixed:
+            if not _fixed_continuation(lines[first - 1]):
+                break
+        elif not _code_part(lines[earlier - 1]).rstrip().endswith("&"):
+            break
+        first = earlier
+    if first == last:
+        return err
+    parts = []
+    for line in lines[first - 1:last]:
+        if _comment_or_blank(line, fixed):
+            continue
+        if fixed:
+            line = line[6:] if _fixed_continuation(line) else line
+        else:
+            line = _code_part(line).strip()
+            line = line[1:] if line.startswith("&") else line
+            line = line[:-1] if line.endswith("&") else line
+        parts.append(line.strip())
+    statement = " ".join(p for p in parts if p)
+    rest = text[match.end():].split("\n", 1)
+    tail = "\n" + rest[1] if len(rest) > 1 else ""
+    copy = _ReaderError if isinstance(err, _ReaderError) else SyntaxError
+    return copy(f"at line {first}\n>>>{statement}{tail}")
+
+
+def _comment_or_blank(line, fixed):
+    stripped = line.strip()
+    if not stripped or stripped.startswith("!"):
+        return True
+    return fixed and line[:1] in "cC*dD" and line[:1] != ""
+
+
+def _fixed_continuation(line):
+    return len(line) > 5 and line[5] not in " 0" and line[:1] not in "cC*!" and \
+        not line[:5].strip("0123456789 ")
+
+
+def _code_part(line):
+    """`line` without a trailing ! comment (quotes respected)."""
+    quote = None
+    for k, char in enumerate(line):
+        if quote:
+            if char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char == "!":
+            return line[:k]
+    return line
 
 
 def _syntax_location(path, err, origin=None):

@@ -532,6 +532,25 @@ def test_argument_hiding_an_intrinsic_the_adjoint_calls(tmp_path):
                          "intrinsic SIZE", "rename")
 
 
+@pytest.mark.parametrize("name, text, line, fragment", [
+    ("k.f90", "subroutine f(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
+     "  y = x * &  ! scaled\n\n      2.0d0 + &\n      3.0d0 )\nend subroutine f\n", 4,
+     "'y = x * 2.0d0 + 3.0d0 )'"),
+    ("k.f", "      SUBROUTINE F(X, Y)\n      DOUBLE PRECISION X, Y\n      Y = X *\n"
+     "C     scaled\n     &    2.0D0 +\n     1    3.0D0 )\n      END\n", 3,
+     "'Y = X * 2.0D0 + 3.0D0 )'"),
+])
+def test_syntax_error_in_a_continued_statement_names_its_first_line(tmp_path, name, text,
+                                                                      line, fragment):
+    """fparser names the last line of a statement it cannot read and
+    quotes only that line ('3.0d0 )'): the message names the first line
+    and quotes the statement whole."""
+    (tmp_path / name).write_text(text)
+    result = run(["diff", name, "--routine", "f", "--dep", "y", "--indep", "x"], tmp_path)
+    assert result.returncode == 1
+    assert_clean_failure(result, tmp_path, f"{name}:{line}:", fragment, "syntax error")
+
+
 @pytest.mark.parametrize("text, line, fragment", [
     ("module a\ncontains\n  subroutine f(x, y)\n    real(8), intent(in) :: x\n"
      "    real(8), intent(out) :: y\n    y = x**2\n  end subroutine f\nend module b\n",
