@@ -84,16 +84,35 @@ def fixed_form_columns(source):
     (old sources keep card sequence numbers there), and make debugging lines
     (``D`` in column 1) comments, as gfortran's ``-fd-lines-as-comments``
     and other compilers' default: every later pass then reads them alike
-    (gfortran refuses them without one of its ``-fd-lines-as-…`` options)."""
+    (gfortran refuses them without one of its ``-fd-lines-as-…`` options).
+    Lines in tab format (a tab in the first six columns) are written out in
+    columns first (:func:`_tab_format`)."""
     lines = []
     for line in source.splitlines(keepends=True):
         body = line.rstrip("\r\n")
+        if "\t" in body[:6] and body[:1] not in ("c", "C", "*", "!", "d", "D"):
+            expanded = _tab_format(body)
+            line, body = expanded + line[len(body):], expanded
         if body[:1] in ("d", "D"):
             line = "C" + line[1:]
         elif body[:1] not in ("c", "C", "*", "!") and len(body) > 72:
             line = body[:72] + line[len(body):]
         lines.append(line)
     return "".join(lines)
+
+
+def _tab_format(body):
+    """A fixed-form line in tab format (DEC's, which gfortran reads): a tab
+    among the first six columns, after an optional label, starts the
+    statement in column 7, or marks a continuation line when a digit 1-9
+    follows it.  Written out in columns, as the other passes expect."""
+    tab = body.index("\t")
+    label, rest = body[:tab], body[tab + 1:]
+    if label.strip(" 0123456789"):
+        return body         # not a label before the tab: leave the line alone
+    if rest[:1] in tuple("123456789"):
+        return label.ljust(5) + rest
+    return label.ljust(6) + rest
 
 
 def form_hint(path, loaded):

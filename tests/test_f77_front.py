@@ -175,6 +175,25 @@ d     WRITE (*,*) 'Y = ', Y
    20 CONTINUE
       END
 """,
+    # DEC tab format (gfortran reads it): a tab in the first six columns,
+    # after an optional label, starts the statement in column 7; a digit
+    # 1-9 right after it marks a continuation.  A DO loop ending on an
+    # assignment was an internal error, a labelled DO a refusal, a label
+    # before a tab a syntax error at END.
+    "tab format": "C adfort: routine=S dep=R indep=W\n"
+                  "C adfort: init N=5 W=0.5:1.5 R=0\n"
+                  "      SUBROUTINE S(N, W, R)\n"
+                  "      IMPLICIT REAL*8 (A-H,O-Z)\n"
+                  "      DIMENSION W(N)\n"
+                  "\tSUM = 0.D0\n"
+                  "\tDO 10 I = 1, N\n"
+                  "   10 SUM = SUM + W(I)**2\n"
+                  "\tR = 0.D0\n"
+                  "\tDO 20 I = 1, N\n"
+                  "\tR = R + SUM*W(I) +\n"
+                  "\t1   W(I)**3\n"
+                  "20\tCONTINUE\n"
+                  "      END\n",
 }
 
 FREE = {
