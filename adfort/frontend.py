@@ -134,6 +134,11 @@ def _read_file(path, preprocessing, plan):
                                    lambda: processor.generate_parse_tree_from_source(source),
                                    processor.generate_psyir, variant=sorted(procedures))
         except Exception as err:  # fparser and PSyclone raise several kinds
+            twice = _declared_twice_in_text(err, source, fixed)
+            if twice is not None:
+                at = origin[twice[1] - 1] if origin and twice[1] <= len(origin) and \
+                    origin[twice[1] - 1] else (path, twice[1])
+                raise AdfortError(twice[0], "%s:%s" % at) from None
             err = _whole_statement(err, source, fixed)
             raise AdfortError(_syntax_message(err) + form_hint(path, loaded),
                               _syntax_location(path, err, origin)) from None
@@ -548,12 +553,24 @@ def _unrepresentable(ast, line):
     from fparser.two.utils import walk
     from psyclone.psyir.frontend.fparser2 import Fparser2Reader
     from adfort.errors import _ast_line
+    from fparser.two import Fortran2003
+    if isinstance(ast, Fortran2003.Module):
+        # A module PSyclone gives up on: the first of its procedures that
+        # fails alone tells why.
+        for sub in walk(ast, (Fortran2003.Subroutine_Subprogram,
+                              Fortran2003.Function_Subprogram)):
+            found = _unrepresentable(sub, _ast_line(sub) or line)
+            if not found[0].startswith(_UNKNOWN_REASON):
+                return found
     reason = None
     try:
         Fparser2Reader()._subroutine_handler(ast, FileContainer("adfort_probe"))
     except NotImplementedError as err:
         reason = str(err)
-    except Exception:  # pylint: disable=broad-except
+    except Exception as err:  # pylint: disable=broad-except
+        twice = re.search(r"Symbol '(\w+)' already present in SymbolTable", str(err))
+        if twice:
+            return _declared_twice(ast, twice.group(1), line)
         reason = None
     kind = re.search(r"node of type '(\w+)'", reason or "")
     if kind:
@@ -567,8 +584,57 @@ def _unrepresentable(ast, line):
     if reason:
         return (f"PSyclone cannot represent it ({reason.rstrip('.')}): simplify the "
                 "declarations or statements there", line)
-    return ("PSyclone cannot represent it (a construct it does not support inside); "
-            "simplify the declarations or statements there", line)
+    return (_UNKNOWN_REASON + "; simplify the declarations or statements there", line)
+
+
+_UNKNOWN_REASON = "PSyclone cannot represent it (a construct it does not support inside)"
+
+
+def _declared_twice(ast, name, line):
+    """(why, line) for a routine declaring `name` twice: at its second
+    declaration (or the first, if only one statement names it)."""
+    from fparser.two.utils import walk
+    from fparser.two import Fortran2003
+    from adfort.errors import _ast_line
+    spellings, lines = [], []
+    for decl in walk(ast, Fortran2003.Entity_Decl):
+        if str(decl.items[0]).lower() == name.lower():
+            spellings.append(str(decl.items[0]))
+            statement = decl
+            while statement is not None and not isinstance(statement, Fortran2003.StmtBase):
+                statement = getattr(statement, "parent", None)
+            lines.append(_ast_line(statement) if statement is not None else None)
+    at = next((n for n in lines[1:] if n), None) or next((n for n in lines if n), line)
+    return _twice_message(name, spellings), at
+
+
+def _twice_message(name, spellings):
+    spellings = list(dict.fromkeys(spellings)) or [name]
+    if len(spellings) > 1:
+        return (f"'{spellings[1]}' declares '{spellings[0]}' again (Fortran names are not "
+                "case-sensitive); rename one of them")
+    return f"'{spellings[0]}' is declared twice; remove one of the declarations"
+
+
+def _declared_twice_in_text(err, source, fixed):
+    """(message, line in `source`) for PSyclone's error on a name declared
+    twice in a routine outside any module, or None for another error."""
+    twice = re.search(r"Symbol '(\w+)' already present in SymbolTable", str(err))
+    if not twice:
+        return None
+    name = twice.group(1)
+    pattern = re.compile(rf"::.*?\b({name})\b", re.IGNORECASE)
+    found = []
+    for number, text in enumerate(source.splitlines(), 1):
+        if fixed and text[:1] in "cC*!" or text.lstrip().startswith("!"):
+            continue
+        match = pattern.search(text.split("!", 1)[0])
+        if match:
+            found.append((number, match.group(1)))
+    if not found:
+        return None
+    at = found[1][0] if len(found) > 1 else found[0][0]
+    return _twice_message(name, [spelling for _, spelling in found]), at
 
 
 def _passes_routine(first_line, text):

@@ -532,6 +532,25 @@ def test_argument_hiding_an_intrinsic_the_adjoint_calls(tmp_path):
                          "intrinsic SIZE", "rename")
 
 
+@pytest.mark.parametrize("text, line, fragment", [
+    ("module m\ncontains\n  subroutine f(dt, y)\n    real(8), intent(in) :: dt\n"
+     "    real(8), intent(out) :: y\n    real(8) :: dT\n    dT = 2*dt\n    y = dT\n"
+     "  end subroutine f\nend module m\n", 6, "'dT' declares 'dt' again"),
+    ("subroutine f(dt, y)\n  real(8), intent(in) :: dt\n  real(8), intent(out) :: y\n"
+     "  real(8) :: w, DT\n  y = dt\nend subroutine f\n", 4, "'DT' declares 'dt' again"),
+    ("subroutine f(dt, y)\n  real(8), intent(in) :: dt\n  real(8), intent(out) :: y\n"
+     "  real(8) :: dt\n  y = dt\nend subroutine f\n", 4, "'dt' is declared twice"),
+])
+def test_a_name_declared_twice_is_named(tmp_path, text, line, fragment):
+    """A name declared twice (often in two cases: dT beside the dummy dt)
+    gave "cannot read 'MODULE m' ... a construct it does not support"
+    at line 1, or a PSyclone symbol-table error without a line."""
+    (tmp_path / "k.f90").write_text(text)
+    result = run(["diff", "k.f90", "--routine", "f", "--dep", "y", "--indep", "dt"], tmp_path)
+    assert result.returncode == 1
+    assert_clean_failure(result, tmp_path, f"k.f90:{line}:", fragment)
+
+
 @pytest.mark.parametrize("name, text, line, fragment", [
     ("k.f90", "subroutine f(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
      "  y = x * &  ! scaled\n\n      2.0d0 + &\n      3.0d0 )\nend subroutine f\n", 4,
