@@ -239,6 +239,13 @@ _DECLARATION = re.compile(
     r"allocatable|pointer|target|namelist)\b")
 
 
+def _declaration(text):
+    """Whether statement `text` (lower case) declares, not assigns: DATA(1) = x
+    assigns an array named DATA."""
+    from adfort.controlflow import is_assignment
+    return bool(_DECLARATION.match(text)) and not is_assignment(text)
+
+
 def _step_locals(stmts, position, last, host, host_of):
     """DO variables of loops inside the checkpointed loop's body that the
     rest of its routine does not use: locals of the step procedure (the
@@ -257,7 +264,7 @@ def _step_locals(stmts, position, last, host, host_of):
         # an initialisation loop ``do k = 1, n``, see their own values).
         after = [s for j, s in enumerate(stmts) if j > last
                  and host.first <= s[0] <= host.last and host_of(s[0]) is host
-                 and not _DECLARATION.match(s[2]) and pattern.search(s[2])]
+                 and not _declaration(s[2]) and pattern.search(s[2])]
         if not after or _do_variable(after[0][2]) == name:
             inner.append(name)
     return inner

@@ -17,7 +17,7 @@ code must be skipped that is not in a loop) a flag.
 import re
 
 from adfort.errors import AdfortError
-from adfort.statements import matching_paren
+from adfort.statements import matching_paren, split_top_level
 
 
 class Edge:
@@ -126,6 +126,8 @@ def condition_and_rest(text):
 
 def jump_labels(text):
     """Labels a statement (or a logical IF's statement) can jump to."""
+    if is_assignment(text):
+        return []
     if _IF_THEN.match(text) and not _ELSE_IF.match(text):
         cond, rest = condition_and_rest(text)
         if rest is None:
@@ -151,10 +153,39 @@ def jump_labels(text):
     return []
 
 
+def is_assignment(text):
+    """Whether statement `text` assigns a variable, an array element or a
+    component (``DATA(1) = x``, ``RETURN = 0``, ``s%if = 1``), whatever its
+    name: keywords are not reserved in Fortran."""
+    match = re.match(r"[a-z]\w*\s*", text, re.I)
+    if not match:
+        return False
+    at = match.end()
+    while at < len(text) and text[at] in "(%":
+        if text[at] == "(":
+            close = matching_paren(text, at)
+            if close < 0:
+                return False
+            at = close + 1
+        else:
+            component = re.match(r"%\s*[a-z]\w*", text[at:], re.I)
+            if not component:
+                return False
+            at += component.end()
+        while at < len(text) and text[at] == " ":
+            at += 1
+    if text[at:at + 1] != "=" or text[at + 1:at + 2] in ("=", ">"):
+        return False
+    # (A comma after the = makes it a DO statement: DO10I=1,N.)
+    return len(split_top_level(text[at + 1:])) == 1
+
+
 def is_control(text):
     """Whether a statement is one only the restructuring handles: a jump,
     RETURN, an arithmetic IF, ASSIGN, ENTRY, a named EXIT or CYCLE, a named
     DO, or a logical IF holding one of them."""
+    if is_assignment(text):
+        return False
     if _IF_THEN.match(text) and not _ELSE_IF.match(text):
         cond, rest = condition_and_rest(text)
         if rest is None:
@@ -278,6 +309,18 @@ class _Builder:
 
     def statement(self, stmt):
         text, line = stmt.text, stmt.line
+        if is_assignment(text):
+            # To a variable named like a keyword (Numerical Recipes' array
+            # DATA: DATA(1) = ... was taken for a DATA statement and moved
+            # to the specification part).
+            if stmt.label and stmt.label in self.targets:
+                if stmt.label in self.labels:
+                    self.error(f"label {stmt.label} is defined twice", line)
+                self.labels[stmt.label] = self.start(line, stmt.label)
+            self.node(line).stmts.append((text, line))
+            if stmt.label:
+                self.close_labelled_loops(stmt.label, line)
+            return
         if _FORMAT.match(text):
             self.graph.formats.append(stmt)
             return

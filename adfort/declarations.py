@@ -42,6 +42,7 @@ import re
 
 from psyclone.psyir.nodes import IntrinsicCall
 
+from adfort.controlflow import is_assignment
 from adfort.errors import AdfortError
 from adfort.statements import split_statements, split_top_level
 
@@ -345,7 +346,7 @@ def _rewrite_unit(unit, fixed_form=False, path=None, nested=True):
                     declared.setdefault(name, (stmt, index))
             continue
         if re.match(r"^\s*(common|data|save|external|parameter|equivalence|namelist)\b",
-                    code, re.IGNORECASE):
+                    code, re.IGNORECASE) and not is_assignment(code.strip()):
             special |= {w.lower() for w in re.findall(r"[a-z_]\w*", code, re.IGNORECASE)}
             continue
         if re.match(r"^\s*use\b", code, re.IGNORECASE):

@@ -175,6 +175,25 @@ d     WRITE (*,*) 'Y = ', Y
    20 CONTINUE
       END
 """,
+    # An array named DATA (Numerical Recipes' four1, realft) assigned in a
+    # unit with a GO TO loop: DATA(1) = ... was taken for a DATA
+    # statement and moved before the loop (primal and gradient wrong).
+    "array named data in a go to loop": """\
+C adfort: routine=SCAL dep=S indep=DATA
+C adfort: init N=6 DATA=0.5:1.5 S=0
+      SUBROUTINE SCAL(N, DATA, S)
+      INTEGER N, K
+      DOUBLE PRECISION DATA(N), S
+      S = 0.D0
+      K = 1
+    5 S = S + DATA(K)*DATA(K+1)
+      DATA(K+1)=DATA(K+1)*DATA(K)
+      K = K + 1
+      IF (K .LT. N) GO TO 5
+      DATA(1) = DATA(1) + S
+      RETURN
+      END
+""",
     # DEC tab format (gfortran reads it): a tab in the first six columns,
     # after an optional label, starts the statement in column 7; a digit
     # 1-9 right after it marks a continuation.  A DO loop ending on an
