@@ -229,6 +229,12 @@ def _specific(module, name, call, program=None):
     (number, keywords, ranks, types and real kinds), or None when none or
     several do."""
     fitting = _fitting(module, name, call, program)
+    if len(fitting) > 1:
+        # A reference both an elemental and a non-elemental specific take
+        # invokes the non-elemental one (F2008 12.5.5.2).
+        plain = [r for r in fitting if not r.symbol.is_elemental]
+        if len(plain) == 1:
+            return plain[0]
     return fitting[0] if len(fitting) == 1 else None
 
 

@@ -152,3 +152,40 @@ def test_kind_from_a_module_the_caller_uses_whole(schedule, tmp_path):
           y = sq(x) + 1d0
         end subroutine caller
         """, schedule)
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_non_elemental_specific_preferred_to_an_elemental_one(schedule, tmp_path):
+    """A generic with an elemental specific and a rank-1 one: a rank-1
+    argument fits both, and Fortran calls the non-elemental one (F2008
+    12.5.5.2); adfort refused the call as ambiguous."""
+    harness.check_source(tmp_path, "k.f90", """\
+! adfort: routine=col dep=q indep=t
+! adfort: init n=5 t=260:300 q=0
+module sat
+  implicit none
+  interface esat
+    module procedure esat_1d
+    module procedure esat_el
+  end interface
+contains
+  elemental real(8) function esat_el(t)
+    real(8), intent(in) :: t
+    esat_el = 611.2d0*exp(17.67d0*(t - 273.15d0)/(t - 29.65d0))
+  end function
+  function esat_1d(t) result(e)
+    real(8), intent(in) :: t(:)
+    real(8) :: e(size(t))
+    integer :: k
+    do k = 1, size(t)
+      e(k) = 611.2d0*exp(17.67d0*(t(k) - 273.15d0)/(t(k) - 29.65d0))*(1d0 + 1d-3*k)
+    end do
+  end function
+  subroutine col(n, t, q)
+    integer, intent(in) :: n
+    real(8), intent(in) :: t(n)
+    real(8), intent(out) :: q(n)
+    q = 0.622d0*esat(t)/1d5 + esat(t(1))*1d-6
+  end subroutine
+end module
+""", schedule)
