@@ -271,3 +271,85 @@ def space_keywords(source):
             new = _shorten(new, 72 - len(head), keep=spacer.edited)
         lines[number] = head + new + ending
     return "".join(lines)
+
+
+def join_split_names(source):
+    """`source` (fixed form, keywords spaced) with the blanks inside names
+    and numbers taken out where nothing else can be meant: ``AL PHA`` and
+    ``3.14159 26535D0`` are ``ALPHA`` and ``3.1415926535D0`` to a compiler,
+    two tokens to fparser.  A blank between two letters or digits goes in
+    an assignment (all of it) and inside the parentheses of any other
+    statement (an IF's condition, a CALL's arguments, PARAMETER), never in
+    character constants, FORMAT statements, statements sharing a line or
+    statements with Hollerith constants; lines keep their number."""
+    lines = source.splitlines(keepends=True)
+    counts = {}
+    statements = split_statements(source, True)
+    for stmt in statements:
+        for number in range(stmt.line, stmt.last + 1):
+            counts[number] = counts.get(number, 0) + 1
+    for stmt in statements:
+        compact = _compact(stmt.text)
+        if any(counts[n] > 1 for n in range(stmt.line, stmt.last + 1)) or \
+                compact.startswith("format(") or re.search(r"(?<![\w.])\d+h", compact) or \
+                not re.search(r"[A-Za-z0-9_][ \t]+[A-Za-z0-9_]", stmt.text):
+            continue
+        equals = _top_level_equals(compact)
+        # (Not a DO statement, nor a declaration with a value: DOUBLE PRECISION.)
+        whole = equals is not None and "::" not in compact and not (
+            re.match(r"^do\d*,?[a-z]\w*=", compact) and _top_level_comma(compact, equals))
+        _join_in_lines(lines, stmt, whole)
+    return "".join(lines)
+
+
+def _join_in_lines(lines, stmt, whole):
+    """Take the blanks between two letters or digits out of the statement
+    field of `stmt`'s lines: everywhere if `whole`, else inside parentheses."""
+    depth, quote, previous = 0, None, ""
+    for number in range(stmt.line - 1, stmt.last):
+        line = lines[number]
+        ending = line[len(line.rstrip("\r\n")):]
+        text = line[:len(line) - len(ending)]
+        if _is_fixed_comment(text):
+            continue
+        _, _, body = _fixed_fields(text)
+        head = text[:len(text) - len(body)]
+        out, k = [], 0
+        while k < len(body):
+            char = body[k]
+            if quote:
+                out.append(char)
+                if char == quote:
+                    quote = None
+                k += 1
+                continue
+            if char == "!":
+                out.append(body[k:])
+                break
+            if char in " \t":
+                end = k
+                while end < len(body) and body[end] in " \t":
+                    end += 1
+                following = body[end:end + 1]
+                if (whole or depth > 0) and _word_char(previous) and _word_char(following):
+                    k = end     # a blank inside a name or number
+                    continue
+                out.append(body[k:end])
+                k = end
+                continue
+            if char in "'\"":
+                quote = char
+            elif char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+            out.append(char)
+            previous = char
+            k += 1
+        new = "".join(out)
+        if new != body:
+            lines[number] = head + new + ending
+
+
+def _word_char(char):
+    return bool(char) and (char.isalnum() or char == "_")

@@ -1120,13 +1120,17 @@ def _whole_statement(err, source, fixed):
         if _comment_or_blank(line, fixed):
             continue
         if fixed:
-            line = line[6:] if _fixed_continuation(line) else line
+            line = line[6:]
         else:
             line = _code_part(line).strip()
             line = line[1:] if line.startswith("&") else line
             line = line[:-1] if line.endswith("&") else line
         parts.append(line.strip())
-    statement = " ".join(p for p in parts if p)
+    statement = ""
+    for part in (p for p in parts if p):
+        # (Fixed form continues a name or number across lines: BE / TA.)
+        glue = "" if fixed and statement[-1:].isalnum() and part[:1].isalnum() else " "
+        statement = statement + glue + part if statement else part
     rest = text[match.end():].split("\n", 1)
     tail = "\n" + rest[1] if len(rest) > 1 else ""
     copy = _ReaderError if isinstance(err, _ReaderError) else SyntaxError

@@ -23,7 +23,7 @@ import re
 from adfort import preprocess, units
 from adfort.errors import AdfortError
 from adfort.mpi_rules import stub_module
-from adfort.fixed_blanks import space_keywords
+from adfort.fixed_blanks import join_split_names, space_keywords
 
 _SOURCE_PATTERNS = ("*.f90", "*.F90", "*.f", "*.F", "*.for", "*.f95", "*.f03", "*.f08")
 FIXED_FORM_SUFFIXES = {".f", ".for", ".f77", ".ftn", ".fpp"}
@@ -211,8 +211,8 @@ def load(path, preprocessing=None):
         path, source, lambda text: source_form(path, text, form), preprocessing)
     if origin:
         note_read({where[0] for where in origin if where})
-    return Loaded(space_keywords(fixed_form_columns(raw)) if fixed else raw, origin, fixed, raw,
-                  form)
+    columns = join_split_names(space_keywords(fixed_form_columns(raw))) if fixed else raw
+    return Loaded(columns, origin, fixed, raw, form)
 
 
 class ReadPlan:

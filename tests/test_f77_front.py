@@ -264,6 +264,48 @@ def test_keywords_spaced_lines_kept(tmp_path):
     assert len(out) == len(source.splitlines())
 
 
+def test_blanks_inside_names_and_numbers_taken_out(tmp_path):
+    """Blanks are insignificant in fixed form: AL PHA is ALPHA and
+    3.14159 26535D0 one number, to gfortran; fparser read two tokens (a
+    syntax error).  Strings, FORMAT, Hollerith and keywords keep theirs."""
+    source = textwrap.dedent("""\
+    C     lines 2-6 change, the others do not
+          PARAMETER (PI = 3.14159 26535 89793D0)
+          Y = AL PHA*BE
+         &  TA + 'A B'
+          IF (AL PHA .GT. 0.0D0) Y = Y + G AM
+          CALL SUB (AL PHA, 'X Y')
+          DOUBLE PRECISION A B
+          DO 10 I = 1, N
+      100 FORMAT (1X, I 5)
+          DATA S /2HA B/
+          X = Y .AND. Z
+    """)
+    (tmp_path / "k.f").write_text(source)
+    out = load(str(tmp_path / "k.f")).source.splitlines()
+    assert out[1] == "      PARAMETER (PI = 3.141592653589793D0)"
+    assert out[2] == "      Y = ALPHA*BE"
+    assert out[3] == "     &TA + 'A B'"
+    assert out[4] == "      IF (ALPHA .GT. 0.0D0) Y = Y + GAM"
+    assert out[5] == "      CALL SUB (ALPHA, 'X Y')"
+    assert out[6:] == source.splitlines()[6:] and out[0] == source.splitlines()[0]
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_blanks_inside_names_differentiated(schedule, tmp_path):
+    harness.check_source(tmp_path, "k.f", textwrap.dedent("""\
+    C adfort: routine=F dep=Y indep=ALPHA,BETA
+    C adfort: init ALPHA=0.5:1.5 BETA=0.5:1.5 Y=0
+          SUBROUTINE F(ALPHA, BETA, Y)
+          DOUBLE PRECISION ALPHA, BETA, Y, C
+          PARAMETER (C = 1.00000 00001D0)
+          Y = ALPHA*BE
+         &TA + AL PHA**2*C
+          IF (BE TA .GT. 0.0D0) Y = Y*BE TA
+          END
+    """), schedule)
+
+
 def _rejected(tmp_path, name, text, routine, message, line):
     source = tmp_path / name
     source.write_text(textwrap.dedent(text))
