@@ -12,8 +12,8 @@ is one calling an intrinsic that a user procedure visible in the
 generated module hides (:mod:`adfort.procedure_names`).
 """
 
-from psyclone.psyir.nodes import IntrinsicCall
-from psyclone.psyir.symbols import DataSymbol
+from psyclone.psyir.nodes import CodeBlock, IntrinsicCall
+from psyclone.psyir.symbols import DataSymbol, SymbolError
 
 from adfort import naming
 from adfort.errors import AdfortError
@@ -32,8 +32,37 @@ def rename_shadowing_locals(routine, taken=()):
     for symbol in list(table.datasymbols):
         if symbol.name.lower() not in _INTRINSICS or not symbol.is_automatic:
             continue
-        table.rename_symbol(symbol, naming.unique(table, naming.unshadowed(symbol.name),
-                                                  taken))
+        new = naming.unique(table, naming.unshadowed(symbol.name), taken)
+        # PSyclone renames no symbol a CodeBlock (PRINT *, sum) names: the
+        # statements it keeps as text are renamed here first.
+        _rename_in_code_blocks(routine, symbol.name, new)
+        try:
+            table.rename_symbol(symbol, new)
+        except SymbolError:
+            # Left as it is: a generated routine calling the intrinsic it
+            # hides is then an error (check_no_hidden_intrinsics).
+            _rename_in_code_blocks(routine, new, symbol.name)
+
+
+def _rename_in_code_blocks(routine, old, new):
+    """Rename the variable `old` to `new` in the parse trees of the
+    CodeBlocks of `routine`: every name token but a component's (``a%old``)
+    and an argument keyword's (``f(old=1)``)."""
+    from fparser.two import Fortran2003
+    from fparser.two.utils import walk
+    for block in routine.walk(CodeBlock):
+        for ast in block.parse_tree_nodes:
+            for name in walk(ast, Fortran2003.Name):
+                if name.string.lower() != old.lower():
+                    continue
+                parent = getattr(name, "parent", None)
+                if isinstance(parent, Fortran2003.Data_Ref) and parent.items[0] is not name:
+                    continue
+                if isinstance(parent, (Fortran2003.Actual_Arg_Spec,
+                                       Fortran2003.Component_Spec)) and \
+                        parent.items[0] is name:
+                    continue
+                name.string = new
 
 
 def check_no_hidden_intrinsics(routine, location, hides=None):

@@ -331,3 +331,37 @@ def test_an_intrinsic_a_visible_user_procedure_hides_is_an_error(tmp_path):
     assert re.search(r"k\.f90:\d+: the procedure 'sign' has the name of the intrinsic SIGN",
                      res.stderr), res.stderr
     assert "rename the procedure" in res.stderr
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_local_of_an_intrinsic_name_in_an_io_statement(schedule, tmp_path):
+    """A local named like an intrinsic (SUM, COUNT, INDEX) printed in a
+    diagnostic: PSyclone keeps the PRINT as a CodeBlock and would not
+    rename the variable (an internal error, exit 2)."""
+    harness.check_source(tmp_path, "k.f90", """\
+! adfort: routine=outer dep=r indep=w
+! adfort: init n=5 w=0.5:1.5 r=0
+subroutine column_sum(n, w, r)
+  integer, intent(in) :: n
+  real(8), intent(in) :: w(n)
+  real(8), intent(out) :: r
+  real(8) :: sum, scale
+  integer :: i, count
+  sum = 0d0
+  count = 0
+  do i = 1, n
+    sum = sum + w(i)**2
+    if (w(i) > 1d0) count = count + 1
+  end do
+  scale = 1d0 + 0.1d0*count
+  if (sum < 0d0) write (*, '(a, es12.4, i4)') 'negative sum', sum, count
+  r = sum*scale
+end subroutine column_sum
+subroutine outer(n, w, r)
+  integer, intent(in) :: n
+  real(8), intent(in) :: w(n)
+  real(8), intent(out) :: r
+  call column_sum(n, w, r)
+  r = r**2
+end subroutine outer
+""", schedule)
