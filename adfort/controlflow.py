@@ -125,7 +125,17 @@ def condition_and_rest(text):
 
 
 def jump_labels(text):
-    """Labels a statement (or a logical IF's statement) can jump to."""
+    """Labels a statement (or a logical IF's statement) can jump to
+    (leading zeros dropped, as in statement labels)."""
+    return [_normal_label(label) for label in _jump_labels(text)]
+
+
+def _normal_label(label):
+    label = str(label).strip()
+    return str(int(label)) if label.isdigit() else label
+
+
+def _jump_labels(text):
     if is_assignment(text):
         return []
     if _IF_THEN.match(text) and not _ELSE_IF.match(text):
@@ -135,7 +145,7 @@ def jump_labels(text):
         if _ARITH_LABELS.match(rest):
             return list(_ARITH_LABELS.match(rest).groups())
         if rest and not re.match(r"^then\s*$", rest, re.I):
-            return jump_labels(rest)
+            return _jump_labels(rest)
         return []
     match = _GOTO.match(text)
     if match:
@@ -281,6 +291,7 @@ class _Builder:
         return new
 
     def jump_to_label(self, label, line):
+        label = _normal_label(label)    # (GO TO 010 is GO TO 10)
         edge = Edge(None, line)
         self.pending.append((edge, label))
         return edge
@@ -343,12 +354,12 @@ class _Builder:
         if match:
             # The variable holds the label's number; the assigned GO TO
             # branches on it (F77's ASSIGN, deleted in F95).
-            if match.group("label") not in self.executable_labels:
-                self.error(f"ASSIGN of label {match.group('label')}, which is not the label of "
+            label = _normal_label(match.group("label"))
+            if label not in self.executable_labels:
+                self.error(f"ASSIGN of label {label}, which is not the label of "
                            "an executable statement of this routine (a FORMAT label?): "
                            "adfort supports ASSIGN for assigned GO TO only", line)
-            self.node(line).stmts.append((f"{match.group('var')} = {match.group('label')}",
-                                          line))
+            self.node(line).stmts.append((f"{match.group('var')} = {label}", line))
             return None
         match = _ASSIGNED_GOTO.match(text)
         if match:
@@ -582,7 +593,13 @@ class _Builder:
             header = "DO " + rest
         else:
             header = "DO"
-        self.node(line)
+        start = self.node(line)
+        if start.label is not None and not start.stmts:
+            # ``20 DO 30 …`` with a GO TO 20: a jump to the DO statement
+            # starts the loop again from its first iteration, so it must
+            # reach the header through this node, not the header itself
+            # (which only the loop's own iterations go back to).
+            start.keep = True
         head = self.start(line)
         body = self.graph.new(line)
         done = self.graph.new(line)
@@ -668,7 +685,8 @@ def _simplify(graph):
                 if (target is not graph.exit and target is not node and not target.stmts
                         and target.term[0] == "goto" and target.done is None
                         and target.after is None and not target.term[1].actions
-                        and target.term[1].target is not target):
+                        and target.term[1].target is not target
+                        and not getattr(target, "keep", False)):
                     edge.target = target.term[1].target
                     changed = True
         if not changed:

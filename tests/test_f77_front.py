@@ -194,6 +194,24 @@ C adfort: init N=6 DATA=0.5:1.5 S=0
       RETURN
       END
 """,
+    # A backward GO TO the label of a DO statement starts the loop again
+    # (it was refused as a jump into the loop); GO TO 010 is GO TO 10.
+    "go to a labelled do statement": """\
+C adfort: routine=S dep=R indep=W
+C adfort: init N=5 W=0.5:1.5 R=0
+      SUBROUTINE S(N, W, R)
+      DOUBLE PRECISION W(N), R
+      INTEGER K, I
+      K = 0
+      R = 0.D0
+   20 DO 30 I = 1, N
+         IF (W(I) .GT. 1.4D0) GO TO 030
+         R = R + W(I)*R + W(I)**2
+   30 CONTINUE
+      K = K + 1
+      IF (K .LT. 3) GOTO 020
+      END
+""",
     # DEC tab format (gfortran reads it): a tab in the first six columns,
     # after an optional label, starts the statement in column 7; a digit
     # 1-9 right after it marks a continuation.  A DO loop ending on an
