@@ -21,8 +21,8 @@ recording to the returning motion on those elements only.
 import re
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IntrinsicCall, Literal, Loop,
-    Range, Reference, Schedule)
+    ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, DataNode, IntrinsicCall,
+    Literal, Loop, Range, Reference, Schedule)
 from psyclone.psyir.symbols import ArrayType, DataSymbol, ScalarType
 
 from adfort import naming
@@ -138,6 +138,9 @@ def leading_section(actual, size):
     or None when `actual` is not such an array."""
     symbol = actual.symbol
     dtype = getattr(symbol, "datatype", None)
+    if type(actual) is Reference and isinstance(dtype, ArrayType) and \
+            len(dtype.shape) == 2 and size is not None:
+        return _leading_columns(symbol, dtype, size)
     if type(actual) is not Reference or not isinstance(dtype, ArrayType) or \
             len(dtype.shape) != 1 or size is None:
         return None
@@ -156,6 +159,26 @@ def leading_section(actual, size):
             lower == bounds.lower:
         return Reference(symbol)   # all of it
     return ArrayReference.create(symbol, [Range.create(lower, upper)])
+
+
+def _leading_columns(symbol, dtype, size):
+    """``a(:, lb:lb + (size - 1)/rows)``: the columns of the assumed-size
+    matrix ``a(lda, *)`` holding its first `size` elements (it has no last
+    bound to take the whole of), or None for another matrix (taken whole)
+    or leading bounds that are not plain expressions."""
+    from adfort.extents import is_assumed_size
+    rows_bounds, columns = dtype.shape
+    if not is_assumed_size(symbol) or not isinstance(rows_bounds, ArrayType.ArrayBounds) \
+            or not all(isinstance(b, DataNode) for b in (rows_bounds.lower, rows_bounds.upper)):
+        return None
+    lower = columns.lower.copy() if isinstance(columns, ArrayType.ArrayBounds) and \
+        isinstance(columns.lower, DataNode) else _int(1)
+    rows = _plus(_minus(rows_bounds.upper.copy(), rows_bounds.lower.copy()), 1)
+    last = BinaryOperation.create(_BinOp.ADD, lower.copy(), BinaryOperation.create(
+        _BinOp.DIV, _plus(size, -1), rows))
+    return ArrayReference.create(symbol, [
+        Range.create(rows_bounds.lower.copy(), rows_bounds.upper.copy()),
+        Range.create(lower, last)])
 
 
 def written_section(routine, name, callees, call_writes):

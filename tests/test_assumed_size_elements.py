@@ -389,3 +389,48 @@ def test_passive_assumed_size_array_to_an_assumed_size_active_dummy_is_a_clear_e
     assert done.returncode == 1, done.stderr
     assert "k.f:7" in done.stderr and "cannot size a zero adjoint" in done.stderr, done.stderr
     assert not out.exists()
+
+
+# A whole assumed-size matrix g(n, *) given to a callee that overwrites it
+# through an explicit-shape dummy g(n, m): the caller saves the columns the
+# dummy covers (SIZE(g) of g(n, *) did not compile).
+MATRIX = """\
+! adfort: routine=top dep=g indep=x
+! adfort: init n=3 m=4 x=0.5:1.5 g=0.5:1.5
+! adfort: shape g=n,m
+subroutine top(n, m, x, g)
+  integer :: n, m
+  real(8) :: x(n,m), g(n,*)
+  g(1,1) = g(1,1)**2 + g(2,3)
+  call setg(n, m, x, g)
+  g(2,2) = g(2,2)*g(1,1)
+end subroutine
+subroutine setg(n, m, x, g)
+  integer :: n, m
+  real(8), intent(in) :: x(n,m)
+  real(8), intent({intent}) :: g(n,{m})
+  g(:, 1:m) = 3*x{times}
+end subroutine
+"""
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+@pytest.mark.parametrize("extent", ["m", "*"])
+@pytest.mark.parametrize("intent", ["out", "inout"])
+def test_whole_assumed_size_matrix_given_to_a_writing_callee(intent, extent, schedule,
+                                                             tmp_path):
+    times = "*g(:, 1:m)" if intent == "inout" else ""
+    text = MATRIX.format(m=extent, intent=intent, times=times)
+    if (intent, extent, schedule) == ("out", "*", "joint"):
+        # Joint measures what a callee's vector dummy reaches, not a
+        # matrix's: a clear error.
+        source = tmp_path / "k.f90"
+        source.write_text(text)
+        done = subprocess.run([sys.executable, "-m", "adfort", "diff", str(source),
+                               "--routine", "top", "--dep", "g", "--indep", "x", "--schedule",
+                               "joint", "-o", str(tmp_path / "o.f90")],
+                              capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 1 and "k.f90:8:" in done.stderr and \
+            "explicit bounds" in done.stderr, done.stderr
+        return
+    harness.check_source(tmp_path, "k.f90", text, schedule)

@@ -380,7 +380,9 @@ def saved_references(call, position, info, formals, written, sequences, fixed=No
             return section_references(actual, sections)
         # A whole array given to an explicit-shape dummy: the callee reaches
         # its leading section only.
-        return [reached(actual, formals[position], info.unit, call, written) or actual.copy()]
+        found = reached(actual, formals[position], info.unit, call, written)
+        if found is not None:
+            return [found]
     return [actual.copy()]
 
 
