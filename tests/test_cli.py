@@ -571,6 +571,7 @@ def test_routine_of_an_unreadable_module_says_why(tmp_path):
     result = run(["diff", "bad.f90", "--routine", "s", "--dep", "y", "--indep", "x",
                   "-o", "bad_ad.f90"], tmp_path)
     assert result.returncode == 1, result.stderr
-    assert_clean_failure(result, tmp_path, "bad.f90:1:", "cannot read 'MODULE m'")
+    assert_clean_failure(result, tmp_path, "bad.f90:7:", "cannot read 'MODULE m'",
+                         "'y' is declared twice")
     assert "no routine" not in result.stderr
     assert digest(tmp_path / "bad.f90") == before

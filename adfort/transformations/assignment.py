@@ -1,6 +1,8 @@
 """Adjoint of an assignment ``v = e`` (scalars, array elements, sections,
 whole arrays)."""
 
+import bisect
+
 from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, IntrinsicCall, Literal, Reference,
     UnaryOperation)
@@ -73,6 +75,12 @@ def inline_single_use(statements, temporaries):
         for ref in stmt.walk(Reference):
             if ref.symbol in temporaries:
                 found.setdefault(id(ref.symbol), []).append((position, ref))
+    # Where each variable is assigned (statements keep what they assign:
+    # only right-hand sides take values in), for the check below.
+    written_at = {}
+    for position, stmt in enumerate(statements):
+        for key in _writes(stmt, temporaries):
+            written_at.setdefault(key, []).append(position)
     gone = set()      # ids of the references replaced
     removed = set()
     for position, stmt in enumerate(statements):
@@ -84,9 +92,9 @@ def inline_single_use(statements, temporaries):
             continue
         # The value may move to a use only where what it reads is unchanged.
         reads = {_key(r.symbol, temporaries) for r in stmt.rhs.walk(Reference)}
-        if any(_writes(statements[between], temporaries) & reads
-               for between in range(position + 1, max((at for at, _ in uses), default=0))
-               if between not in removed):
+        last = max((at for at, _ in uses), default=0)
+        if any(_written_between(written_at.get(key, ()), position, last, removed)
+               for key in reads):
             continue
         for at, use in uses:
             value = stmt.rhs.copy()
@@ -97,6 +105,18 @@ def inline_single_use(statements, temporaries):
                     found.setdefault(id(ref.symbol), []).append((at, ref))
         removed.add(position)
     return [stmt for position, stmt in enumerate(statements) if position not in removed]
+
+
+def _written_between(positions, first, last, removed):
+    """Whether one of the sorted `positions` (of a variable's assignments)
+    lies strictly between `first` and `last`, its statement not removed."""
+    start = bisect.bisect_right(positions, first)
+    for position in positions[start:]:
+        if position >= last:
+            return False
+        if position not in removed:
+            return True
+    return False
 
 
 def _writes(stmt, temporaries):

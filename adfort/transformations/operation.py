@@ -15,16 +15,30 @@ from adfort.transformations.base import ADReverseTrans
 _OPERATIONS = (BinaryOperation, UnaryOperation, IntrinsicCall)
 
 
-def carries_derivative(node, ctx):
-    """Whether a derivative can flow from `node` to an active variable."""
+def carries_derivative(node, ctx, memo=None):
+    """Whether a derivative can flow from `node` to an active variable.
+
+    :param memo: {id(node): answer} shared by the calls on the subtrees of
+        one expression that does not change meanwhile: asked at every level
+        of a flat sum of n terms (a tree n deep), the answers cost O(n), not
+        O(n**2).
+    """
+    if memo is not None:
+        known = memo.get(id(node))
+        if known is not None:
+            return known
     if isinstance(node, Literal):
-        return False
-    if is_variable(node):
-        return ctx.is_active(node)
-    if isinstance(node, _OPERATIONS):
+        found = False
+    elif is_variable(node):
+        found = ctx.is_active(node)
+    elif isinstance(node, _OPERATIONS):
         args = operands(node)
-        return any(carries_derivative(args[i], ctx) for i in differentiable_args(node))
-    return False
+        found = any(carries_derivative(args[i], ctx, memo) for i in differentiable_args(node))
+    else:
+        found = False
+    if memo is not None:
+        memo[id(node)] = found
+    return found
 
 
 def operation_adjoint(expr, adjoint, ctx):
@@ -40,12 +54,14 @@ def operation_adjoint(expr, adjoint, ctx):
         is a list of (Reference in `expr`, :class:`E` adjoint increment).
     """
     temporaries, contributions = [], []
-    _propagate(expr, adjoint, ctx, temporaries, contributions, root=True)
+    _propagate(expr, adjoint, ctx, temporaries, contributions, root=True, memo={})
     return temporaries, contributions
 
 
-def _propagate(node, adjoint, ctx, temporaries, contributions, root):
-    if expr_rank(node) == 0 and expr_rank(adjoint.node) > 0:
+def _propagate(node, adjoint, ctx, temporaries, contributions, root, memo):
+    # (`memo`: carries_derivative's answers for `expr`'s subtrees, which
+    # stay in place until the propagation is over.)
+    if expr_rank(adjoint.node) > 0 and expr_rank(node) == 0:
         # A scalar broadcast into an array expression: its adjoint is the
         # sum of the elementwise adjoints.
         adjoint = asum(adjoint)
@@ -53,7 +69,7 @@ def _propagate(node, adjoint, ctx, temporaries, contributions, root):
         if ctx.is_active(node):
             contributions.append((node, adjoint))
         return
-    if not carries_derivative(node, ctx):
+    if not carries_derivative(node, ctx, memo):
         return
     if not root:
         # Adjoints flow in the precision of the assigned variable's adjoint.
@@ -63,12 +79,13 @@ def _propagate(node, adjoint, ctx, temporaries, contributions, root):
         temporaries.append(Assignment.create(Reference(temp), adjoint.copy()))
         adjoint = E(Reference(temp), adjoint.kind)
     args = operands(node)
-    wanted = [i for i in differentiable_args(node) if carries_derivative(args[i], ctx)]
+    wanted = [i for i in differentiable_args(node) if carries_derivative(args[i], ctx, memo)]
     adjoints = rules.argument_adjoints(operation_name(node), adjoint,
                                        [E(a) for a in args], wanted, argument_names(node))
     for i in wanted:
         if adjoints[i] is not None:
-            _propagate(args[i], adjoints[i], ctx, temporaries, contributions, root=False)
+            _propagate(args[i], adjoints[i], ctx, temporaries, contributions, root=False,
+                       memo=memo)
 
 
 class ADReverseOperationTrans(ADReverseTrans):
