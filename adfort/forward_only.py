@@ -20,7 +20,7 @@ from fparser.two.utils import walk
 from psyclone.psyir.nodes import CodeBlock
 from psyclone.psyir.symbols import DataSymbol, RoutineSymbol, ScalarType
 
-from adfort.errors import AdfortError, where
+from adfort.errors import AdfortError, where, where_statement
 
 # fparser class names of the statements kept in the forward motions.
 _OUTPUT = {"Write_Stmt", "Print_Stmt"}
@@ -121,34 +121,73 @@ def written_names(block, table):
     """
     names = set()
     for node in block.parse_tree_nodes:
-        kind = type(node).__name__
-        if kind in _STOPS or kind in _FORMATS or kind == "Print_Stmt":
-            continue
-        if kind == "Assignment_Stmt":
-            names.add(str(node.items[0]).split("(")[0].strip().lower())
-            continue
-        if kind == "Read_Stmt" and node.items[2] is not None:
-            names |= _names(node.items[2])
-        if kind == "Write_Stmt" and node.items[0] is not None:
-            unit = _unit(node.items[0])
-            if unit is not None:
-                unit_names = _names(unit)
-                variable = str(unit).split("(")[0].strip().lower()
-                if variable in unit_names and _is_character(table, variable):
-                    names.add(variable)   # an internal file
-        if kind == "Inquire_Stmt":
-            for spec in walk(node, Fortran2003.Inquire_Spec):
-                keyword, value = spec.items
-                if (keyword or "").upper() not in _INQUIRE_INPUTS:
-                    names |= _names(value)
-            if node.items[1] is not None:   # INQUIRE(IOLENGTH=n) list
-                names |= _names(node.items[1])
-            continue
-        for spec in walk(node, tuple(getattr(Fortran2003, c) for c in _SPECIFIER_CLASSES)):
-            keyword, value = spec.items
-            if (keyword or "").upper() in _SETTING_SPECIFIERS:
-                names |= _names(value)
+        names |= _statement_writes(node, table)
     return names
+
+
+def _statement_writes(node, table):
+    """:func:`written_names` of one parse-tree statement."""
+    kind = type(node).__name__
+    if kind in _STOPS or kind in _FORMATS or kind == "Print_Stmt":
+        return set()
+    if kind == "Assignment_Stmt":
+        return {str(node.items[0]).split("(")[0].strip().lower()}
+    names = set()
+    if kind == "Read_Stmt" and node.items[2] is not None:
+        names |= _names(node.items[2])
+    if kind == "Write_Stmt" and node.items[0] is not None:
+        unit = _unit(node.items[0])
+        if unit is not None:
+            unit_names = _names(unit)
+            variable = str(unit).split("(")[0].strip().lower()
+            if variable in unit_names and _is_character(table, variable):
+                names.add(variable)   # an internal file
+    if kind == "Inquire_Stmt":
+        for spec in walk(node, Fortran2003.Inquire_Spec):
+            keyword, value = spec.items
+            if (keyword or "").upper() not in _INQUIRE_INPUTS:
+                names |= _names(value)
+        if node.items[1] is not None:   # INQUIRE(IOLENGTH=n) list
+            names |= _names(node.items[1])
+        return names
+    for spec in walk(node, tuple(getattr(Fortran2003, c) for c in _SPECIFIER_CLASSES)):
+        keyword, value = spec.items
+        if (keyword or "").upper() in _SETTING_SPECIFIERS:
+            names |= _names(value)
+    return names
+
+
+def io_flows(block, table):
+    """How values move through the kept I/O statements of a CodeBlock:
+    [(sources, sink)] for what a WRITE or PRINT writes and [(source,
+    sinks)] for what a READ reads, each side a list.  A file is the
+    lower-case name of an internal file (a character variable) or
+    ``("unit", text)`` for a unit (standard input and output are
+    ``("unit", "*in")`` and ``("unit", "*out")``: nothing printed is read
+    back); the other items are lower-case variable names.  A value written
+    to a file and read back (``write(buf, *) x*x; read(buf, *) a``) then
+    carries its derivative to what is read, which the fence rejects."""
+    flows = []
+    for node in block.parse_tree_nodes:
+        kind = type(node).__name__
+        if kind == "Print_Stmt":
+            if node.items[1] is not None:
+                flows.append((sorted(_names(node.items[1])), [("unit", "*out")]))
+        elif kind in ("Write_Stmt", "Read_Stmt"):
+            writing = kind == "Write_Stmt"
+            items = node.items[1] if writing else node.items[2]
+            unit = _unit(node.items[0]) if node.items[0] is not None else None
+            if unit is None or str(unit).strip() == "*":
+                file = ("unit", "*out" if writing else "*in")
+            else:
+                variable = str(unit).split("(")[0].strip().lower()
+                file = variable if _is_character(table, variable) else \
+                    ("unit", str(unit).replace(" ", "").lower())
+            if items is None:
+                continue
+            names = sorted(_names(items))
+            flows.append((names, [file]) if writing else ([file], names))
+    return flows
 
 
 def namelist_input(block):
@@ -173,14 +212,34 @@ def check_forward_only(block, active, filename, table):
             "a NAMELIST READ in a differentiated routine: adfort cannot see which "
             "variables it sets; read the namelist outside and pass the values in as "
             "arguments", where(block, filename))
-    hit = sorted(written_names(block, table) & set(active))
-    if hit:
-        raise AdfortError(
-            f"this I/O statement sets the active variable{'s' if len(hit) > 1 else ''} "
-            f"{', '.join(repr(h) for h in hit)}: a value read from outside carries no "
-            "derivative, so the adjoint would be silently dropped; read it into another "
-            "(passive) variable, or read it outside the routine and pass it in",
-            where(block, filename))
+    for ast in block.parse_tree_nodes:
+        for name in sorted(_names(ast)):
+            symbol = table.lookup(name, otherwise=None)
+            if _impure_procedure(symbol):
+                raise AdfortError(
+                    f"this I/O statement calls '{name}': adfort cannot follow calls inside "
+                    "I/O statements (what the procedure changes would go unnoticed); "
+                    "assign its value to a variable before the statement and write that",
+                    where_statement(block, ast, filename))
+    for ast in block.parse_tree_nodes:
+        hit = sorted(_statement_writes(ast, table) & set(active))
+        if hit:
+            raise AdfortError(
+                f"this I/O statement sets the active variable{'s' if len(hit) > 1 else ''} "
+                f"{', '.join(repr(h) for h in hit)}: a value read in carries no derivative "
+                "(even one the routine wrote to the file or internal file it reads), so "
+                "the adjoint would be silently dropped; read it into another (passive) "
+                "variable, or read it outside the routine and pass it in",
+                where_statement(block, ast, filename))
+
+
+def _impure_procedure(symbol):
+    """Whether `symbol` is a user procedure that may change something (not
+    declared PURE, or ELEMENTAL without IMPURE)."""
+    if isinstance(symbol, RoutineSymbol):
+        return not (symbol.is_pure or symbol.is_elemental and symbol.is_pure is not False)
+    return symbol is not None and not isinstance(symbol, DataSymbol) and \
+        not symbol.is_import and not symbol.is_unresolved
 
 
 def check_character_expression(block, filename, table):

@@ -23,7 +23,7 @@ from psyclone.psyir.symbols import ArgumentInterface, CommonBlockInterface, Data
 
 from adfort.activity import carries_derivative, differentiable_args, is_real, operands
 from adfort.derived import is_derived, is_variable
-from adfort.forward_only import is_forward_only, written_names
+from adfort.forward_only import io_flows, is_forward_only, written_names
 from adfort.mpi_rules import BUFFERS, OUTPUTS, is_mpi_name, rule as mpi_rule
 from adfort.opaque import block_reads, block_writes, opaque_blocks
 from adfort.optional import callee_formals, matched_formals
@@ -403,6 +403,9 @@ class Activity:
                         link(target, self._source(unit, leaf, link))
             for block in opaque_blocks(unit.work):
                 self._link_opaque(unit, block, link)
+            for block in unit.work.walk(CodeBlock):
+                if is_forward_only(block):
+                    self._link_io(unit, block, link)
             for call in unit.work.walk(Call):
                 if isinstance(call, IntrinsicCall):
                     self._link_allocation(unit, call, link)
@@ -517,6 +520,26 @@ class Activity:
             found = unit.name_key(name)
             if found is not None:
                 link(node, found[0])
+
+    def _link_io(self, unit, block, link):
+        """Link what an I/O statement writes to the file it writes, and a
+        file to what a READ reads from it (:func:`adfort.forward_only.io_flows`):
+        a value read back from where an active one was written is varied
+        (the fence then rejects the READ)."""
+        def key(item):
+            if isinstance(item, tuple):
+                self.real.add(("io",) + item)
+                return ("io",) + item     # a unit: one node for every routine
+            found = unit.name_key(item)
+            if found is None:
+                return None
+            if carries_derivative(found[1]):
+                self.real.add(found[0])
+            return found[0]
+        for sources, sinks in io_flows(block, unit.work.symbol_table):
+            for source in filter(None, map(key, sources)):
+                for sink in filter(None, map(key, sinks)):
+                    link(source, sink)
 
     def _link_arguments(self, unit, call, link):
         callee = unit.calls.get(id(call))

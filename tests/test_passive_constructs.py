@@ -103,6 +103,24 @@ LOOKUP = textwrap.dedent("""\
      "  character(len=*), intent(out) :: s\n  s = 'step ' // tag(3)\n  y = x\n"
      "end subroutine k\nend module m\n", ["--routine", "k", "--dep", "y", "--indep", "x"],
      ["k.f90:11:", "calls 'tag'", "assign the function's value to a variable first"]),
+    # A value written to an internal file, or to a unit, and read back:
+    # its derivative was dropped (x_adj a third short, exit 0).
+    ("subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
+     "  character(len=40) :: buf\n  real(8) :: a\n  write(buf, '(es24.16)') x*x\n"
+     "  read(buf, *) a\n  y = a*x\nend subroutine k\n", ["--dep", "y", "--indep", "x"],
+     ["k.f90:7:", "sets the active variable 'a'"]),
+    ("subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
+     "  real(8) :: a\n  integer :: iu\n  iu = 42\n  write(iu) x*x\n  rewind(iu)\n"
+     "  read(iu) a\n  y = a*x\nend subroutine k\n", ["--dep", "y", "--indep", "x"],
+     ["k.f90:9:", "sets the active variable 'a'"]),
+    # A function with side effects called inside a PRINT: its effect on an
+    # active module variable was dropped.
+    ("module m\n  real(8) :: acc = 0d0\ncontains\nreal(8) function f(x)\n"
+     "  real(8), intent(in) :: x\n  acc = x*x\n  f = 2d0*x\nend function f\n"
+     "subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
+     "  acc = 0d0\n  print *, f(x)\n  y = acc*x\nend subroutine k\nend module m\n",
+     ["--routine", "k", "--dep", "y", "--indep", "x"],
+     ["k.f90:13:", "this I/O statement calls 'f'", "assign its value to a variable"]),
 ])
 def test_passive_constructs_that_cannot_work_are_fenced(tmp_path, source, args, fragments):
     src = tmp_path / "k.f90"
