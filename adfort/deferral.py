@@ -22,8 +22,9 @@ callee's forward code once less.
 
 A call statement is *deferred* when
 
-- it calls a routine differentiated here that writes no module variable,
-  and is not a function; linked split, it also reads nothing the routine
+- it calls a routine differentiated here that writes no module variable
+  and no SAVE'd local (its own or its callees': ``f_rev`` keeps copies of
+  its own, which its returning part may roll back), and is not a function; linked split, it also reads nothing the routine
   may change (no variable it names is assigned or passed on elsewhere, no
   module variable is written): ``f_rev`` runs in place of ``f_ret`` and
   must find its inputs as they were;

@@ -107,20 +107,33 @@ class Unit:
                         and a.symbol.name.lower() == name for a in call.arguments):
                     return True
                 continue
-            callee = self.calls.get(id(call))
-            formals = matched_formals(call, callee_formals(callee)) \
-                if callee is not None else [None] * len(call.arguments)
-            which = mpi_rule(call.routine.name) \
-                if callee is None and is_mpi_name(call.routine.name) else None
-            for position, (actual, formal) in enumerate(zip(call.arguments, formals)):
-                if not is_variable(actual) or actual.symbol.name.lower() != name:
-                    continue
-                if which is not None and position < len(which.roles) and \
-                        which.roles[position] not in OUTPUTS:
-                    continue    # (an MPI routine's input: a communicator, a count…)
-                if formal is None or callee.writes_formal(formal, seen):
-                    return True
+            if self.written_actuals(call, seen, name):
+                return True
         return False
+
+    def written_actuals(self, call, _seen=None, name=None):
+        """The variables given to the (non-intrinsic) `call` of the
+        routine's body that the call may change: those its callee's
+        dummies may change, all of them for a callee without source (but
+        an MPI routine's inputs).
+
+        :param name: only the variables of this (lower-case) name."""
+        callee = self.calls.get(id(call))
+        formals = matched_formals(call, callee_formals(callee)) \
+            if callee is not None else [None] * len(call.arguments)
+        which = mpi_rule(call.routine.name) \
+            if callee is None and is_mpi_name(call.routine.name) else None
+        found = []
+        for position, (actual, formal) in enumerate(zip(call.arguments, formals)):
+            if not is_variable(actual) or (
+                    name is not None and actual.symbol.name.lower() != name):
+                continue
+            if which is not None and position < len(which.roles) and \
+                    which.roles[position] not in OUTPUTS:
+                continue    # (an MPI routine's input: a communicator, a count…)
+            if formal is None or callee.writes_formal(formal, _seen):
+                found.append(actual)
+        return found
 
     def reads_on_entry(self, formal, _seen=None):
         """Whether the routine may read the value its argument `formal` has

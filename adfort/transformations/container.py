@@ -25,7 +25,7 @@ from adfort.fence import (
     check_value_dummies)
 from adfort.forward_only import (
     check_repeated_input, is_forward_only, run_twice, written_names)
-from adfort.saved import check_carried_state, check_saved_state
+from adfort.saved import check_carried_state, check_saved_state, written_saved_locals
 from adfort.sections import formal_sections, global_sections, sets_every_element
 from adfort.tapeless import records_tape, tapeless_links
 from adfort.frontend import (
@@ -800,7 +800,12 @@ class _ProgramBuild:
         if self.top in chosen:
             deferrable = deferrable_calls(
                 self.top, chosen, lambda c: self.schedule.is_split(self.top.name, c.name),
-                lambda c: self.access[id(c)][1], self.top.attributes)
+                # (nor a callee changing SAVE'd state, its own or its callees':
+                # f_rev keeps a copy of its own, which its returning part
+                # may roll back, as f_rec's is not)
+                lambda c: self.access[id(c)][1] or (
+                    c is not self.top and self._changes_saved_state(c)),
+                self.top.attributes)
         keep_outputs = {id(callee) for callee, _, _ in deferrable.values()}
         communicating = MPI_NODE in self.activity.active
         tapeless = {}   # id(unit): whether its recording pushes nothing
@@ -1145,6 +1150,18 @@ class _ProgramBuild:
             entry &= motions.rev_reads
         return needed | entry
 
+    def _changes_saved_state(self, unit, seen=None):
+        """Whether `unit` or a routine it calls (with source) writes a
+        SAVE'd local of its own."""
+        seen = seen if seen is not None else set()
+        if id(unit) in seen or getattr(unit, "opaque", False):
+            return False
+        seen.add(id(unit))
+        if written_saved_locals(unit.work):
+            return True
+        return any(self._changes_saved_state(callee, seen)
+                   for callee in unit.calls.values() if callee is not None)
+
     def _module_access(self, unit, seen=None, own=None):
         """Module variables a unit (and what it calls) reads and writes.
 
@@ -1174,6 +1191,15 @@ class _ProgramBuild:
         for assign in unit.work.walk(Assignment):
             if assign.lhs.symbol.name.lower() in reads:
                 writes.add(assign.lhs.symbol.name.lower())
+        for call in unit.work.walk(Call):
+            # Given to a callee that changes its dummy (the table an F77
+            # routine builds in its assumed-size ``wsave(*)``): a write of
+            # the module or COMMON variable too, for every caller above.
+            if isinstance(call, IntrinsicCall) or id(call) in unit.passive:
+                continue
+            for actual in unit.written_actuals(call):
+                if actual.symbol.name.lower() in reads:
+                    writes.add(actual.symbol.name.lower())
         for block in opaque_blocks(unit.work):
             # A statement PSyclone keeps opaque, in a routine adfort runs.
             for name in block_reads(block):

@@ -26,6 +26,7 @@ from adfort.errors import where
 from adfort.increments import merge_increments
 from adfort.known_zero import simplify_known_zero
 from adfort.liveness import lean_returning
+from adfort.prune import _drop as drop, data_statement_names
 from adfort.transformations.building import _assumed_shape, _call, _make_routine
 from adfort.transformations.call import recording_call_again
 
@@ -161,10 +162,21 @@ def returning_given(work, name, ret_body, handover, arguments, handed, intents, 
         if given_args is None:
             part = [s.copy() for s in excluding(ret_body, final)]
             return None, deferred(part)
+    # A SAVE'd local a DATA statement initialises (F77 ``SAVE J`` and
+    # ``DATA J /0/``) is a dummy of r_ret_given: the statement goes (a
+    # dummy may not have one), unless it initialises other locals too.
+    given_names = {s.name.lower() for s in given_args}
+    data = [(symbol, data_statement_names(symbol)) for symbol in work.symbol_table.symbols]
+    data = [(symbol, named) for symbol, named in data if named and named & given_names]
+    if any(named - given_names for _, named in data):
+        part = [s.copy() for s in excluding(ret_body, final)]
+        return None, deferred(part) if deferred else part
     given_intents = dict(intents)
     given_intents.update({s.name.lower(): ArgumentInterface.Access.READWRITE for s in given_args})
     routine = _make_routine(work, name, part, arguments + given_args, given_intents,
                             ctx.module_variable, ctx.attributes)
+    for symbol, _ in data:
+        drop(routine.symbol_table, routine.symbol_table.lookup(symbol.name))
     return routine, [_call(name, [Reference(s) for s in arguments + given_args])]
 
 

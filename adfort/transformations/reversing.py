@@ -1,15 +1,20 @@
 """The reversing motion ``r_rev`` (record, then return, keeping the
 calling convention: increments, cleared dependents, copies of overwritten
-inputs) and ``r_jacobian`` (one reverse sweep per dependent component),
-both built around the recording and returning motions."""
+inputs, and the persistent state -- module and COMMON variables, its own
+SAVE'd locals -- left as one call of ``r`` leaves it) and ``r_jacobian``
+(one reverse sweep per dependent component), both built around the
+recording and returning motions."""
 
+
+import re
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, BinaryOperation, IntrinsicCall, Literal, Loop, Range,
+    ArrayReference, Assignment, BinaryOperation, IfBlock, IntrinsicCall, Literal, Loop, Range,
     Reference)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, ContainerSymbol,
-    DataSymbol, DataTypeSymbol, ImportInterface, ScalarType, UnresolvedType)
+    DataSymbol, DataTypeSymbol, ImportInterface, ScalarType, StaticInterface, UnresolvedType,
+    UnsupportedFortranType)
 
 from adfort import naming
 from adfort.arrays import symbol_rank
@@ -159,13 +164,34 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
             part = _part(a, a, extents, a.name.lower())
             body.extend(guarded([_copy(keep, a, part)], optional_in([a], optional)))
             saved.append((part or Reference(a), keep))
-    for module, module_var in _module_variables(work, restored, arguments, ctx):
-        # Module variables the returning motion put back: r_rev leaves them
-        # as r does.
-        keep = new_local(table, naming.output_copy(module_var.name),
-                         _copy_type(table, module, module_var, ctx), taken)
-        body.append(Assignment.create(Reference(keep), Reference(module_var)))
-        saved.append((Reference(module_var), keep))
+    # Persistent state: r_rev leaves it as one call of r does.  The
+    # returning motion puts back what the recording changed, at any depth
+    # (a callee's f_ret restores the table its callee built in an
+    # assumed-size dummy, a DO loop's pops roll a SAVE'd counter back),
+    # and which of the callers above may see that is hard to follow
+    # through every link (split, joint, an array given as an argument).
+    # So, simply: every module and COMMON variable r and its callees may
+    # write, and r_rev's own SAVE'd locals when it runs the recording's
+    # statements itself (r_rec has its own copy otherwise), is copied
+    # once the recording is over and copied back once the returning motion
+    # is; a routine that writes none gets no copy.
+    persistent = [(module_var, _copy_type(table, module, module_var, ctx))
+                  for module, module_var in _module_variables(work, written, arguments, ctx)
+                  if module_var.name.lower() in restored or not _pointer(module_var)]
+    if fused is not None:
+        persistent += _saved_locals(work, written)
+    restores = []
+    for variable, dtype in persistent:
+        keep = new_local(table, naming.output_copy(variable.name), dtype, taken)
+        copy = [Assignment.create(Reference(keep), Reference(variable))]
+        back = [Assignment.create(Reference(variable), Reference(keep))]
+        if getattr(variable.datatype, "is_allocatable", False) or \
+                getattr(dtype, "is_allocatable", False):
+            # (nothing to copy while unallocated)
+            copy = [IfBlock.create(_allocated(variable), copy)]
+            back = [IfBlock.create(_allocated(keep), back)]
+        body.extend(copy)
+        restores.extend(back)
     if fused is not None:
         body.extend(fused[1])
     else:
@@ -173,6 +199,7 @@ def _reversing(work, names, arguments, adj_args, tapes, ctx, increments, cleared
     for target, keep in saved:
         body.extend(guarded([Assignment.create(target.copy(), Reference(keep))],
                             optional_in([target.symbol], optional)))
+    body.extend(restores)
     body.extend(epilogue)
     return _make_routine(work, names["rev"], body, adj_args, intents, ctx.module_variable, ctx.attributes)
 
@@ -206,6 +233,35 @@ def _copy_type(table, module, symbol, ctx):
         table.add(type_symbol)
     return ArrayType(type_symbol, dtype.shape) if isinstance(dtype, ArrayType) \
         else type_symbol
+
+
+def _allocated(symbol):
+    return IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATED, [Reference(symbol)])
+
+
+def _pointer(symbol):
+    """Whether `symbol` is declared a pointer (a copy of a disassociated
+    one could not be taken)."""
+    return declared_attribute(symbol) == "POINTER" or \
+        "pointer" in str(getattr(symbol.datatype, "declaration", "")).lower().split("::")[0]
+
+
+def _saved_locals(work, written):
+    """(symbol, type of its copy) of `work`'s own SAVE'd (or initialised)
+    variables among `written`."""
+    found = []
+    for symbol in work.symbol_table.datasymbols:
+        if symbol.name.lower() not in written or symbol.is_constant \
+                or not isinstance(symbol.interface, StaticInterface):
+            continue
+        dtype = symbol.datatype
+        if isinstance(dtype, UnsupportedFortranType) and not re.match(
+                r"\s*(?:COMPLEX|DOUBLE\s*COMPLEX)\b", dtype.declaration, re.IGNORECASE):
+            dtype = dtype.partial_datatype
+            if dtype is None or "pointer" in str(symbol.datatype.declaration).lower():
+                continue
+        found.append((symbol, dtype.copy()))
+    return found
 
 
 def _module_variables(work, names, arguments, ctx):
