@@ -152,3 +152,42 @@ def positional_arguments(routine, callees, filename):
 def optional_in(symbols, optional):
     """The DataSymbols among `symbols` named in `optional`."""
     return [s for s in symbols if isinstance(s, DataSymbol) and s.name.lower() in optional]
+
+
+def interface_intents(routine, name):
+    """The intents an INTERFACE block visible in `routine` (its own or its
+    module's) gives the dummies of procedure `name`: {position: intent,
+    lower-case dummy name: intent} with intent ``"in"``, ``"out"``,
+    ``"inout"`` or None (not declared); None when no interface declares it.
+    """
+    import re
+    wanted = name.lower()
+    node = routine
+    while node is not None:
+        table = getattr(node, "_symbol_table", None)
+        for symbol in table.symbols if table is not None else ():
+            declaration = str(getattr(getattr(symbol, "datatype", None), "declaration", ""))
+            if not re.match(r"\s*(?:abstract\s+)?interface\b", declaration, re.I):
+                continue
+            for body in re.finditer(
+                    r"^\s*(?:[\w(),=*\s]*\s)?(?:subroutine|function)\s+(\w+)\s*\(([^)]*)\)"
+                    r"(.*?)^\s*end\s*(?:subroutine|function)\b", declaration,
+                    re.I | re.M | re.S):
+                if body.group(1).lower() != wanted:
+                    continue
+                dummies = [d.strip().lower() for d in body.group(2).split(",") if d.strip()]
+                declared = {}
+                for line in body.group(3).splitlines():
+                    intent = re.search(r"intent\s*\(\s*(in\s*out|inout|in|out)\s*\)", line, re.I)
+                    if intent and "::" in line:
+                        for entity in line.split("::", 1)[1].split(","):
+                            entity = re.match(r"\s*(\w+)", entity)
+                            if entity:
+                                declared[entity.group(1).lower()] = \
+                                    intent.group(1).lower().replace(" ", "")
+                found = {}
+                for position, dummy in enumerate(dummies):
+                    found[position] = found[dummy] = declared.get(dummy)
+                return found
+        node = node.parent
+    return None

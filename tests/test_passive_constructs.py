@@ -121,6 +121,13 @@ LOOKUP = textwrap.dedent("""\
      "  acc = 0d0\n  print *, f(x)\n  y = acc*x\nend subroutine k\nend module m\n",
      ["--routine", "k", "--dep", "y", "--indep", "x"],
      ["k.f90:13:", "this I/O statement calls 'f'", "assign its value to a variable"]),
+    # A passive routine without source given an active variable: whether it
+    # changes it (then its derivative stops there) was assumed "no".
+    ("subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
+     "  y = x*x\n  call setconst(y)\n  y = y*x\nend subroutine k\n",
+     ["--dep", "y", "--indep", "x", "--passive", "setconst"],
+     ["k.f90:5:", "'setconst' is declared passive but adfort has no source",
+      "INTERFACE block with the INTENT"]),
 ])
 def test_passive_constructs_that_cannot_work_are_fenced(tmp_path, source, args, fragments):
     src = tmp_path / "k.f90"
@@ -250,3 +257,60 @@ def test_saved_state_advice_names_the_joint_link_running_it_again(tmp_path):
     assert done.returncode == 1, done.stderr
     assert "--link column:step=split" in done.stderr, done.stderr
     assert "step:lookup" not in done.stderr, done.stderr
+
+
+PASSIVE_INTERFACE = """\
+subroutine k(x, y)
+  real(8), intent(in) :: x
+  real(8), intent(out) :: y
+  interface
+    subroutine setconst(b, c)
+      real(8), intent({intent}) :: b
+      real(8), intent(in) :: c
+    end subroutine
+  end interface
+  y = x*x
+  call setconst(y, x)
+  y = y*x
+end subroutine k
+"""
+
+SETCONST = """\
+subroutine setconst(b, c)
+  real(8), intent({intent}) :: b
+  real(8), intent(in) :: c
+  {body}
+end subroutine setconst
+"""
+
+
+@pytest.mark.parametrize("intent, body, expected", [
+    ("out", "b = 2d0", "2"),              # y = 2 x
+    # y = (x**2 + 1) x, but no derivative flows through the passive call:
+    # the first factor counts as a constant.
+    ("inout", "b = b + 1d0", "x**2 + 1"),
+    ("in", "", "3*x**2"),                 # y = x**3
+])
+def test_passive_routine_without_source_follows_its_interface(tmp_path, intent, body,
+                                                              expected):
+    """The intents of an INTERFACE block say what a passive routine without
+    source changes: intent(out) and intent(inout) stop the derivative of the
+    variable (it carries none after the call), intent(in) leaves it."""
+    (tmp_path / "k.f90").write_text(PASSIVE_INTERFACE.format(intent=intent))
+    (tmp_path / "setconst.f90").write_text(SETCONST.format(intent=intent, body=body))
+    result = run(["diff", "k.f90", "--dep", "y", "--indep", "x", "--passive", "setconst",
+                  "-o", "k_ad.f90"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    (tmp_path / "d.f90").write_text(textwrap.dedent("""\
+        program d
+          real(8) :: x, xa, y, ya
+          x = 1.5d0; xa = 0; ya = 1
+          call k_rev(x, xa, y, ya)
+          print '(es24.16)', xa
+        end program d
+        """))
+    subprocess.run(["gfortran", "-o", "d", "k.f90", "setconst.f90", "k_ad.f90", "d.f90"],
+                   cwd=tmp_path, check=True, capture_output=True)
+    out = subprocess.run(["./d"], cwd=tmp_path, check=True, capture_output=True, text=True)
+    x = 1.5
+    assert abs(float(out.stdout) - eval(expected)) < 1e-12, (out.stdout, expected)

@@ -32,7 +32,8 @@ from adfort.frontend import (
     enclosing_module, find_routine, read_file, recognise_intrinsics)
 from adfort.preprocess import Preprocessing
 from adfort.opaque import block_reads, block_writes, opaque_blocks
-from adfort.optional import callee_formals, matched_formals, positional_arguments
+from adfort.optional import (
+    callee_formals, interface_intents, matched_formals, positional_arguments)
 from adfort.iterations import cheap_function
 from adfort.interprocedural import MPI_NODE, Activity, Unit, unknown_call_node
 from adfort.inlining import inline_functions
@@ -930,7 +931,7 @@ class _ProgramBuild:
         then carry no derivative."""
         routine = unit.passive.get(id(call))
         if routine is None:
-            return []  # without source: assumed not to overwrite its arguments
+            return self._sourceless_passive_outputs(unit, call)
         assigned = {a.lhs.symbol.name.lower() for a in routine.walk(Assignment)}
         found = []
         for actual, formal in zip(call.arguments, matched_formals(
@@ -943,6 +944,36 @@ class _ProgramBuild:
                     and self.activity.is_active(unit, actual.symbol)):
                 self._check_sequence_cleared(unit, call, actual, formal, routine.name)
                 found.append(actual)
+        return found
+
+    def _sourceless_passive_outputs(self, unit, call):
+        """The active actuals a call to a passive routine without source
+        overwrites, by the intents of an interface block for it visible in
+        the caller (``intent(out)``, ``intent(inout)``: their adjoints are
+        cleared there; ``intent(in)``: left alone).
+
+        :raises AdfortError: for an active variable given to a dummy of
+            unknown intent: its adjoint is right only if the routine leaves
+            it unchanged, which adfort cannot tell.
+        """
+        intents = interface_intents(unit.work, call.routine.name)
+        found = []
+        for position, actual in enumerate(call.arguments):
+            if not (is_variable(actual) and self.activity.is_active(unit, actual.symbol)):
+                continue
+            keyword = call.argument_names[position]
+            intent = intents.get(keyword.lower() if keyword else position) \
+                if intents is not None else None
+            if intent in ("out", "inout"):
+                found.append(actual)
+            elif intent != "in":
+                raise AdfortError(
+                    f"'{call.routine.name}' is declared passive but adfort has no source "
+                    f"for it, so it cannot tell whether the call changes the active "
+                    f"variable '{actual.debug_string()}' (if it does, that variable's "
+                    "derivative must stop there): give the file holding "
+                    f"'{call.routine.name}', or declare it in an INTERFACE block with the "
+                    "INTENT of each dummy argument", where(call, self.filename))
         return found
 
     def _sequence_positions(self, unit, call, callee):
