@@ -21,7 +21,8 @@ two assignments in ``L`` write it, each at ``a(i + c)``; nothing else in
 ``L`` writes it (no call names it); and no adjoint, nor condition or bound
 evaluated again, in ``L`` reads it.  The taping plan then saves the section
 ``a(lo:hi)`` (the least and greatest ``i + c``, within ``a``'s bounds when
-a loop running no iteration could reach outside them) only if ``a`` is
+a loop running no iteration could reach outside them, or a write may be
+skipped: :mod:`adfort.within_bounds`) only if ``a`` is
 needed when ``L`` starts, and none of its writes in ``L``.
 """
 
@@ -36,6 +37,7 @@ from adfort.fresh_elements import _offset, unit_step
 from adfort.reach import _plus
 from adfort.recompute import condition_reads
 from adfort.tape import written_names
+from adfort.within_bounds import clamped, surely_written
 
 _NODES = (Assignment, Call, IfBlock, Loop, WhileLoop)
 
@@ -89,7 +91,8 @@ def snapshot_candidates(statements, reads, reevaluate, call_writes, alias):
             if None in offsets or not _rank_one(symbol) or any(
                     a.is_pointer for a in assigns):
                 continue
-            section = _section(loop, symbol, min(offsets), max(offsets), step)
+            skipped = not all(surely_written(a.lhs, (loop,)) for a in assigns)
+            section = _section(loop, symbol, min(offsets), max(offsets), step, skipped)
             chosen[name] = (section, start | stop, {id(a) for a in assigns})
         if chosen:
             found[id(loop)] = chosen
@@ -102,24 +105,22 @@ def _rank_one(symbol):
         len(dtype.shape) == 1
 
 
-def _section(loop, symbol, low, high, step):
+def _section(loop, symbol, low, high, step, skipped=False):
     """``a(first + low : last + high)``, clamped to ``a``'s bounds when the
     offsets differ (a loop with no iteration may then name elements
-    outside)."""
+    outside) or a write may be `skipped` (``do k = 0, n`` setting ``a(k)``
+    of ``a(n)`` under ``if (k > 0)``: :mod:`adfort.within_bounds`)."""
     first, last = loop.start_expr, loop.stop_expr
     if step < 0:
         first, last = last, first
     lower, upper = _plus(first.copy(), low), _plus(last.copy(), high)
-    if high != low:
+    if high != low or skipped:
         declared = symbol.datatype.shape[0]
         # (An assumed-size array, x(*), has no upper bound to clamp to: the
         # iterations reach those elements.)
-        clamps = [("MAX", lower, _bound("LBOUND", symbol, declared))]
-        if not is_assumed_size(symbol):
-            clamps.append(("MIN", upper, _bound("UBOUND", symbol, declared)))
-        clamped = [IntrinsicCall.create(IntrinsicCall.Intrinsic[extreme], [bound, mine])
-                   if not (bound == mine) else bound for extreme, bound, mine in clamps]
-        lower, upper = clamped[0], clamped[1] if len(clamped) > 1 else upper
+        lower, upper = clamped(
+            lower, upper, _bound("LBOUND", symbol, declared),
+            None if is_assumed_size(symbol) else _bound("UBOUND", symbol, declared))
     return ArrayReference.create(symbol, [Range.create(lower, upper)])
 
 

@@ -189,7 +189,9 @@ def written_section(routine, name, callees, call_writes):
     value, whose every write is ``a(i + c)`` in a DO loop over ``i`` (step
     1 or -1) or a whole ``a`` given to an explicit-shape dummy of a
     differentiated callee (the section it reaches), all of the same
-    section, whose bounds read nothing the routine changes.  The other
+    section, whose bounds read nothing the routine changes; a write that
+    may be skipped covers no more than the declared bounds
+    (:mod:`adfort.within_bounds`).  The other
     elements are never defined, so the returning motion never reads them:
     a local handed over on the tape needs only that section.
 
@@ -304,8 +306,12 @@ def _split_constant(expr):
 
 def _element_write(ref, changed):
     """The section ``a(lo+c:hi+c)`` an element write ``a(i + c)`` in a DO
-    loop over ``i`` covers, or None."""
+    loop over ``i`` covers, or None; kept within ``a``'s declared bounds
+    when the write may be skipped (:mod:`adfort.within_bounds`: ``do n =
+    0, ncat`` setting ``g(n)`` of ``g(ncat)`` under ``if (n > 0)`` covers
+    ``g(1:ncat)``)."""
     from adfort.fresh_elements import _offset, unit_step
+    from adfort.within_bounds import clamped, surely_written
     if type(ref) is not ArrayReference or len(ref.indices) != 1:
         return None
     loop = ref.ancestor(Loop)
@@ -320,18 +326,43 @@ def _element_write(ref, changed):
         if isinstance(index, Range) or not _plain_integer(index) or any(
                 r.symbol.name.lower() in changed for r in index.walk(Reference)):
             return None
-        return ArrayReference.create(ref.symbol, [Range.create(index.copy(), index.copy())])
-    if unit_step(loop) is None:
-        return None
-    first, last = loop.start_expr, loop.stop_expr
-    if unit_step(loop) < 0:
-        first, last = last, first
-    for bound in (first, last):
-        if not _plain_integer(bound) or any(
-                r.symbol.name.lower() in changed for r in bound.walk(Reference)):
+        lower, upper, covering = index.copy(), index.copy(), ()
+    else:
+        if unit_step(loop) is None:
             return None
-    return ArrayReference.create(ref.symbol, [Range.create(
-        _plus(first.copy(), offset), _plus(last.copy(), offset))])
+        first, last = loop.start_expr, loop.stop_expr
+        if unit_step(loop) < 0:
+            first, last = last, first
+        for bound in (first, last):
+            if not _plain_integer(bound) or any(
+                    r.symbol.name.lower() in changed for r in bound.walk(Reference)):
+                return None
+        lower, upper = _plus(first.copy(), offset), _plus(last.copy(), offset)
+        covering = (loop,)
+    if not surely_written(ref, covering):
+        lower, upper = clamped(lower, upper, *declared_bounds(ref.symbol, changed))
+    return ArrayReference.create(ref.symbol, [Range.create(lower, upper)])
+
+
+def declared_bounds(symbol, changed=()):
+    """The declared lower and upper bound of rank-1 array `symbol`: its
+    declaration's expressions where they are plain integer arithmetic
+    reading nothing in `changed` (lower-case names), else ``LBOUND(a, 1)``
+    or ``UBOUND(a, 1)``; the upper one None for an assumed-size array."""
+    dim = symbol.datatype.shape[0]
+    found = []
+    for which, intrinsic in (("lower", IntrinsicCall.Intrinsic.LBOUND),
+                             ("upper", IntrinsicCall.Intrinsic.UBOUND)):
+        bound = getattr(dim, which, None) if isinstance(dim, ArrayType.ArrayBounds) else None
+        if which == "upper" and naming.ASSUMED_SIZE in str(bound):
+            found.append(None)   # x(*): no upper bound to stay within
+        elif isinstance(bound, (Literal, Reference, BinaryOperation)) and \
+                _plain_integer(bound) and not any(
+                    r.symbol.name.lower() in changed for r in bound.walk(Reference)):
+            found.append(bound.copy())
+        else:
+            found.append(IntrinsicCall.create(intrinsic, [Reference(symbol), ("dim", _int(1))]))
+    return found
 
 
 def _call_write(ref, call, callees, changed):

@@ -20,6 +20,11 @@ unknown (the whole dimension):
 - a range ``lo:hi`` of such is itself;
 - anything else covers its whole dimension.
 
+A write that may be skipped (under an IF, after a CYCLE…: ``do n = 0,
+ncat`` setting ``g(n)`` of ``g(ncat)`` only for ``n > 0``) has its section
+kept within the dummy's declared bounds (:mod:`adfort.within_bounds`), or
+covers the whole dimension when those bounds are not known in these terms.
+
 The dummy given whole to a routine the callee calls contributes that
 routine's summary in the callee's terms.  Assigned whole, read or written
 by an I/O statement, an intrinsic subroutine or a code block, with a
@@ -44,9 +49,11 @@ from psyclone.psyir.nodes import (
     Loop, Range, Reference, Schedule, UnaryOperation)
 from psyclone.psyir.symbols import ArrayType, DataSymbol, ScalarType
 
+from adfort import naming
 from adfort.fresh_elements import _offset, unit_step
 from adfort.optional import callee_formals, matched_formals
 from adfort.reach import _in_caller, _plus
+from adfort.within_bounds import clamped, surely_written
 
 _MAX_SECTIONS = 8
 _INTEGER = ScalarType.Intrinsic.INTEGER
@@ -87,20 +94,21 @@ def _formal_sections(unit, formal, seen):
         return None   # (a string's element writes may be substrings)
     if formal.name.lower() in (getattr(unit, "attributes", None) or {}):
         return None   # a pointer or target: written through aliases too
-    rank = len(dtype.shape)
-    sections = _written_sections(unit, formal.name.lower(), rank,
+    sections = _written_sections(unit, formal.name.lower(), dtype.shape,
                                  lambda call, ref: _nested(unit, call, ref, seen))
     return None if sections is None else _distinct(sections)
 
 
-def _written_sections(unit, name, rank, nested):
-    """The sections of array `name` the statements of `unit` assign (a
-    list, see :func:`formal_sections`), or None when unknown.
+def _written_sections(unit, name, shape, nested):
+    """The sections of array `name` (declared with `shape`) the statements
+    of `unit` assign (a list, see :func:`formal_sections`), or None when
+    unknown.
 
     :param nested: ``nested(call, ref)``: the sections a call given `ref`
         (a reference to the array) may change, or None when unknown.
     """
     work = unit.work
+    rank = len(shape)
     for block in work.walk(CodeBlock):
         if _named(" ".join(str(n).lower() for n in block.parse_tree_nodes), name):
             return None
@@ -114,7 +122,7 @@ def _written_sections(unit, name, rank, nested):
             if parent.is_pointer or type(ref) is not ArrayReference or \
                     len(ref.indices) != rank:
                 return None
-            sections.append([_dimension(index, ref, fixed) for index in ref.indices])
+            sections.append(_section(ref, shape, fixed))
         elif isinstance(parent, IntrinsicCall):
             if isinstance(parent.parent, Schedule):
                 return None   # an intrinsic subroutine may write it
@@ -176,19 +184,52 @@ def _invariant(expr, fixed):
     return expr
 
 
+def _section(ref, shape, fixed):
+    """The section element write `ref` covers: per dimension (lo, hi) or
+    None (the whole dimension), kept within the array's declared `shape`
+    when the write may be skipped (:mod:`adfort.within_bounds`: ``do n =
+    0, ncat`` setting ``g(n)`` of ``g(ncat)`` under ``if (n > 0)`` covers
+    ``g(1:ncat)``)."""
+    found = [_dimension(index, ref, fixed) for index in ref.indices]
+    dims = [None if f is None else f[0] for f in found]
+    covering = [f[1] for f in found if f is not None and f[1] is not None]
+    if surely_written(ref, covering):
+        return dims
+    return [None if bounds is None else _within(bounds, dim, fixed)
+            for bounds, dim in zip(dims, shape)]
+
+
+def _within(bounds, dim, fixed):
+    """(lo, hi) clamped to declared dimension `dim`, or None (the whole
+    dimension) when its bounds are not known in the routine's terms."""
+    if not isinstance(dim, ArrayType.ArrayBounds) or isinstance(dim.upper, ArrayType.Extent):
+        return None   # assumed shape: the whole dimension
+    least = _invariant(dim.lower, fixed)
+    if naming.ASSUMED_SIZE in str(dim.upper):
+        greatest = None   # (x(*): no upper bound to stay within)
+    else:
+        greatest = _invariant(dim.upper, fixed)
+        if greatest is None:
+            return None
+    if least is None:
+        return None
+    return clamped(bounds[0], bounds[1], least, greatest)
+
+
 def _dimension(index, ref, fixed):
-    """(lo, hi) covered by subscript `index` of element write `ref`, or
-    None (the whole dimension)."""
+    """((lo, hi), the DO loop giving the range, or None) covered by
+    subscript `index` of element write `ref`, or None (the whole
+    dimension)."""
     if isinstance(index, Range):
         if not (isinstance(index.step, Literal) and index.step.value == "1"):
             return None
         lo, hi = _invariant(index.start, fixed), _invariant(index.stop, fixed)
         if lo is None or hi is None or _inquiry(index.start) or _inquiry(index.stop):
             return None
-        return lo, hi
+        return (lo, hi), None
     point = _invariant(index, fixed)
     if point is not None:
-        return point, point.copy()
+        return (point, point.copy()), None
     loop = ref.ancestor(Loop)
     while loop is not None:
         offset = _offset(index, loop.variable.name.lower())
@@ -203,7 +244,7 @@ def _dimension(index, ref, fixed):
     first, last = _invariant(first, fixed), _invariant(last, fixed)
     if first is None or last is None:
         return None
-    return _plus(first, offset), _plus(last, offset)
+    return (_plus(first, offset), _plus(last, offset)), loop
 
 
 def _inquiry(expr):
@@ -285,6 +326,13 @@ def _mapped(sections, given, fixed):
 def _translated(expr, given, fixed):
     """Callee expression `expr` (literals and integer dummies) in the
     caller's terms, reading only what `fixed` says is constant there."""
+    if isinstance(expr, IntrinsicCall) and expr.intrinsic in (
+            IntrinsicCall.Intrinsic.MAX, IntrinsicCall.Intrinsic.MIN):
+        # A section kept within the callee's declared bounds.
+        arguments = [_translated(a, given, fixed) for a in expr.arguments]
+        if any(a is None for a in arguments):
+            return None
+        return IntrinsicCall.create(expr.intrinsic, arguments)
     expr = _in_caller(expr, given)
     if expr is None:
         return None
@@ -476,7 +524,7 @@ def _global_sections(unit, name, seen):
             not same_extents(local.datatype, layout):
         return None   # a COMMON member declared with other extents here
     # (Given to a dummy, it would be changed under another name: unknown.)
-    sections = _written_sections(unit, name, len(layout.shape), lambda call, ref: None)
+    sections = _written_sections(unit, name, layout.shape, lambda call, ref: None)
     if sections is None:
         return None
     fixed = _fixed_formals(unit)
