@@ -199,7 +199,7 @@ class CommonRegistry:
                 symbols = [table.lookup(m) for m in members]
                 known = self.blocks.get(block)
                 if known is None:
-                    known = self._register(block, symbols, table)
+                    known = self._register(block, symbols, table, location)
                 if len(known.members) != len(symbols) or any(
                         _layout(a) != _layout(b) for a, b in zip(known.members, symbols)):
                     label = f"/{block}/" if block else "blank COMMON"
@@ -224,9 +224,10 @@ class CommonRegistry:
         _rename(routine, renames)
         return used
 
-    def _register(self, block, symbols, table):
+    def _register(self, block, symbols, table, location=None):
         members = [s.copy() for s in symbols]
         known = CommonBlock(block, members)
+        self._check_free(known, location)
         known.first = table.node.name if table.node is not None else "?"
         self.blocks[block] = known
         tree = FortranReader().psyir_from_source(
@@ -234,6 +235,42 @@ class CommonRegistry:
         tree.adfort_synthetic = True
         self.trees.append(tree)
         return known
+
+    def _check_free(self, known, location):
+        """The layout module's name, which the calling convention fixes
+        (``<block>_common``, and ``<block>_common_ad`` for the adjoints of
+        its members), must not be a module of the user's: an error naming
+        both.  (A layout module read back, in the generated file an HVP
+        build reads, declares the block itself.)"""
+        from psyclone.psyir.nodes import Container, FileContainer
+        from adfort.errors import where_module
+        label = f"/{known.name}/" if known.name else "blank COMMON"
+        adjoints = naming.module(known.module_name)
+        if len(adjoints) > naming.MAX_NAME_LENGTH:
+            raise AdfortError(
+                f"the name of COMMON {label} ({len(known.name)} characters) is too long for "
+                f"the modules adfort generates from it: '{adjoints}' would have "
+                f"{len(adjoints)} characters, and Fortran allows {naming.MAX_NAME_LENGTH}; "
+                "rename the block to at most "
+                f"{naming.MAX_NAME_LENGTH - (len(adjoints) - len(known.name))} characters",
+                location)
+        for tree in self.trees:
+            if getattr(tree, "adfort_synthetic", False):
+                continue
+            for node in tree.children:
+                if not isinstance(node, Container) or isinstance(node, FileContainer) or \
+                        node.name.lower() != known.module_name.lower():
+                    continue
+                if any(found == known.name
+                       for statement in common_statements(node.symbol_table)
+                       for found, _ in parse_common(statement.datatype.declaration)):
+                    continue
+                place = where_module(node)
+                raise AdfortError(
+                    f"module '{node.name}' has the name adfort gives the module "
+                    f"of COMMON {label} (the calling convention: '{known.module_name}' holds "
+                    f"the block's members, '{naming.module(known.module_name)}' their "
+                    f"adjoints): rename module '{node.name}'", place or location)
 
     def _origin(self, name, table):
         """The module declaring `name`, which `table`'s routine sees through

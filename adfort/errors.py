@@ -146,3 +146,21 @@ def source_name(node):
     """Return the source file name recorded on the tree (set by the frontend)."""
     root = node.root if node is not None else None
     return getattr(root, "adfort_filename", None)
+
+
+def where_module(module, filename=None):
+    """``file:line`` of the MODULE statement of `module` (PSyIR keeps no
+    parse tree of a module): the line is found in the file's text."""
+    import re
+    filename = source_name(module) or filename
+    if not filename:
+        return None
+    pattern = re.compile(rf"^\s*module\s+{re.escape(module.name)}\s*(?:!.*)?$", re.IGNORECASE)
+    try:
+        with open(filename, encoding="utf-8", errors="replace") as handle:
+            for number, text in enumerate(handle, 1):
+                if pattern.match(text):
+                    return f"{filename}:{number}"
+    except OSError:
+        pass
+    return filename

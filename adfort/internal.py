@@ -84,7 +84,7 @@ def _hoist(host, lines, origin, fixed_form, taken, rewritten, moves, removed):
     for inner in inners:
         name = naming.hoisted(host_name, implicit._unit_name(inner))
         while name.lower() in taken:
-            name += "_"
+            name = naming.fit(name + "_")
         taken.add(name.lower())
         names[implicit._unit_name(inner)] = name
 

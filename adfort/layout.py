@@ -65,6 +65,18 @@ def _designator_break(line):
     return best
 
 
+def _blank_break(line):
+    """The last blank (outside strings) that leaves the first part under
+    free form's limit, or None: between two tokens (``name = &``), for a
+    line whose long names leave no other break point."""
+    free = _outside_quotes(line[:FREE_FORM_LIMIT - 2])
+    best = None
+    for pos, char in enumerate(line[:FREE_FORM_LIMIT - 2]):
+        if char == " " and free[pos] and line[:pos].strip():
+            best = pos
+    return best
+
+
 def wrap_line(line, limit=LINE_LIMIT):
     """Return `line` as one or more lines no longer than `limit`."""
     if len(line) <= limit:
@@ -82,7 +94,8 @@ def wrap_line(line, limit=LINE_LIMIT):
             # Long designators (noahmp_adj%energy%state%AlbedoSoilDir(i) = …):
             # any break point under free form's own limit, else between the
             # parts of a designator (``%`` is a token of its own).
-            cut = _break_point(rest, FREE_FORM_LIMIT) or _designator_break(rest)
+            cut = _break_point(rest, FREE_FORM_LIMIT) or _designator_break(rest) or \
+                _blank_break(rest)
         if cut is None:
             break
         out.append(rest[:cut].rstrip() + " &")

@@ -2,7 +2,20 @@
 
 Names that might clash with user names are resolved through the PSyIR
 symbol tables (:func:`unique`), never by hoping a suffix is unused.
+
+The rule: a generated name never takes a name the user's code has where
+the generated one is seen, and never has more than :data:`MAX_NAME_LENGTH`
+characters.  A name internal to the generated code is changed when it
+would clash (``coef_adj_1``: :func:`unique`, :func:`unique_name`) or be
+too long (its start and a short hash of the whole: :func:`fit`).  A name
+the calling convention fixes (``m_ad`` for module ``m``; ``r_rec``,
+``r_ret``, ``r_rev``, ``r_jacobian``; the adjoints of module variables and
+COMMON members named as dependents or independents) is kept, and a clash
+or an excess length is an error saying what to rename
+(:func:`check_length`).
 """
+
+import hashlib
 
 ADJOINT_SUFFIX = "_adj"
 RECORDING_SUFFIX = "_rec"
@@ -100,7 +113,7 @@ def head_variant(name, head):
     """Name of generated routine `name` as head `head` needs it, when
     another head of the same run needs a different routine under `name`
     (a callee differentiated with other active arguments)."""
-    return f"{name}_{head}"[:MAX_NAME_LENGTH]
+    return fit(f"{name}_{head}")
 
 
 def tangent(name):
@@ -161,8 +174,8 @@ def reversing(name):
 def returning_given(name):
     """Name of the returning motion of routine `name` that ``r_rev`` calls
     with the recording's final locals as arguments (no hand-over on the
-    tape)."""
-    return name + RETURNING_GIVEN_SUFFIX
+    tape; internal: shortened when too long)."""
+    return fit(name + RETURNING_GIVEN_SUFFIX)
 
 
 def jacobian(name):
@@ -213,8 +226,9 @@ def branch_tape_names(tape):
 
 
 def tape_module(routine):
-    """Name of the module holding the dynamic tapes of an external routine."""
-    return routine + TAPE_MODULE_SUFFIX
+    """Name of the module holding the dynamic tapes of an external routine
+    (internal: shortened when too long)."""
+    return fit(routine + TAPE_MODULE_SUFFIX)
 
 
 def stored_value(label):
@@ -315,13 +329,43 @@ def unshadowed(name):
     return name + SHADOWING_LOCAL_SUFFIX
 
 
+def fit(name, limit=MAX_NAME_LENGTH):
+    """`name`, or when it has more than `limit` characters its start
+    followed by ``_`` and six hexadecimal digits of a hash of the whole
+    (lower case): deterministic, and two long names that differ only
+    beyond the cut still differ."""
+    if len(name) <= limit:
+        return name
+    digest = hashlib.sha1(name.lower().encode()).hexdigest()[:6]
+    return f"{name[:limit - 7]}_{digest}"
+
+
+def check_length(name, what, base, longest, location=None):
+    """Raise an error when `name`, which the calling convention fixes,
+    is longer than Fortran allows.
+
+    :param what: what `name` is (``"the reversing routine"``).
+    :param base: the user's name it is made from (``r`` of ``r_rev``).
+    :param longest: the most characters `base` may have.
+    """
+    if len(name) <= MAX_NAME_LENGTH:
+        return
+    from adfort.errors import AdfortError
+    raise AdfortError(
+        f"'{base}' ({len(base)} characters) is too long for the names adfort "
+        f"generates from it: {what} '{name}' would have {len(name)} characters, and "
+        f"Fortran allows {MAX_NAME_LENGTH}; rename '{base}' to at most {longest} "
+        "characters", location)
+
+
 def unique_name(name, taken):
-    """Return `name`, or `name_1`, `name_2`… if it is in `taken` (lower case)."""
+    """Return `name`, or `name_1`, `name_2`… if it is in `taken` (lower
+    case); shortened by :func:`fit` when too long."""
     taken = {t.lower() for t in taken}
-    candidate, count = name, 0
+    candidate, count = fit(name), 0
     while candidate.lower() in taken:
         count += 1
-        candidate = f"{name}_{count}"
+        candidate = fit(f"{name}_{count}")
     return candidate
 
 
@@ -333,7 +377,7 @@ def unique(symbol_table, name, taken=()):
     :param taken: further names to avoid (e.g. those of sibling routines).
     """
     taken = {t.lower() for t in taken}
-    candidate, count = name, 0
+    candidate, count = fit(name), 0
     while True:
         try:
             symbol_table.lookup(candidate)
@@ -343,19 +387,20 @@ def unique(symbol_table, name, taken=()):
         if not clash:
             return candidate
         count += 1
-        candidate = f"{name}_{count}"
+        candidate = fit(f"{name}_{count}")
 
 
 def hoisted(host, internal):
     """Name of internal procedure `internal` of routine `host` once adfort
-    makes it a procedure of its own (host variables passed as arguments)."""
-    return f"{host}_{internal}"
+    makes it a procedure of its own (host variables passed as arguments;
+    shortened when too long)."""
+    return fit(f"{host}_{internal}")
 
 
 def checkpoint_module(routine):
     """Name of the module of checkpointing schedules written into the
     output for `routine` (adfort/checkpointing.py)."""
-    return f"{routine}_checkpointing"
+    return fit(f"{routine}_checkpointing")
 
 
 # Locals of the adjoints of MPI calls (adfort.transformations.mpi): error

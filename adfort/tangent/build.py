@@ -30,11 +30,15 @@ class TangentHost(Host):
     def names(self, unit):
         taken = self.build._taken(unit)
         name = naming.forward(unit.name)
+        naming.check_length(name, "the tangent routine", unit.name,
+                            naming.MAX_NAME_LENGTH - len(naming.FORWARD_SUFFIX),
+                            where(unit.original, self.build.filename))
         if name.lower() in {t.lower() for t in taken}:
             raise AdfortError(
                 f"the generated routine name '{name}' is already used: rename the "
                 f"existing '{name}'", where(unit.original, self.build.filename))
-        return {"fwd": name, "taken": taken | {name}}
+        return {"fwd": name,
+                "taken": taken | {name} | self.build.visible_derivative_names(unit)}
 
 
 class TangentBuild(_ProgramBuild):

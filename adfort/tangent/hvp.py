@@ -44,6 +44,10 @@ class HvpHost(TangentHost):
         names = super().names(unit)
         if unit is self.build.top:
             name = naming.hvp(self.build.primal_name)
+            naming.check_length(name, "the Hessian-vector product routine",
+                                self.build.primal_name,
+                                naming.MAX_NAME_LENGTH - len(naming.HVP_SUFFIX),
+                                self.build.filename)
             names["fwd"] = name
             names["taken"] = names["taken"] | {name}
         return names

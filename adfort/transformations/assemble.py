@@ -17,7 +17,7 @@ from adfort import naming
 from adfort.mpi_rules import MODULES as MPI_MODULES, is_mpi_name
 from adfort.arrays import is_assumed_extent
 from adfort.derived import component_names, type_names
-from adfort.errors import AdfortError, where
+from adfort.errors import AdfortError, source_name, where, where_module
 from adfort.exprs import INTEGER_TYPE
 from adfort.frontend import enclosing_module
 from adfort.interprocedural import resolve_module_variable
@@ -61,17 +61,34 @@ class Host:
                  "rev": naming.reversing(unit.name), "jacobian": naming.jacobian(unit.name),
                  "ret_given": naming.returning_given(unit.name)}
         lowered = {t.lower() for t in taken}
+        location = where(unit.original, self.build.filename)
+        fixed = [("rec", "the recording routine"), ("ret", "the returning routine"),
+                 ("rev", "the reversing routine")]
+        if unit is self.build.top and self.build.options.get("jacobian"):
+            fixed.append(("jacobian", "the Jacobian routine"))
+        for key, what in fixed:
+            naming.check_length(names[key], what, unit.name,
+                                naming.MAX_NAME_LENGTH - max(
+                                    len(names[k]) - len(unit.name) for k, _ in fixed),
+                                location)
         for name in names.values():
             if name.lower() in lowered:
                 raise AdfortError(
                     f"the generated routine name '{name}' is already used: rename the "
-                    f"existing '{name}'", where(unit.original, self.build.filename))
-        names["taken"] = taken | set(names.values())
+                    f"existing '{name}'", location)
+        names["taken"] = taken | set(names.values()) | \
+            self.build.visible_derivative_names(unit)
         return names
 
     def tapes(self, unit):
         if self._tapes is None:
-            self._tapes = TapeSet(unit.work.symbol_table, True, self.build._taken(unit),
+            # Module variables of the generated module: seen in every
+            # routine it holds, so free among their variables too.
+            taken = set(self.build._taken(unit))
+            for other in getattr(self.build, "order", ()):
+                if other.module == self.module:
+                    taken |= {s.name for s in other.work.symbol_table.symbols}
+            self._tapes = TapeSet(unit.work.symbol_table, True, taken,
                                   self.build.options.get("tape_copy_routines", True))
         return self._tapes
 
@@ -115,6 +132,7 @@ def assemble(hosts, build):
     for module in adjoint_types:
         if module not in hosts:
             hosts[module] = Host(module, build)
+    _check_module_names(hosts, build)
     for host in hosts.values():
         routines = placed.get(id(host), [])
         dynamic = any(m.dynamic for m in host.motions)
@@ -159,6 +177,64 @@ def assemble(hosts, build):
     _explicit_interfaces(children, build.program)
     layouts = [module.copy() for module in build.program.commons.layout_modules()]
     return FileContainer.create(stem, SymbolTable(), _used_first(layouts + children))
+
+
+def _user_globals(program):
+    """{lower-case name: node} of the user's modules and external routines
+    (not the layout modules adfort makes of COMMON blocks)."""
+    found = {}
+    for tree in program.trees:
+        if getattr(tree, "adfort_synthetic", False):
+            continue
+        for node in tree.children:
+            if isinstance(node, (Container, Routine)) and not isinstance(node, FileContainer):
+                found.setdefault(node.name.lower(), node)
+    return found
+
+
+def _check_module_names(hosts, build):
+    """The generated modules' names must be free among the user's modules
+    and external routines.  ``m_ad`` (for module ``m``), which the calling
+    convention fixes, is an error naming both; the module of the tapes of
+    routines outside any module, internal, takes a free name."""
+    users = _user_globals(build.program)
+    for host in hosts.values():
+        if host.module is None:
+            if getattr(build, "tape_module", None) is None and \
+                    naming.tape_module(build.root.name).lower() in users:
+                build.tape_module = naming.unique_name(
+                    naming.tape_module(build.root.name),
+                    set(users) | {h.name.lower() for h in hosts.values() if h.module})
+            continue
+        name = host.name
+        module = build.program.module(host.module)
+        base = module.name if module is not None else host.module
+        naming.check_length(name, "the generated module", base,
+                            naming.MAX_NAME_LENGTH - (len(name) - len(base)),
+                            where_module(module, build.filename) if module is not None
+                            else build.filename)
+        clash = users.get(name.lower())
+        own = module.symbol_table.lookup(name, otherwise=None, scope_limit=module) \
+            if module is not None else None
+        if clash is None and own is None:
+            continue
+        synthetic = module is not None and getattr(module.root, "adfort_synthetic", False)
+        origin = f"COMMON block of the layout module '{module.name}'" if synthetic else \
+            f"module '{module.name if module is not None else host.module}'"
+        if clash is not None:
+            kind = "module" if isinstance(clash, Container) else "routine"
+            place = where_module(clash, build.filename) if kind == "module" else \
+                where(clash, source_name(clash) or build.filename)
+            raise AdfortError(
+                f"the {kind} '{clash.name}' has the name of the module adfort generates for "
+                f"the {origin} (the calling convention: '{name}' holds its generated "
+                f"routines and the adjoints of its variables): rename the {kind} "
+                f"'{clash.name}'", place)
+        raise AdfortError(
+            f"the {origin} declares '{own.name}', the name of the module adfort generates "
+            f"for it (the calling convention: '{name}' holds its generated routines and the "
+            f"adjoints of its variables, and uses the module whole): rename '{own.name}'",
+            where_module(module, build.filename))
 
 
 def _placed_routines(hosts, build):

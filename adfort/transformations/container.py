@@ -1,8 +1,8 @@
 """The entry point: differentiate a routine of a (File)Container."""
 
 from psyclone.psyir.nodes import (
-    ArrayReference, Assignment, Call, CodeBlock, Container, DataNode, IntrinsicCall, Literal,
-    Reference, Routine, ScopingNode, Statement)
+    ArrayReference, Assignment, Call, CodeBlock, Container, DataNode, FileContainer,
+    IntrinsicCall, Literal, Reference, Routine, ScopingNode, Statement)
 from psyclone.psyir.symbols import (
     ArgumentInterface, ArrayType, AutomaticInterface, CommonBlockInterface, DataSymbol,
     RoutineSymbol, Symbol)
@@ -18,7 +18,7 @@ from adfort.deferral import deferrable_calls
 from adfort.passive_components import PassiveComponents
 from adfort.derived import TypeRegistry, is_derived, is_variable
 from adfort.pointers import lower_declarations
-from adfort.errors import AdfortError, source_name, where
+from adfort.errors import AdfortError, source_name, where, where_module
 from adfort.fence import (
     check_active_workspaces, check_arguments, check_component_allocations,
     check_polymorphic_dummies, check_protected_writes, check_renamed_active, check_routine,
@@ -723,9 +723,124 @@ class _ProgramBuild:
                     f"the module variable '{module}::{name}' is of a derived type and "
                     "carries derivatives: not supported yet; pass it as an argument",
                     where(self.program.module(module), self.filename))
-            self.module_adjoint_symbols[key] = DataSymbol(self.derivative_name(symbol.name),
-                                                          symbol.datatype.copy())
+            planned = self._derivative_plan().get((module, name))
+            self.module_adjoint_symbols[key] = DataSymbol(
+                planned or self.derivative_name(symbol.name), symbol.datatype.copy())
         return self.module_adjoint_symbols[key]
+
+    def _module_uses(self, unit):
+        """(module, lower-case name) of the module variables and COMMON
+        members `unit` refers to (found once, before generation)."""
+        found = set()
+        for ref in unit.work.walk(Reference):
+            if unit.owns(ref.symbol):
+                continue
+            resolved = unit.module_variable(ref.symbol.name)
+            if resolved is not None:
+                found.add((resolved[0], resolved[1].name.lower()))
+        return found
+
+    def _derivative_plan(self):
+        """{(module, name): the name of the derivative of active module
+        variable (or COMMON member) `module::name`}, chosen once for all.
+
+        Such a derivative is a variable of the generated module, seen by
+        host association in its routines and imported by name elsewhere,
+        so its name must be free among the names of the user's modules
+        (the generated modules use them whole), the external routines, the
+        generated routines, and the variables of the routines that use it
+        (and of the top routine, which zeroes them all): a local of theirs
+        would hide it.  An internal one is renamed (``coef_adj_1``); one
+        the user seeds or reads (named with --dep/--indep) keeps the name
+        the calling convention gives it, and a clash is an error.
+        """
+        if getattr(self, "_planned_derivatives", None) is not None:
+            return self._planned_derivatives
+        roles = {tuple(part.strip().lower() for part in n.split("::", 1))
+                 for n in self.dependents + self.independents if "::" in n}
+        keys = sorted(set(self.activity.active_modules()) | roles)
+        self._uses = {id(unit): self._module_uses(unit) for unit in self.order}
+        users = {}
+        for unit in self.order:
+            for key in self._uses[id(unit)]:
+                users.setdefault(key, []).append(unit)
+        outer = set(self.program.externals())
+        for tree in self.program.trees:
+            for node in tree.children:
+                if isinstance(node, Container) and not isinstance(node, FileContainer):
+                    outer.add(node.name.lower())
+                    outer |= {s.name.lower() for s in node.symbol_table.symbols}
+        for unit in self.order:
+            outer |= {unit.name.lower(), naming.recording(unit.name).lower(),
+                      naming.returning(unit.name).lower(),
+                      naming.reversing(unit.name).lower(),
+                      naming.returning_given(unit.name).lower()}
+        plan = {}
+        for module, name in keys:
+            found = self.program.module(module)
+            symbol = found.symbol_table.lookup(name, otherwise=None, scope_limit=found) \
+                if found is not None else None
+            if symbol is None:
+                continue
+            base = self.derivative_name(symbol.name)
+            scopes = [self.top] + [u for u in users.get((module, name), [])
+                                   if u is not self.top]
+            if (module, name) in roles:
+                self._check_fixed_derivative(module, symbol, base, scopes, found)
+                plan[(module, name)] = base
+                continue
+            taken = set(outer)
+            for unit in scopes:
+                taken |= {s.name.lower() for s in unit.work.symbol_table.symbols}
+            plan[(module, name)] = naming.unique_name(base, taken)
+        self._planned_derivatives = plan
+        return plan
+
+    def _check_fixed_derivative(self, module, symbol, base, scopes, found):
+        """The derivative `base` of `module::symbol`, a dependent or an
+        independent, has the name the calling convention gives it: an
+        error when that name is too long, or taken where it is seen."""
+        common = getattr(getattr(found, "root", None), "adfort_synthetic", False)
+        member = f"COMMON member '{symbol.name}'" if common else \
+            f"module variable '{module}::{symbol.name}'"
+        location = where(self.top.original, source_name(self.top.original) or self.filename) \
+            if common else where_module(found, self.filename)
+        out = self.module_output_name(module)
+        suffix = len(base) - len(symbol.name)
+        if len(base) > naming.MAX_NAME_LENGTH:
+            raise AdfortError(
+                f"the {member} ({len(symbol.name)} characters) is a dependent or "
+                f"independent, and its derivative '{base}' in module '{out}' would have "
+                f"{len(base)} characters, Fortran allows {naming.MAX_NAME_LENGTH}: rename "
+                f"'{symbol.name}' to at most {naming.MAX_NAME_LENGTH - suffix} characters",
+                location)
+        for unit in scopes:
+            own = unit.work.symbol_table.lookup(base, otherwise=None, scope_limit=unit.work)
+            if own is not None and not own.is_import:
+                raise AdfortError(
+                    f"'{unit.name}' has a variable '{own.name}', the name the calling "
+                    f"convention gives the derivative of the {member} (a dependent or "
+                    f"independent), declared in the generated module '{out}': it would hide "
+                    f"that derivative; rename the variable '{own.name}' of '{unit.name}'",
+                    where(unit.original, source_name(unit.original) or self.filename))
+        if not common:
+            clash = found.symbol_table.lookup(base, otherwise=None, scope_limit=found)
+            if clash is not None:
+                raise AdfortError(
+                    f"module '{found.name}' has '{clash.name}', the name the calling "
+                    f"convention gives the derivative of its variable '{symbol.name}' (a "
+                    f"dependent or independent), declared in the generated module '{out}', "
+                    f"which uses '{found.name}': rename '{clash.name}'", location)
+
+    def visible_derivative_names(self, unit):
+        """Lower-case names of the derivatives of active module variables
+        `unit`'s generated routines see (all of them for the top routine):
+        no generated local of theirs may take one."""
+        plan = self._derivative_plan()
+        if unit is self.top:
+            return {n.lower() for n in plan.values()}
+        uses = self._uses.get(id(unit), set())
+        return {n.lower() for key, n in plan.items() if key in uses}
 
     def _top_module_derivative(self, unit, module, name, held):
         """The derivative symbol of active module variable `module::name` in
