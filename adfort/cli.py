@@ -111,7 +111,7 @@ def _write_atomically(path, text):
         except FileNotFoundError:
             mode = 0o666 & ~_umask()
         handle, tmp = tempfile.mkstemp(dir=directory, prefix=".adfort-", suffix=".tmp")
-        with os.fdopen(handle, "w") as out:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="surrogateescape") as out:
             out.write(text)
             os.fchmod(out.fileno(), mode)
         os.replace(tmp, target)
@@ -420,7 +420,11 @@ def diff(file, extra_files, deps, indeps, routines, output, mode, schedule, link
                 text, _, _ = differentiate_heads(file, heads, _schedule(schedule, links),
                                                  options, cache=cache, **reading)
         if output == "-":
-            click.echo(text, nl=False)
+            # (Bytes of the source that are not UTF-8, Latin-1 text in a
+            # string, go out as they came in.)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+            sys.stdout.buffer.flush()
         else:
             _refuse_input(output, inputs | {file, *extra_files, *adjoint_libs})
             _write_atomically(output, text)

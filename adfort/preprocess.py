@@ -89,7 +89,7 @@ def run_cpp(path, preprocessing):
     command = _cpp_command(path, preprocessing)
     try:
         done = subprocess.run(command, capture_output=True, text=True, check=False,
-                              errors="replace")
+                              encoding="utf-8", errors="surrogateescape")
     except OSError as err:
         raise AdfortError(f"cannot run the C preprocessor '{command[0]}': "
                           f"{err.strerror}") from None
@@ -170,7 +170,7 @@ def _include_directive(location, name):
     """``file:line`` of the ``#include`` naming `name` at or before `location`."""
     filename, _, line = location.rpartition(":")
     try:
-        with open(filename, encoding="utf-8", errors="replace") as handle:
+        with open(filename, encoding="utf-8", errors="surrogateescape") as handle:
             lines = handle.read().splitlines()
     except OSError:
         return None
@@ -225,7 +225,7 @@ def expand_includes(text, origin, include_dirs=(), fixed_form=False, depth=0):
             raise AdfortError(f"INCLUDE file '{name}' not found in the including file's "
                               "directory nor in any -I directory: add -I DIR", location)
         try:
-            with open(included, encoding="utf-8", errors="replace") as handle:
+            with open(included, encoding="utf-8", errors="surrogateescape") as handle:
                 body = handle.read()
         except OSError as err:
             raise AdfortError(f"cannot read INCLUDE file '{included}': {err.strerror}",

@@ -200,7 +200,7 @@ def load(path, preprocessing=None):
             f"'{suffix}': use .f90/.F90 for free form or .f/.F/.for for fixed form, "
             "or pass --free-form or --fixed-form")
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
             source = handle.read()
     except OSError as err:
         raise AdfortError(f"cannot read '{path}': {err.strerror}") from None
@@ -462,7 +462,7 @@ def _module_index(search_path, preprocessing=None):
                 continue
             seen.add(real)
             try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
+                with open(path, encoding="utf-8", errors="surrogateescape") as handle:
                     text = handle.read()
             except OSError:
                 continue

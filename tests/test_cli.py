@@ -575,3 +575,21 @@ def test_routine_of_an_unreadable_module_says_why(tmp_path):
                          "'y' is declared twice")
     assert "no routine" not in result.stderr
     assert digest(tmp_path / "bad.f90") == before
+
+
+def test_bytes_that_are_not_utf8_go_out_as_they_came_in(tmp_path):
+    """A Latin-1 character in a string (é as the byte 0xE9) came out as
+    U+FFFD's three bytes: the generated code compared with another string
+    and took the other branch (a wrong derivative, exit 0)."""
+    source = (b"module m\ncontains\n  subroutine r(x, y, opt)\n    real(8), intent(in) :: x\n"
+              b"    real(8), intent(out) :: y\n    character(len=*), intent(in) :: opt\n"
+              b"    if (opt == '\xe9') then\n      y = x*x\n    else\n      y = x\n"
+              b"    end if\n  end subroutine\nend module\n")
+    (tmp_path / "k.f90").write_bytes(source)
+    result = run(["diff", "k.f90", "--dep", "y", "--indep", "x", "-o", "k_ad.f90"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    written = (tmp_path / "k_ad.f90").read_bytes()
+    assert b"'\xe9'" in written and b"\xef\xbf\xbd" not in written
+    piped = subprocess.run([sys.executable, "-m", "adfort", "diff", "k.f90", "--dep", "y",
+                            "--indep", "x", "-o", "-"], cwd=tmp_path, capture_output=True)
+    assert piped.returncode == 0 and b"'\xe9'" in piped.stdout
