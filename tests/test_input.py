@@ -979,3 +979,27 @@ def test_function_binding_of_a_component_is_a_clear_error(tmp_path):
     done = run(["diff", "fc.f90", "--routine", "f", "--dep", "y", "--indep", "x"], tmp_path)
     assert_clean_failure(done, tmp_path, "fc.f90:20:", "'lim' is no component of type 'inner'",
                          "call the function by its own name")
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_assignment_through_a_pointer_overlapping_its_right_side(schedule, tmp_path):
+    """``p => w(2:n)`` then ``p = p*w(1:n-1)``: the right side reads what
+    the assignment changes through another name.  The adjoint of w(1:n-1)
+    was added before p's adjoint (an alias of w's) was taken (2.76 against
+    3.44)."""
+    import harness
+    harness.check_source(tmp_path, "k.f90", """\
+        ! adfort: routine=shift_scale dep=y indep=x
+        ! adfort: init n=5 x=0.5:1.5 y=0
+        subroutine shift_scale(n, x, y)
+          integer, intent(in) :: n
+          real(8), intent(in) :: x(n)
+          real(8), intent(out) :: y
+          real(8), target :: w(n)
+          real(8), pointer :: p(:)
+          w = x
+          p => w(2:n)
+          p = p*w(1:n-1)
+          y = sum(w*w)
+        end subroutine shift_scale
+        """, schedule)

@@ -130,6 +130,15 @@ def _key(symbol, temporaries):
     return id(symbol) if symbol in temporaries else symbol.name.lower()
 
 
+def _through_pointer(ref, lhs, ctx):
+    """Whether `ref` and the target `lhs`, other variables, may share
+    storage through a pointer (``p => w(2:n)`` then ``p = p*w(1:n-1)``):
+    one is a pointer, the other a pointer or a target."""
+    attributes = getattr(ctx, "attributes", None) or {}
+    found = (attributes.get(ref.symbol.name.lower()), attributes.get(lhs.symbol.name.lower()))
+    return ref.symbol is not lhs.symbol and all(found) and "POINTER" in found
+
+
 def _shape_inquiry(ref):
     """Whether `ref` is the array of a bounds inquiry (``u(:)`` is held as
     u(LBOUND(u, 1):UBOUND(u, 1))): it reads no value."""
@@ -176,8 +185,9 @@ def assignment_adjoint(assign, ctx):
         else ctx.kind_of(lhs_adj)
     statements = []
     own_text = assign.lhs.debug_string().lower()
-    aliased = any(ref.symbol is assign.lhs.symbol and ref.debug_string().lower() != own_text
-                  and may_overlap(ref, assign.lhs) and not _shape_inquiry(ref)
+    aliased = any((ref.symbol is assign.lhs.symbol and ref.debug_string().lower() != own_text
+                   and may_overlap(ref, assign.lhs) or _through_pointer(ref, assign.lhs, ctx))
+                  and not _shape_inquiry(ref)
                   for ref in assign.rhs.walk(Reference))
     if aliased:
         held = ctx.scratch_operation_adjoint(kind, expr_rank(assign.lhs))
