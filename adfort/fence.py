@@ -16,7 +16,8 @@ from adfort import naming, rules
 from adfort.activity import (
     active_variables, argument_names, differentiable_args, is_complex, is_complex_literal, is_complex_value,
     is_real, operands, operation_name)
-from adfort.arrays import expr_rank, is_shape_inquiry, vector_subscript
+from adfort.arrays import (
+    expr_rank, is_shape_inquiry, is_substring, symbol_rank, vector_subscript)
 from adfort.derived import (
     STRUCTURE_REFERENCES, check_derived, holds_reals, is_derived, is_real_value, is_variable,
     unsupported_declaration)
@@ -302,6 +303,7 @@ def check_routine(routine, dependents, independents, filename, active=None,
             raise AdfortError(
                 f"'{ref.debug_string()}' ({type(ref).__name__}) is not supported: "
                 "only variables can be differentiated", where(ref, filename))
+    _check_subscript_counts(routine, filename)
     if not tangent:     # (a tangent takes them elementwise, as the original does)
         _check_vector_subscripts(routine, active, filename)
     for constructor in routine.walk(ArrayConstructor):
@@ -761,6 +763,31 @@ def check_active_workspaces(routine, dependents, independents, active, filename)
                 "its adjoint would be a local array of unknown size; declare it with "
                 f"explicit bounds (e.g. {symbol.name}(n)) or name it as a dependent or "
                 "independent", where(routine, filename))
+
+
+def _check_subscript_counts(routine, filename):
+    """A variable given more subscripts than it has dimensions (``x(1)`` of
+    a scalar ``x``; a substring range of a character excepted): gfortran
+    rejects it, and an unknown function taken for a variable looks so.
+
+    :raises AdfortError: at the reference.
+    """
+    for ref in routine.walk(ArrayReference):
+        symbol = ref.symbol
+        dtype = getattr(symbol, "datatype", None)
+        if not isinstance(symbol, DataSymbol) or not isinstance(dtype, (ScalarType,
+                                                                         ArrayType)):
+            continue
+        if len(ref.indices) <= symbol_rank(symbol) or is_substring(ref):
+            continue
+        rank = symbol_rank(symbol)
+        shape = "a scalar" if rank == 0 else f"an array of rank {rank}"
+        raise AdfortError(
+            f"'{ref.debug_string()}' gives {len(ref.indices)} subscript"
+            f"{'s' if len(ref.indices) > 1 else ''} to '{symbol.name}', declared as {shape} "
+            "(gfortran rejects it): fix the subscripts, or if it is a function without a "
+            "declaration adfort can see, declare it EXTERNAL or give its source",
+            where(ref, filename))
 
 
 def _check_vector_subscripts(routine, active, filename):

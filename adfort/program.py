@@ -452,6 +452,7 @@ def call_graph(program, root, filename=None):
                                               and not program.shares_commons(error)):
                     raise error
                 continue
+            _check_call_form(call, callee, filename)
             if state.get(id(callee)) == "active":
                 cycle = " -> ".join(r.name for r in stack + [routine, callee])
                 raise AdfortError(
@@ -465,3 +466,32 @@ def call_graph(program, root, filename=None):
 
     visit(root, [])
     return order, targets, passive
+
+
+def _check_call_form(call, callee, filename=None):
+    """A call that does not fit its procedure (gfortran rejects it): more
+    arguments than dummies, a keyword no dummy has, a subroutine used as a
+    function or a function called with CALL.
+
+    :raises AdfortError: at the call.
+    """
+    from psyclone.psyir.nodes import Schedule
+    formals = list(callee.symbol_table.argument_list)
+    names = {f.name.lower() for f in formals}
+    problem = None
+    positional = sum(1 for keyword in call.argument_names if not keyword)
+    statement = isinstance(call.parent, Schedule)
+    if positional > len(formals):
+        problem = (f"it gives {positional} arguments to '{callee.name}', which takes "
+                   f"{len(formals)}")
+    elif any(k and k.lower() not in names for k in call.argument_names):
+        keyword = next(k for k in call.argument_names if k and k.lower() not in names)
+        problem = f"'{callee.name}' has no dummy argument '{keyword}'"
+    elif not statement and callee.return_symbol is None:
+        problem = f"'{callee.name}' is a subroutine, used here as a function"
+    elif statement and callee.return_symbol is not None:
+        problem = f"'{callee.name}' is a function, called here with CALL"
+    if problem is not None:
+        raise AdfortError(
+            f"this call does not fit the procedure it calls: {problem} (gfortran rejects "
+            "it); fix the call", where(call, source_name(call) or filename))

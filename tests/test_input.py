@@ -1003,3 +1003,28 @@ def test_assignment_through_a_pointer_overlapping_its_right_side(schedule, tmp_p
           y = sum(w*w)
         end subroutine shift_scale
         """, schedule)
+
+
+@pytest.mark.parametrize("body, line, fragment", [
+    # More subscripts than dimensions (an internal error, exit 2).
+    ("  real(8), intent(in) :: x\n  real(8), intent(inout) :: y\n  y = y + x(1)\n", 4,
+     "'x(1)' gives 1 subscript to 'x', declared as a scalar"),
+    ("  real(8), intent(in) :: x(3)\n  real(8), intent(inout) :: y\n  y = y + x(1, 2)\n", 4,
+     "declared as an array of rank 1"),
+    # Calls that do not fit the procedure (internal errors, exit 2).
+    ("  real(8), intent(in) :: x\n  real(8), intent(inout) :: y\n  call g(x, y, x)\n", 4,
+     "it gives 3 arguments to 'g', which takes 2"),
+    ("  real(8), intent(in) :: x\n  real(8), intent(inout) :: y\n  y = g(x, y)\n", 4,
+     "'g' is a subroutine, used here as a function"),
+    ("  real(8), intent(in) :: x\n  real(8), intent(inout) :: y\n  call g(x, z=y)\n", 4,
+     "'g' has no dummy argument 'z'"),
+])
+def test_invalid_references_are_named(tmp_path, body, line, fragment):
+    """Fortran gfortran rejects, found before anything is generated."""
+    (tmp_path / "k.f90").write_text(
+        "subroutine k(x, y)\n" + body + "end subroutine k\n"
+        "subroutine g(a, b)\n  real(8), intent(in) :: a\n  real(8), intent(inout) :: b\n"
+        "  b = b*a\nend subroutine g\n")
+    result = run(["diff", "k.f90", "--routine", "k", "--dep", "y", "--indep", "x"], tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert_clean_failure(result, tmp_path, f"k.f90:{line}:", fragment)
