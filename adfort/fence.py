@@ -216,6 +216,16 @@ def check_routine(routine, dependents, independents, filename, active=None,
         if is_complex_literal(block):
             continue    # a complex constant: refused below if a derivative meets it
         kinds = {type(a).__name__ for a in block.parse_tree_nodes}
+        mixed = re.match(r"\s*(max1|min1|amax0|amin0)\s*\(",
+                         str(block.parse_tree_nodes[0]), re.IGNORECASE)
+        if "Intrinsic_Function_Reference" in kinds and mixed:
+            name = mixed.group(1).upper()
+            generic = "MAX" if "MAX" in name else "MIN"
+            conversion = "INT" if name.endswith("1") else "REAL"
+            raise AdfortError(
+                f"the FORTRAN 77 intrinsic {name} (a {generic} converted by {conversion}) is "
+                f"not supported: write {conversion}({generic}(…)) instead",
+                where(block, filename))
         if "Intrinsic_Function_Reference" in kinds:
             raise AdfortError(
                 f"cannot tell which form of the intrinsic call "

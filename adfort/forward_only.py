@@ -191,8 +191,8 @@ def io_flows(block, table):
 
 
 def namelist_input(block):
-    """Whether a kept CodeBlock reads a NAMELIST (the variables it sets are
-    not written in the statement)."""
+    """Whether a kept CodeBlock reads or writes a NAMELIST (the variables
+    are not written in the statement)."""
     for spec in walk(block.parse_tree_nodes, Fortran2003.Io_Control_Spec):
         keyword, _ = spec.items
         if (keyword or "").upper() == "NML":
@@ -208,10 +208,15 @@ def check_forward_only(block, active, filename, table):
         variable, and for a NAMELIST READ.
     """
     if namelist_input(block):
+        if any(type(node).__name__ == "Read_Stmt" for node in block.parse_tree_nodes):
+            raise AdfortError(
+                "a NAMELIST READ in a differentiated routine: adfort cannot see which "
+                "variables it sets; read the namelist outside and pass the values in as "
+                "arguments", where(block, filename))
         raise AdfortError(
-            "a NAMELIST READ in a differentiated routine: adfort cannot see which "
-            "variables it sets; read the namelist outside and pass the values in as "
-            "arguments", where(block, filename))
+            "a NAMELIST WRITE in a differentiated routine: adfort does not declare NAMELIST "
+            "groups in the routines it generates; write the variables by name (write(*, *) "
+            "a, b) or move the WRITE out of the routine", where(block, filename))
     for ast in block.parse_tree_nodes:
         for name in sorted(_names(ast)):
             symbol = table.lookup(name, otherwise=None)

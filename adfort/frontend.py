@@ -786,6 +786,8 @@ SPECIFIC_INTRINSICS = {
     # its argument
     "DCONJG": "CONJG", "DIMAG": "AIMAG", "DREAL": "REAL", "CDABS": "ABS",
     "CDSQRT": "SQRT", "CDEXP": "EXP", "CDLOG": "LOG", "CDSIN": "SIN", "CDCOS": "COS",
+    "CABS": "ABS", "CSQRT": "SQRT", "CEXP": "EXP", "CLOG": "LOG", "CSIN": "SIN",
+    "CCOS": "COS",
 }
 _SPECIFIC = re.compile(r"\b(" + "|".join(SPECIFIC_INTRINSICS) + r")(\s*\()", re.IGNORECASE)
 # Any of the names as a word: every rename below matches one.
@@ -1230,7 +1232,37 @@ def find_routine(tree, name):
     if not found and unreadable(tree, name):
         raise unreadable(tree, name)
     if not found:
+        filename = getattr(tree, "adfort_filename", None)
+        inside = _program_internal(filename, name)
+        if inside is not None:
+            raise AdfortError(
+                f"'{name}' is an internal procedure of the main program '{inside[1]}': "
+                "adfort differentiates module procedures and external procedures; move it "
+                "into a module (or after END PROGRAM)", f"{filename}:{inside[0]}")
         available = ", ".join(r.name for r in routines(tree)) or "none"
         raise AdfortError(f"no routine '{name}' in this file (routines: {available})",
-                          getattr(tree, "adfort_filename", None))
+                          filename)
     return found[0]
+
+
+def _program_internal(filename, name):
+    """(line, program name) of procedure `name` defined after the CONTAINS
+    of a main program in file `filename`, else None (a quick look at the
+    text, for the message)."""
+    try:
+        with open(filename, encoding="utf-8", errors="surrogateescape") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, TypeError):
+        return None
+    program = None
+    for number, line in enumerate(lines, 1):
+        code = line.split("!", 1)[0].strip().lower()
+        opened = re.match(r"program\s+(\w+)", code)
+        if opened:
+            program = opened.group(1)
+        elif re.match(r"end\s*program\b", code):
+            program = None
+        elif program and re.match(rf"(?:[\w(),*\s]*\s)?(?:subroutine|function)\s+"
+                                  rf"{re.escape(name.lower())}\b", code):
+            return number, program
+    return None

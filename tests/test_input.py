@@ -1028,3 +1028,27 @@ def test_invalid_references_are_named(tmp_path, body, line, fragment):
     result = run(["diff", "k.f90", "--routine", "k", "--dep", "y", "--indep", "x"], tmp_path)
     assert result.returncode == 1, result.stderr
     assert_clean_failure(result, tmp_path, f"k.f90:{line}:", fragment)
+
+
+@pytest.mark.parametrize("name, text, args, line, fragment", [
+    # A NAMELIST WRITE was called a NAMELIST READ.
+    ("k.f90", "subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
+     "  real(8) :: a\n  namelist /pars/ a\n  a = 2d0\n  write(*, nml=pars)\n  y = a*x*x\n"
+     "end subroutine k\n", ["--dep", "y", "--indep", "x"], 7, "a NAMELIST WRITE"),
+    # MAX1 and friends: "name its optional arguments (e.g. SUM(c, dim=1))".
+    ("k.f", "      SUBROUTINE K(X, Y)\n      REAL*8 X, Y\n      REAL A\n      A = REAL(X)\n"
+     "      Y = MAX1(A*3.0, 1.5) + X\n      END\n", ["--dep", "Y", "--indep", "X"], 5,
+     "write INT(MAX(…)) instead"),
+    # An internal procedure of a main program: "no routine 'r' (routines: none)".
+    ("k.f90", "program main\n  real(8) :: x, y\n  x = 1d0\n  call r(x, y)\ncontains\n"
+     "  subroutine r(x, y)\n    real(8), intent(in) :: x\n    real(8), intent(out) :: y\n"
+     "    y = x*x\n  end subroutine\nend program\n",
+     ["--routine", "r", "--dep", "y", "--indep", "x"], 6,
+     "internal procedure of the main program 'main'"),
+])
+def test_unsupported_constructs_are_named_for_what_they_are(tmp_path, name, text, args,
+                                                            line, fragment):
+    (tmp_path / name).write_text(text)
+    result = run(["diff", name] + args, tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert_clean_failure(result, tmp_path, f"{name}:{line}:", fragment)
