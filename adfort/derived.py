@@ -222,6 +222,12 @@ def leaf_references(reference, datatype, kinds=("real",)):
     return found
 
 
+def leaf_paths(datatype, kinds=("real",)):
+    """Component paths (tuples of names) of the leaf components of derived
+    `datatype` of the intrinsic types in `kinds`, at any depth."""
+    return [tuple(path) for path, _ in _leaves(datatype, kinds)]
+
+
 def _leaves(datatype, kinds, path=()):
     """Leaf components of intrinsic types named in `kinds` ("real",
     "integer"), at any depth."""

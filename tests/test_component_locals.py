@@ -76,3 +76,49 @@ def test_adjoint_components_follow_the_allocations(tmp_path):
     assert "s_adj%t = 0.0_wp" in ret and "deallocate(s%t, s%q, s_adj%t, s_adj%q)" in ret, ret
     # Zeroed where allocated, never before.
     assert ret.index("s_adj%t(") < ret.index("s_adj%t = 0.0_wp"), ret
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_local_with_allocatable_and_scalar_components_deallocated(schedule, tmp_path):
+    """A local derived-type variable with allocatable components and a
+    scalar one, deallocated before the end: the recording handed the whole
+    variable over at its end, its components after their DEALLOCATE (not
+    allocated, a crash under split)."""
+    import harness
+    harness.check_source(tmp_path, "k.f90", """\
+! adfort: routine=run dep=x indep=x
+! adfort: init n=4 x=0.5:1.5
+module spectral_state
+  implicit none
+  type :: st
+    real(8), allocatable :: re(:), im(:)
+    integer :: kmax
+    real(8) :: scale
+  end type
+contains
+  subroutine analys(n, u, s)
+    integer, intent(in) :: n
+    real(8), intent(in) :: u(n)
+    type(st), intent(inout) :: s
+    s%re = u*s%scale
+    s%im = 2*u
+  end subroutine
+  subroutine step(n, x)
+    integer, intent(in) :: n
+    real(8), intent(inout) :: x(n)
+    type(st) :: nl
+    allocate(nl%re(n), nl%im(n))
+    nl%kmax = n
+    nl%scale = 0.5d0
+    call analys(n, x**2, nl)
+    x = x*nl%re + nl%im*nl%scale
+    deallocate(nl%re, nl%im)
+  end subroutine
+  subroutine run(n, x)
+    integer, intent(in) :: n
+    real(8), intent(inout) :: x(n)
+    call step(n, x)
+    call step(n, x)
+  end subroutine
+end module
+""", schedule)

@@ -338,9 +338,10 @@ def reverse_work(work, spec, options, names, filename=None):
         # last write are handed over through the tape.
         final_rec, final_ret = [], []
         for name in finals:
-            save, restore = tapes.save(handed[name] or Reference(table.lookup(name)))
-            final_rec.extend(save)
-            final_ret = restore + final_ret
+            for value in _handed_values(handed[name], table.lookup(name)):
+                save, restore = tapes.save(value)
+                final_rec.extend(save)
+                final_ret = restore + final_ret
         handover_ret = list(final_ret)
         final_ret += again_stmts
     except AdfortError as err:
@@ -655,3 +656,21 @@ class ADReverseRoutineTrans(ADReverseTrans):
         """Return the :class:`RoutineMotions` of `node`."""
         self.validate(node)
         return reverse_routine(node, dependents, independents, options, names, filename)
+
+
+def _handed_values(section, symbol):
+    """What handing local `symbol` over at the end of the recording saves:
+    the `section` of it that is ever set, or the whole of it; of a derived
+    type with allocatable components, the other components only (those are
+    deallocated at the end, :func:`adfort.normalise.deallocate_at_end`, and
+    come back where their deallocation is reversed)."""
+    from adfort.components import allocatable_components
+    from adfort.derived import extend_reference, is_derived, leaf_paths
+    if section is not None or not is_derived(symbol.datatype):
+        return [section or Reference(symbol)]
+    gone = {tuple(p) for p in allocatable_components(symbol.datatype)}
+    if not gone:
+        return [Reference(symbol)]
+    return [extend_reference(Reference(symbol), path)
+            for path in leaf_paths(symbol.datatype, ("real", "integer"))
+            if not any(tuple(path[:len(p)]) == p for p in gone)]
