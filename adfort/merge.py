@@ -205,8 +205,10 @@ def _merge_spec(module, lines, unit, found, head):
             for name in _entities(statement.split("::", 1)[1]):
                 if module.declared.get(name, text) != text:
                     raise AdfortError(
-                        f"'{head}' needs '{name}' declared otherwise than the routines "
-                        "before it: differentiate it in a separate run")
+                        f"the adjoint of '{head}' needs '{name}' declared otherwise, in the "
+                        f"generated module '{unit.name}', than the heads before it (adfort "
+                        "merges their generated modules into one): differentiate "
+                        f"'{head}' in a separate run; the outputs compile and link together")
                 module.declared[name] = text
         module.spec.append(text)
 
