@@ -768,11 +768,11 @@ def check_active_workspaces(routine, dependents, independents, active, filename)
         name = symbol.name.lower()
         if name in active and name not in roles and is_assumed_size(symbol):
             raise AdfortError(
-                f"'{symbol.name}' is an assumed-size dummy ({symbol.name}(*)) that carries "
-                "derivatives (a workspace?) but is neither a dependent nor an independent: "
-                "its adjoint would be a local array of unknown size; declare it with "
-                f"explicit bounds (e.g. {symbol.name}(n)) or name it as a dependent or "
-                "independent", where(routine, filename))
+                f"'{symbol.name}' is an assumed-size dummy ({_declared_shape(symbol)}) that "
+                "carries derivatives (a workspace?) but is neither a dependent nor an "
+                "independent: its adjoint would be a local array of unknown size; declare "
+                f"it with explicit bounds (e.g. {_declared_shape(symbol).replace('*', 'n')}) "
+                "or name it as a dependent or independent", where(routine, filename))
 
 
 def _check_subscript_counts(routine, filename):
@@ -798,6 +798,16 @@ def _check_subscript_counts(routine, filename):
             "(gfortran rejects it): fix the subscripts, or if it is a function without a "
             "declaration adfort can see, declare it EXTERNAL or give its source",
             where(ref, filename))
+
+
+def _declared_shape(symbol):
+    """``a(lda, *)``: `symbol` with its declared bounds, for messages."""
+    from adfort.writer import Writer
+    declaration = Writer().gen_vardecl(symbol).strip()
+    bounds = re.search(r"dimension\((.*?)\)\s*(?:,|::)", declaration, re.IGNORECASE)
+    if bounds is None:
+        return f"{symbol.name}(*)"
+    return f"{symbol.name}({bounds.group(1).replace(naming.ASSUMED_SIZE, '*')})"
 
 
 def _check_vector_subscripts(routine, active, filename):
