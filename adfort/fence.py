@@ -583,6 +583,13 @@ def _check_types(routine, filename, resolve=None, types=None, active=None):
                 "derivative here: complex active values are not supported; hold real and "
                 "imaginary parts in real variables",
                 where(ref, filename))
+        if unreadable and re.match(r"\s*character\s*\(\s*(?:len\s*=\s*)?:\s*\)",
+                                   declaration, re.IGNORECASE):
+            raise AdfortError(
+                f"'{symbol.name}' is a character of deferred length ('{declaration.strip()}'): "
+                "adfort cannot keep its values for the returning motion; give it a fixed "
+                "length (character(len=256) :: …), or compute it outside the routine",
+                where(ref, filename))
         if unreadable:
             raise AdfortError(
                 f"'{symbol.name}' has a declaration adfort cannot differentiate "

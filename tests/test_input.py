@@ -1039,6 +1039,17 @@ def test_invalid_references_are_named(tmp_path, body, line, fragment):
     ("k.f", "      SUBROUTINE K(X, Y)\n      REAL*8 X, Y\n      REAL A\n      A = REAL(X)\n"
      "      Y = MAX1(A*3.0, 1.5) + X\n      END\n", ["--dep", "Y", "--indep", "X"], 5,
      "write INT(MAX(…)) instead"),
+    # A deferred-length character: "pointers, derived types and other
+    # attributes are not supported".
+    ("k.f90", "subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
+     "  character(len=:), allocatable :: s\n  s = 'abc'\n  y = x*len(s)\n"
+     "end subroutine k\n", ["--dep", "y", "--indep", "x"], 5,
+     "'s' is a character of deferred length"),
+    # An assumed-size workspace of rank 2 was shown as qw(*).
+    ("k.f", "      SUBROUTINE K(NX, N, X, QW, Y)\n      INTEGER NX, N, I\n"
+     "      DOUBLE PRECISION X(N), QW(NX,*), Y\n      DO 10 I = 1, N\n"
+     "        QW(1,I) = X(I)**2\n   10 CONTINUE\n      Y = QW(1,1) + QW(1,N)\n      END\n",
+     ["--dep", "Y", "--indep", "X"], 1, "(qw(nx,*))"),
     # An internal procedure of a main program: "no routine 'r' (routines: none)".
     ("k.f90", "program main\n  real(8) :: x, y\n  x = 1d0\n  call r(x, y)\ncontains\n"
      "  subroutine r(x, y)\n    real(8), intent(in) :: x\n    real(8), intent(out) :: y\n"
