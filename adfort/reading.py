@@ -204,6 +204,8 @@ def load(path, preprocessing=None):
             source = handle.read()
     except OSError as err:
         raise AdfortError(f"cannot read '{path}': {err.strerror}") from None
+    if source.startswith("\ufeff"):
+        source = source[1:]     # a byte-order mark, which compilers skip
     # One (file, line) of the user's sources per line of the text parsed
     # (None: lines unchanged); rewrites that add or move lines extend it.
     note_read([path])

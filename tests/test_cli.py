@@ -593,3 +593,14 @@ def test_bytes_that_are_not_utf8_go_out_as_they_came_in(tmp_path):
     piped = subprocess.run([sys.executable, "-m", "adfort", "diff", "k.f90", "--dep", "y",
                             "--indep", "x", "-o", "-"], cwd=tmp_path, capture_output=True)
     assert piped.returncode == 0 and b"'\xe9'" in piped.stdout
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path):
+    """A UTF-8 byte-order mark opening the file (Windows editors) was read
+    as text: a "syntax error" in code gfortran accepts."""
+    (tmp_path / "k.f90").write_bytes(
+        b"\xef\xbb\xbfsubroutine k(x, y)\n  real(8), intent(in) :: x\n"
+        b"  real(8), intent(out) :: y\n  y = x*x\nend subroutine k\n")
+    result = run(["diff", "k.f90", "--dep", "y", "--indep", "x", "-o", "k_ad.f90"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "\ufeff" not in (tmp_path / "k_ad.f90").read_text()
