@@ -1201,6 +1201,9 @@ def _syntax_message(err):
     text = str(err)
     match = re.search(r"at line \d+\s*\n>>>(.*)", text)
     if match:
+        unsupported = _unsupported_syntax(match.group(1))
+        if unsupported:
+            return unsupported
         detail = ""
         if isinstance(err, _ReaderError):
             detail = " (" + text.split("\n", 2)[2].replace(". Ignoring.", "").strip() + ")"
@@ -1208,6 +1211,27 @@ def _syntax_message(err):
                 "fix the source so that gfortran accepts it")
     first = text.strip().splitlines()[0] if text.strip() else type(err).__name__
     return f"cannot parse the file: {first}"
+
+
+# Fortran fparser cannot read though gfortran does: (pattern, message).
+_UNSUPPORTED_SYNTAX = (
+    (re.compile(r"^\s*data\b.*[/,]\s*\d+\s*h", re.IGNORECASE),
+     "a Hollerith constant in a DATA statement (4HABCD) is not supported: write it as a "
+     "character constant ('ABCD') in a CHARACTER variable"),
+    (re.compile(r"\w\s*\[[^\]]*\]"),
+     "coarrays are not supported: differentiate the code one image runs"),
+    (re.compile(r"\(\s*\.\.\s*\)"),
+     "assumed-rank arrays (x(..)) are not supported: give the dummy its rank"),
+)
+
+
+def _unsupported_syntax(statement):
+    """The message for a statement fparser cannot read because it holds
+    something adfort does not support (not a syntax error), or None."""
+    for pattern, message in _UNSUPPORTED_SYNTAX:
+        if pattern.search(statement):
+            return f"{message} ('{statement.strip()}')"
+    return None
 
 
 def routines(tree):

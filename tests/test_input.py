@@ -1050,6 +1050,13 @@ def test_invalid_references_are_named(tmp_path, body, line, fragment):
      "      DOUBLE PRECISION X(N), QW(NX,*), Y\n      DO 10 I = 1, N\n"
      "        QW(1,I) = X(I)**2\n   10 CONTINUE\n      Y = QW(1,1) + QW(1,N)\n      END\n",
      ["--dep", "Y", "--indep", "X"], 1, "(qw(nx,*))"),
+    # Fortran fparser cannot read that is no syntax error: said "syntax error".
+    ("k.f", "      SUBROUTINE K(X, Y)\n      DOUBLE PRECISION X, Y\n      INTEGER LAB(2)\n"
+     "      DATA LAB /4HABCD, 4HEFGH/\n      Y = X*X\n      END\n",
+     ["--dep", "Y", "--indep", "X"], 4, "a Hollerith constant in a DATA statement"),
+    ("k.f90", "subroutine k(x, y)\n  real(8), intent(in) :: x(..)\n  real(8), intent(out) :: y\n"
+     "  y = 1d0\nend subroutine k\n", ["--dep", "y", "--indep", "x"], 2,
+     "assumed-rank arrays"),
     # An internal procedure of a main program: "no routine 'r' (routines: none)".
     ("k.f90", "program main\n  real(8) :: x, y\n  x = 1d0\n  call r(x, y)\ncontains\n"
      "  subroutine r(x, y)\n    real(8), intent(in) :: x\n    real(8), intent(out) :: y\n"
