@@ -536,6 +536,22 @@ def _construct_name(stmt):
     return names.get(type(stmt).__name__, type(stmt).__name__)
 
 
+def _parameterized(type_symbol, routine):
+    """Whether the type `type_symbol` names is defined with type parameters
+    (``type pt(k)``) where `routine` sees it (PSyIR keeps it as text)."""
+    node = routine
+    while node is not None:
+        table = getattr(node, "_symbol_table", None)
+        found = table.lookup(type_symbol.name, otherwise=None, scope_limit=node) \
+            if table is not None else None
+        if found is not None:
+            text = str(getattr(getattr(found, "datatype", None), "declaration", ""))
+            return bool(re.match(r"\s*type\b[^:\n]*?(?:::)?\s*\w+\s*\(", text,
+                                 re.IGNORECASE))
+        node = node.parent
+    return False
+
+
 def _check_types(routine, filename, resolve=None, types=None, active=None):
     """Reject references whose type adfort cannot see (implicit typing…).
 
@@ -569,6 +585,14 @@ def _check_types(routine, filename, resolve=None, types=None, active=None):
             home = types.program.module(module) if module and types.program else None
             if types.resolve(element.name, routine) is None and (
                     home is None or types.resolve(element.name, home) is None):
+                text = declaration or getattr(getattr(symbol, "datatype", None),
+                                              "declaration", "") or ""
+                if re.match(r"\s*type\s*\(\s*\w+\s*\(", text, re.IGNORECASE) or \
+                        _parameterized(element, routine):
+                    raise AdfortError(
+                        f"'{symbol.name}' is of a parameterized derived type "
+                        f"('{element.name}'): parameterized types are not supported; "
+                        "give the type fixed kinds and lengths", where(ref, filename))
                 raise AdfortError(
                     f"the definition of type '{element.name}' of '{symbol.name}' is not "
                     "in the files adfort reads: give the file of its module after the "

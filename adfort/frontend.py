@@ -413,6 +413,9 @@ def _report_unreadable_units(tree, path):
                    "storage shared between variables would hide derivatives): give "
                    "each variable its own storage, or move the equivalenced work "
                    "arrays to a routine that is not differentiated")
+        elif re.search(r"^\s*enum\s*,", full, re.IGNORECASE | re.MULTILINE):
+            why = ("its ENUM is not supported (PSyclone cannot represent it): declare the "
+                   "enumerators as named constants (integer, parameter :: red = 1, …)")
         elif re.search(r"^\s*external\b", full, re.IGNORECASE | re.MULTILINE):
             why = ("PSyclone cannot represent its EXTERNAL statement: remove it (an "
                    "external routine needs no declaration to be called)")
@@ -539,7 +542,7 @@ def _statement_line(ast, why, line):
     else `line`."""
     from fparser.two.utils import walk
     from adfort.errors import _ast_line
-    for kind in ("Equivalence_Stmt", "External_Stmt"):
+    for kind in ("Equivalence_Stmt", "External_Stmt", "Enum_Def_Stmt"):
         if kind.split("_")[0].upper() in why:
             found = [n for n in walk(ast) if type(n).__name__ == kind]
             if found and _ast_line(found[0]):

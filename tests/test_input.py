@@ -1057,6 +1057,17 @@ def test_invalid_references_are_named(tmp_path, body, line, fragment):
     ("k.f90", "subroutine k(x, y)\n  real(8), intent(in) :: x(..)\n  real(8), intent(out) :: y\n"
      "  y = 1d0\nend subroutine k\n", ["--dep", "y", "--indep", "x"], 2,
      "assumed-rank arrays"),
+    # A module ENUM: "a construct it does not support" at the module's line.
+    ("k.f90", "module m\n  enum, bind(c)\n    enumerator :: red = 1, blue\n  end enum\n"
+     "contains\n  subroutine k(x, y)\n    real(8), intent(in) :: x\n"
+     "    real(8), intent(out) :: y\n    y = x*red\n  end subroutine k\nend module m\n",
+     ["--routine", "k", "--dep", "y", "--indep", "x"], 2, "its ENUM is not supported"),
+    # A parameterized derived type: "the definition ... is not in the files".
+    ("k.f90", "module m\n  type pt(k)\n    integer, kind :: k = 8\n    real(k) :: v\n"
+     "  end type\ncontains\n  subroutine r(x, y)\n    real(8), intent(in) :: x\n"
+     "    real(8), intent(out) :: y\n    type(pt(8)) :: s\n    s%v = x\n    y = s%v*x\n"
+     "  end subroutine\nend module\n", ["--routine", "r", "--dep", "y", "--indep", "x"], 11,
+     "parameterized derived type"),
     # An internal procedure of a main program: "no routine 'r' (routines: none)".
     ("k.f90", "program main\n  real(8) :: x, y\n  x = 1d0\n  call r(x, y)\ncontains\n"
      "  subroutine r(x, y)\n    real(8), intent(in) :: x\n    real(8), intent(out) :: y\n"
