@@ -110,14 +110,24 @@ def first_call_state(routine):
     settled = set()
     for block in routine.walk(IfBlock):
         flag, cleared = _flag_test(block.condition)
+        key = None
+        if flag is None:
+            flag, key = _key_test(block.condition, writes, table, routine)
         if flag is None or flag in opaque or block.else_body:
             continue
         symbol = table.lookup(flag, otherwise=None, scope_limit=routine)
         if symbol is None or not isinstance(symbol.interface, StaticInterface):
             continue
-        clears = [s for s in block.if_body.children if isinstance(s, Assignment)
-                  and s.lhs.symbol.name.lower() == flag and isinstance(s.rhs, Literal)
-                  and s.rhs.value.lower() == cleared]
+        if key is None:
+            clears = [s for s in block.if_body.children if isinstance(s, Assignment)
+                      and s.lhs.symbol.name.lower() == flag and isinstance(s.rhs, Literal)
+                      and s.rhs.value.lower() == cleared]
+        else:
+            # ``IF (N /= NOLD) … NOLD = N``: rebuilt only when the key
+            # changes; a second run with the same key skips the block.
+            clears = [s for s in block.if_body.children if isinstance(s, Assignment)
+                      and type(s.lhs) is Reference and s.lhs.symbol.name.lower() == flag
+                      and s.rhs.debug_string().lower() == key]
         if not clears or len(writes.get(flag, [])) != len(clears):
             continue
         inside = {name for name, stmts in writes.items()
@@ -127,6 +137,28 @@ def first_call_state(routine):
                         name, otherwise=None, scope_limit=routine), "interface", None),
                         StaticInterface)}
     return settled
+
+
+def _key_test(condition, writes, table, routine):
+    """(SAVE'd variable, lower-case text of the key) of ``IF (key /= saved)``
+    or ``IF (saved /= key)``, the key reading nothing the routine writes
+    nor any SAVE'd variable; else (None, None)."""
+    if not (isinstance(condition, BinaryOperation)
+            and condition.operator == BinaryOperation.Operator.NE):
+        return None, None
+    for saved, key in (condition.children, reversed(condition.children)):
+        if type(saved) is not Reference:
+            continue
+        symbol = table.lookup(saved.symbol.name, otherwise=None, scope_limit=routine)
+        if symbol is None or not isinstance(symbol.interface, StaticInterface):
+            continue
+        reads = [r.symbol.name.lower() for r in key.walk(Reference)]
+        if any(name in writes or isinstance(getattr(table.lookup(
+                name, otherwise=None, scope_limit=routine), "interface", None), StaticInterface)
+               for name in reads):
+            continue
+        return saved.symbol.name.lower(), key.debug_string().lower()
+    return None, None
 
 
 def _flag_test(condition):

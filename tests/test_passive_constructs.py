@@ -314,3 +314,41 @@ def test_passive_routine_without_source_follows_its_interface(tmp_path, intent, 
     out = subprocess.run(["./d"], cwd=tmp_path, check=True, capture_output=True, text=True)
     x = 1.5
     assert abs(float(out.stdout) - eval(expected)) < 1e-12, (out.stdout, expected)
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_table_rebuilt_when_its_key_changes(schedule, tmp_path):
+    """``IF (N /= NOLD) … NOLD = N``: a table rebuilt only for a new size
+    (FFTPACK wrappers): a second run with the same key leaves it as it is.
+    Joint refused it as state advanced twice (IF (FIRST) was accepted)."""
+    import harness
+    harness.check_source(tmp_path, "k.f90", """\
+! adfort: routine=top dep=y indep=x
+! adfort: init n=5 x=0.5:1.5 y=0
+module tables
+contains
+  subroutine tab(n, x, y)
+    integer, intent(in) :: n
+    real(8), intent(in) :: x(n)
+    real(8), intent(out) :: y(n)
+    real(8), save :: c(64)
+    integer, save :: nold = -1
+    integer :: k
+    if (n /= nold) then
+      do k = 1, n
+        c(k) = cos(0.1d0*k)
+      end do
+      nold = n
+    end if
+    y = c(1:n)*x**2
+  end subroutine
+  subroutine top(n, x, y)
+    integer, intent(in) :: n
+    real(8), intent(in) :: x(n)
+    real(8), intent(out) :: y(n)
+    real(8) :: t(n)
+    call tab(n, x, t)
+    call tab(n, t, y)
+  end subroutine
+end module
+""", schedule)
