@@ -348,11 +348,33 @@ def check_repeated_input(top, chosen, schedule, jacobian, filename):
                 how = "a call reversed joint runs its routine forward twice"
                 fix = (f", or reverse the calls of '{unit.name}' split (--schedule split "
                        f"or --link caller:{unit.name.lower()}=split)")
+            place = where(block, source_name(unit.original) or filename)
+            if _pause_at(place):
+                raise AdfortError(
+                    f"this PAUSE (which writes a message and waits for a line of input) "
+                    f"would run more than once per call ({how}): remove it or replace it "
+                    f"with a WRITE{fix}", place)
             raise AdfortError(
                 f"this READ would run more than once per call ({how}) and read other "
                 "data the second time: read the data outside the differentiated "
-                f"routines and pass it in{fix}",
-                where(block, source_name(unit.original) or filename))
+                f"routines and pass it in{fix}", place)
+
+
+def _pause_at(place):
+    """Whether the user's line at ``file:line`` `place` holds a PAUSE (which
+    the front end writes as a WRITE and a READ)."""
+    import re
+    filename, _, line = (place or "").rpartition(":")
+    if not line.isdigit():
+        return False
+    try:
+        with open(filename, encoding="utf-8", errors="surrogateescape") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return False
+    number = int(line)
+    return 0 < number <= len(lines) and bool(
+        re.search(r"\bpause\b", lines[number - 1].split("!", 1)[0], re.IGNORECASE))
 
 
 def keep_substring_assignments(tree):

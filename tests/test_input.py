@@ -1068,6 +1068,12 @@ def test_invalid_references_are_named(tmp_path, body, line, fragment):
      "    real(8), intent(out) :: y\n    type(pt(8)) :: s\n    s%v = x\n    y = s%v*x\n"
      "  end subroutine\nend module\n", ["--routine", "r", "--dep", "y", "--indep", "x"], 11,
      "parameterized derived type"),
+    # A PAUSE (Numerical Recipes) in a routine reversed joint: "this READ".
+    ("k.f", "      SUBROUTINE G(X, Y)\n      DOUBLE PRECISION X, Y\n"
+     "      IF (X .EQ. 0.D0) PAUSE 'bad x'\n      Y = Y + X**2\n      END\n"
+     "      SUBROUTINE K(X, Y)\n      DOUBLE PRECISION X, Y\n      CALL G(X, Y)\n"
+     "      Y = Y*X\n      END\n", ["--routine", "K", "--dep", "Y", "--indep", "X",
+                                      "--schedule", "joint"], 3, "this PAUSE"),
     # An internal procedure of a main program: "no routine 'r' (routines: none)".
     ("k.f90", "program main\n  real(8) :: x, y\n  x = 1d0\n  call r(x, y)\ncontains\n"
      "  subroutine r(x, y)\n    real(8), intent(in) :: x\n    real(8), intent(out) :: y\n"
