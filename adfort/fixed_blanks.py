@@ -251,13 +251,10 @@ def space_keywords(source):
         if compact.startswith(("format(", "end", "else", "print", "read", "write")):
             continue
         number = stmt.line - 1
-        line = lines[number]
-        ending = line[len(line.rstrip("\r\n")):]
-        text = line[:len(line) - len(ending)]
-        if _is_fixed_comment(text):
+        fields = _line_fields(lines[number])
+        if fields is None:
             continue
-        _, _, body = _fixed_fields(text)
-        head = text[:len(text) - len(body)]
+        head, body, ending = fields
         position = len(body) - len(body.lstrip(" \t"))
         if stmt.label and body[position:position + 1].isdigit():
             continue    # a label in the statement field (after ';'): left alone
@@ -307,13 +304,10 @@ def _join_in_lines(lines, stmt, whole):
     field of `stmt`'s lines: everywhere if `whole`, else inside parentheses."""
     depth, quote, previous = 0, None, ""
     for number in range(stmt.line - 1, stmt.last):
-        line = lines[number]
-        ending = line[len(line.rstrip("\r\n")):]
-        text = line[:len(line) - len(ending)]
-        if _is_fixed_comment(text):
+        fields = _line_fields(lines[number])
+        if fields is None:
             continue
-        _, _, body = _fixed_fields(text)
-        head = text[:len(text) - len(body)]
+        head, body, ending = fields
         out, k = [], 0
         while k < len(body):
             char = body[k]
@@ -353,3 +347,14 @@ def _join_in_lines(lines, stmt, whole):
 
 def _word_char(char):
     return bool(char) and (char.isalnum() or char == "_")
+
+
+def _line_fields(line):
+    """(label and continuation columns, statement field, line ending) of a
+    fixed-form line, or None for a comment line."""
+    ending = line[len(line.rstrip("\r\n")):]
+    text = line[:len(line) - len(ending)]
+    if _is_fixed_comment(text):
+        return None
+    _, _, body = _fixed_fields(text)
+    return text[:len(text) - len(body)], body, ending

@@ -1156,16 +1156,8 @@ def _fixed_continuation(line):
 
 def _code_part(line):
     """`line` without a trailing ! comment (quotes respected)."""
-    quote = None
-    for k, char in enumerate(line):
-        if quote:
-            if char == quote:
-                quote = None
-        elif char in "'\"":
-            quote = char
-        elif char == "!":
-            return line[:k]
-    return line
+    from adfort.units import split_comment
+    return split_comment(line)[0]
 
 
 def _syntax_location(path, err, origin=None):
