@@ -121,13 +121,6 @@ LOOKUP = textwrap.dedent("""\
      "  acc = 0d0\n  print *, f(x)\n  y = acc*x\nend subroutine k\nend module m\n",
      ["--routine", "k", "--dep", "y", "--indep", "x"],
      ["k.f90:13:", "this I/O statement calls 'f'", "assign its value to a variable"]),
-    # A passive routine without source given an active variable: whether it
-    # changes it (then its derivative stops there) was assumed "no".
-    ("subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(out) :: y\n"
-     "  y = x*x\n  call setconst(y)\n  y = y*x\nend subroutine k\n",
-     ["--dep", "y", "--indep", "x", "--passive", "setconst"],
-     ["k.f90:5:", "'setconst' is declared passive but adfort has no source",
-      "INTERFACE block with the INTENT"]),
 ])
 def test_passive_constructs_that_cannot_work_are_fenced(tmp_path, source, args, fragments):
     src = tmp_path / "k.f90"

@@ -1063,32 +1063,20 @@ class _ProgramBuild:
 
     def _sourceless_passive_outputs(self, unit, call):
         """The active actuals a call to a passive routine without source
-        overwrites, by the intents of an interface block for it visible in
-        the caller (``intent(out)``, ``intent(inout)``: their adjoints are
-        cleared there; ``intent(in)``: left alone).
-
-        :raises AdfortError: for an active variable given to a dummy of
-            unknown intent: its adjoint is right only if the routine leaves
-            it unchanged, which adfort cannot tell.
-        """
+        overwrites, by the intents of an INTERFACE block for it visible in
+        the caller: ``intent(out)`` and ``intent(inout)`` dummies (their
+        adjoints are cleared there).  Without one (a logger, MPI), the
+        routine is taken to leave its arguments as they are (README)."""
         intents = interface_intents(unit.work, call.routine.name)
+        if intents is None:
+            return []
         found = []
         for position, actual in enumerate(call.arguments):
-            if not (is_variable(actual) and self.activity.is_active(unit, actual.symbol)):
-                continue
             keyword = call.argument_names[position]
-            intent = intents.get(keyword.lower() if keyword else position) \
-                if intents is not None else None
-            if intent in ("out", "inout"):
+            intent = intents.get(keyword.lower() if keyword else position)
+            if intent in ("out", "inout") and is_variable(actual) and \
+                    self.activity.is_active(unit, actual.symbol):
                 found.append(actual)
-            elif intent != "in":
-                raise AdfortError(
-                    f"'{call.routine.name}' is declared passive but adfort has no source "
-                    f"for it, so it cannot tell whether the call changes the active "
-                    f"variable '{actual.debug_string()}' (if it does, that variable's "
-                    "derivative must stop there): give the file holding "
-                    f"'{call.routine.name}', or declare it in an INTERFACE block with the "
-                    "INTENT of each dummy argument", where(call, self.filename))
         return found
 
     def _sequence_positions(self, unit, call, callee):
