@@ -20,10 +20,13 @@ import pytest
 
 import harness
 
-OPEN_WATER = """\
-! adfort: routine=outer2 dep=w indep=aice0,aicen
+def _ice_module(module, outer, loop):
+    """An ITD-style module: `part` sets g(1:ncat) of g(ncat) in a loop over
+    n = 0, ncat guarded as `loop` says (n = 0 is open water), `outer` calls it."""
+    return f"""\
+! adfort: routine={outer} dep=w indep=aice0,aicen
 ! adfort: init ncat=4 aice0=0.05:0.15 aicen=0.05:0.2
-module m2
+module {module}
 contains
   subroutine part(ncat, aice0, aicen, z)
     integer, intent(in) :: ncat
@@ -31,6 +34,24 @@ contains
     real(8), intent(out) :: z
     real(8) :: g(ncat), g0
     integer :: n
+{loop}    z = g0
+    do n = 1, ncat
+      z = z + g(n)**2
+    end do
+  end subroutine part
+  subroutine {outer}(ncat, aice0, aicen, w)
+    integer, intent(in) :: ncat
+    real(8), intent(in) :: aice0, aicen(ncat)
+    real(8), intent(out) :: w
+    real(8) :: z
+    call part(ncat, aice0, aicen, z)
+    w = z**2
+  end subroutine {outer}
+end module {module}
+"""
+
+
+OPEN_WATER = _ice_module("m2", "outer2", """\
     do n = 0, ncat
       if (n == 0) then
         g0 = exp(-aice0/0.05d0)
@@ -38,21 +59,7 @@ contains
         g(n) = exp(-aicen(n)/0.05d0)
       end if
     end do
-    z = g0
-    do n = 1, ncat
-      z = z + g(n)**2
-    end do
-  end subroutine part
-  subroutine outer2(ncat, aice0, aicen, w)
-    integer, intent(in) :: ncat
-    real(8), intent(in) :: aice0, aicen(ncat)
-    real(8), intent(out) :: w
-    real(8) :: z
-    call part(ncat, aice0, aicen, z)
-    w = z**2
-  end subroutine outer2
-end module m2
-"""
+""")
 
 # The write below the array's lower bound: work_adj(-1:) was zeroed.
 BELOW_LOWER = """\
@@ -131,37 +138,13 @@ contains
 end module m3
 """
 
-CYCLE = """\
-! adfort: routine=outer dep=w indep=aice0,aicen
-! adfort: init ncat=4 aice0=0.05:0.15 aicen=0.05:0.2
-module mc
-contains
-  subroutine part(ncat, aice0, aicen, z)
-    integer, intent(in) :: ncat
-    real(8), intent(in) :: aice0, aicen(ncat)
-    real(8), intent(out) :: z
-    real(8) :: g(ncat), g0
-    integer :: n
+CYCLE = _ice_module("mc", "outer", """\
     g0 = exp(-aice0/0.05d0)
     do n = 0, ncat
       if (n == 0) cycle
       g(n) = exp(-aicen(n)/0.05d0)*g0
     end do
-    z = g0
-    do n = 1, ncat
-      z = z + g(n)**2
-    end do
-  end subroutine part
-  subroutine outer(ncat, aice0, aicen, w)
-    integer, intent(in) :: ncat
-    real(8), intent(in) :: aice0, aicen(ncat)
-    real(8), intent(out) :: w
-    real(8) :: z
-    call part(ncat, aice0, aicen, z)
-    w = z**2
-  end subroutine outer
-end module mc
-"""
+""")
 
 # FORTRAN 77: a GO TO the loop's CONTINUE skips the write past N.
 F77_GOTO = """\
