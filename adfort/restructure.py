@@ -106,8 +106,7 @@ def is_specification(text):
     text = code_outside_strings(text)
     if "::" in text:
         return True
-    if re.match(r"^\w+\s*(\(.*\))?\s*=(?!=)", text) and not re.match(
-            r"^(parameter)\s*\(", text, re.I):
+    if controlflow.is_assignment(text):
         return False
     return bool(_SPECIFICATION.match(text))
 
