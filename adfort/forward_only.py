@@ -32,7 +32,28 @@ _FORMATS = {"Format_Stmt"}
 # A character assignment to a substring of an array element, names(1)(1:2)
 # = 'ab' (made a code block by :func:`keep_substring_assignments`).
 _SUBSTRING_ASSIGNMENTS = {"Assignment_Stmt"}
-_KEPT = _OUTPUT | _INPUT | _FILES | _STOPS | _FORMATS | _SUBSTRING_ASSIGNMENTS
+# Intrinsic subroutines that only query or draw from the program's
+# environment (made code blocks by :func:`keep_intrinsic_calls`): timers,
+# the date, random numbers, the command line; and MVBITS, on integers.  {name: (positions,
+# keywords) of the arguments it only reads}; it may set every other one.
+KEPT_CALLS = {
+    "CPU_TIME": ((), ()),
+    "SYSTEM_CLOCK": ((), ()),
+    "DATE_AND_TIME": ((), ()),
+    "RANDOM_NUMBER": ((), ()),
+    "RANDOM_SEED": ((1,), ("PUT",)),
+    "RANDOM_INIT": ((0, 1), ("REPEATABLE", "IMAGE_DISTINCT")),
+    "GET_COMMAND": ((), ()),
+    "GET_COMMAND_ARGUMENT": ((0,), ("NUMBER",)),
+    "GET_ENVIRONMENT_VARIABLE": ((0, 4), ("NAME", "TRIM_NAME")),
+    "EXECUTE_COMMAND_LINE": ((0, 1), ("COMMAND", "WAIT")),
+    "MVBITS": ((0, 1, 2, 4), ("FROM", "FROMPOS", "LEN", "TOPOS")),
+}
+# Those a second run would answer differently (other numbers, the command
+# run again): like a READ from a file, they must run once per call.
+_DRAWING_CALLS = {"RANDOM_NUMBER", "EXECUTE_COMMAND_LINE"}
+_CALLS = {"Call_Stmt"}
+_KEPT = _OUTPUT | _INPUT | _FILES | _STOPS | _FORMATS | _SUBSTRING_ASSIGNMENTS | _CALLS
 
 # Specifiers whose variables an I/O statement sets (INQUIRE sets all of
 # its specifiers but these).
@@ -59,13 +80,27 @@ def is_forward_only(node):
     kinds = _kinds(node)
     if kinds & _SUBSTRING_ASSIGNMENTS and not getattr(node, "adfort_substring", False):
         return False   # an assignment PSyclone could not read: not ours to keep
+    if kinds & _CALLS and not all(kept_call_name(ast) for ast in node.parse_tree_nodes
+                                  if type(ast).__name__ in _CALLS):
+        return False   # a call PSyclone could not read: not ours to keep
     return bool(kinds) and kinds <= _KEPT
+
+
+def kept_call_name(ast):
+    """The upper-case name of the intrinsic subroutine a kept ``CALL``
+    statement calls (``CPU_TIME``), or None for any other statement."""
+    if type(ast).__name__ not in _CALLS:
+        return None
+    name = str(ast.items[0]).strip().upper()
+    return name if name in KEPT_CALLS else None
 
 
 def is_kept_statement(ast):
     """Whether the parse-tree statement `ast` is one kept in the forward
     motions only (I/O, STOP, FORMAT)."""
-    return type(ast).__name__ in _KEPT and type(ast).__name__ not in _SUBSTRING_ASSIGNMENTS
+    kind = type(ast).__name__
+    return (kind in _KEPT and kind not in _SUBSTRING_ASSIGNMENTS
+            and (kind not in _CALLS or kept_call_name(ast) is not None))
 
 
 def is_character_expression(node):
@@ -80,6 +115,8 @@ def reads_external_input(block, table):
     an internal file, a character variable): running it again would read
     other data."""
     for node in block.parse_tree_nodes:
+        if kept_call_name(node) in _DRAWING_CALLS:
+            return True
         if type(node).__name__ != "Read_Stmt":
             continue
         if node.items[0] is None:
@@ -132,6 +169,8 @@ def _statement_writes(node, table):
         return set()
     if kind == "Assignment_Stmt":
         return {str(node.items[0]).split("(")[0].strip().lower()}
+    if kind in _CALLS:
+        return {name for name, _ in _call_arguments(node, written=True)}
     names = set()
     if kind == "Read_Stmt" and node.items[2] is not None:
         names |= _names(node.items[2])
@@ -187,7 +226,36 @@ def io_flows(block, table):
                 continue
             names = sorted(_names(items))
             flows.append((names, [file]) if writing else ([file], names))
+        elif kind in _CALLS:
+            # What a timer, the random generator or the environment gives
+            # carries no derivative; a seed put in is not one either.
+            source = [("unit", "*" + kept_call_name(node).lower())]
+            sinks = sorted(name for name, _ in _call_arguments(node, written=True))
+            if sinks:
+                flows.append((source, sinks))
     return flows
+
+
+def _call_arguments(ast, written):
+    """[(lower-case variable name, actual text)] of the arguments a kept
+    intrinsic ``CALL`` may set (`written`) or only reads (the base name of
+    each actual: ``vals(1:8)`` sets ``vals``)."""
+    positions, keywords = KEPT_CALLS[kept_call_name(ast)]
+    args = ast.items[1].items if ast.items[1] is not None else ()
+    found = []
+    for position, arg in enumerate(args):
+        keyword, value = (arg.items if type(arg).__name__ == "Actual_Arg_Spec"
+                          else (None, arg))
+        reads = (str(keyword).upper() in keywords if keyword is not None
+                 else position in positions)
+        if reads == written:
+            continue
+        text = str(value)
+        if written:
+            found.append((text.split("(")[0].split("%")[0].strip().lower(), text))
+        else:
+            found.extend((name, text) for name in sorted(_names(value)))
+    return found
 
 
 def namelist_input(block):
@@ -218,7 +286,8 @@ def check_forward_only(block, active, filename, table):
             "groups in the routines it generates; write the variables by name (write(*, *) "
             "a, b) or move the WRITE out of the routine", where(block, filename))
     for ast in block.parse_tree_nodes:
-        for name in sorted(_names(ast)):
+        # (A kept CALL's own name is an intrinsic's: its arguments count.)
+        for name in sorted(_names(ast.items[1] if kept_call_name(ast) else ast)):
             symbol = table.lookup(name, otherwise=None)
             if _impure_procedure(symbol):
                 raise AdfortError(
@@ -228,6 +297,14 @@ def check_forward_only(block, active, filename, table):
                     where_statement(block, ast, filename))
     for ast in block.parse_tree_nodes:
         hit = sorted(_statement_writes(ast, table) & set(active))
+        if hit and kept_call_name(ast):
+            plural = "s" if len(hit) > 1 else ""
+            raise AdfortError(
+                f"CALL {kept_call_name(ast)} sets the active variable{plural} "
+                f"{', '.join(repr(h) for h in hit)}: what it gives carries no derivative, "
+                "and adfort does not differentiate through intrinsic subroutines; give "
+                "it another (passive) variable and assign that", where_statement(
+                    block, ast, filename))
         if hit:
             raise AdfortError(
                 f"this I/O statement sets the active variable{'s' if len(hit) > 1 else ''} "
@@ -334,7 +411,8 @@ def check_repeated_input(top, chosen, schedule, jacobian, filename):
     :raises AdfortError: at such a READ.
     """
     from adfort.errors import source_name
-    twice = run_twice(top, chosen, schedule, jacobian)
+    why = {}
+    twice = run_twice(top, chosen, schedule, jacobian, why)
     for unit in chosen:
         if id(unit) not in twice:
             continue
@@ -346,9 +424,21 @@ def check_repeated_input(top, chosen, schedule, jacobian, filename):
                 how, fix = "--jacobian reverses the routine once per row", ""
             else:
                 how = "a call reversed joint runs its routine forward twice"
+                links = why.get(id(unit)) or [("caller", unit.name)]
                 fix = (f", or reverse the calls of '{unit.name}' split (--schedule split "
-                       f"or --link caller:{unit.name.lower()}=split)")
+                       "or " + " ".join(f"--link {a.lower()}:{b.lower()}=split"
+                                        for a, b in links) + ")")
             place = where(block, source_name(unit.original) or filename)
+            drawn = [kept_call_name(ast) for ast in block.parse_tree_nodes
+                     if kept_call_name(ast) in _DRAWING_CALLS]
+            if drawn:
+                outside = ("draw the numbers outside the differentiated routines and pass "
+                           "them in" if drawn[0] == "RANDOM_NUMBER" else
+                           "run the command outside the differentiated routines")
+                raise AdfortError(
+                    f"this CALL {drawn[0]} would run more than once per call ({how}) and "
+                    f"{'draw other numbers' if drawn[0] == 'RANDOM_NUMBER' else 'run the command again'} "
+                    f"the second time: {outside}{fix}", place)
             if _pause_at(place):
                 raise AdfortError(
                     f"this PAUSE (which writes a message and waits for a line of input) "
@@ -396,3 +486,23 @@ def keep_substring_assignments(tree):
         block.ast = statement
         block.adfort_substring = True
         assign.replace_with(block)
+
+
+def keep_intrinsic_calls(tree):
+    """Make each call of an intrinsic subroutine that only queries or draws
+    from the program's environment (``CALL CPU_TIME(t0)``, ``CALL
+    SYSTEM_CLOCK(c, rate)``, ``CALL RANDOM_NUMBER(r)``: :data:`KEPT_CALLS`)
+    a kept statement: it runs in the forward motions where the original
+    runs it, and what it sets is a may-write, saved where the returning
+    motion needs it, like a READ's input list."""
+    from fparser.two.Fortran2003 import Call_Stmt
+    from psyclone.psyir.nodes import Fparser2CodeBlock, IntrinsicCall, Schedule
+    for call in tree.walk(IntrinsicCall):
+        if call.intrinsic.name not in KEPT_CALLS or not isinstance(call.parent, Schedule):
+            continue
+        statement = getattr(call, "ast", None)
+        if not isinstance(statement, Call_Stmt):
+            statement = Call_Stmt("CALL " + call.debug_string().strip())
+        block = Fparser2CodeBlock([statement], CodeBlock.Structure.STATEMENT)
+        block.ast = statement
+        call.replace_with(block)

@@ -19,7 +19,7 @@ from adfort.concurrent import lower_concurrent_masks
 from adfort.declarations import rewrite_specifications
 from adfort.defined_operations import type_bindings
 from adfort.optional import read_optional_arguments
-from adfort.forward_only import keep_substring_assignments
+from adfort.forward_only import keep_intrinsic_calls, keep_substring_assignments
 from adfort.where import lower_where, tolerate_where_failures
 from adfort.parentheses import keep_parenthesised_arguments
 from adfort.errors import AdfortError, where
@@ -176,6 +176,7 @@ def _read_file(path, preprocessing, plan):
     lower_where(tree, lambda node: recognise_intrinsics(tree, node, modules))
     read_optional_arguments(tree)
     keep_substring_assignments(tree)
+    keep_intrinsic_calls(tree)
     return tree
 
 
@@ -709,6 +710,8 @@ def make_intrinsic(call):
         # (Keyword arguments keep their names: FINDLOC(a, v, back=.true.)
         # is not FINDLOC(a, v, .true.), whose third argument is DIM.)
         intrinsic = intrinsic_call(generic, arguments)
+    if isinstance(call.parent, Schedule) and getattr(call, "ast", None) is not None:
+        intrinsic.ast = call.ast   # the CALL statement as written (with its line)
     call.replace_with(intrinsic)
     table = symbol.find_symbol_table(intrinsic)
     if table is not None and type(symbol).__name__ == "Symbol":

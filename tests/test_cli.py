@@ -177,7 +177,7 @@ def test_syntax_error_names_the_line(tmp_path):
     ("y = sum(reshape(w(1:2) * x, [2, 1], order=[2, 1]))",
      ["k.f90:5:", "RESHAPE with PAD= or ORDER="]),
     ("y = abs(cmplx(x, w(1), 8))", ["k.f90:5:", "complex active values are not supported"]),
-    ("y = x\n  call random_number(w)", ["k.f90:6:", "RANDOM_NUMBER", "intrinsic subroutine"]),
+    ("y = x\n  call co_sum(i)", ["k.f90:6:", "CO_SUM", "intrinsic subroutine"]),
     # gfortran reads v(2) as assigned by the elements before it (not the
     # standard's value): no adjoint can match both.
     ("real(8) :: v(3)\n  v = w * x\n  where (v > 0.5d0) v = v(2) + x\n  y = sum(v)",

@@ -788,7 +788,7 @@ def test_pointer_lower_bound_spec_is_a_clear_error(tmp_path):
 @pytest.mark.parametrize("statement, line, words", [
     # PSyclone writes the intrinsic subroutine's call without CALL: the
     # message named the SUBROUTINE line.
-    ("call cpu_time(t0)", 7, "CALL CPU_TIME"),
+    ("call co_sum(i)", 7, "CALL CO_SUM"),
     # A WRITE before a FORALL adfort refuses shares its opaque block: the
     # message named the WRITE and its line.
     ("write(*, *) 'relax'\n  forall (i = 2:n) x(i) = x(i-1) + w(i)", 8, "FORALL"),

@@ -63,7 +63,7 @@ LOOKUP = textwrap.dedent("""\
      "end subroutine g\nsubroutine k(x, y)\n  real(8), intent(in) :: x\n"
      "  real(8), intent(inout) :: y\n  call g(x, y)\nend subroutine k\nend module m\n",
      ["--routine", "k", "--dep", "y", "--indep", "x", "--schedule", "joint"],
-     ["k.f90:7:", "this READ would run more than once", "--link caller:g=split"]),
+     ["k.f90:7:", "this READ would run more than once", "--link k:g=split"]),
     ("subroutine k(x, y)\n  real(8), intent(in) :: x\n  real(8), intent(inout) :: y\n"
      "  real(8) :: c\n  read(*, *) c\n  y = y + c*x\nend subroutine k\n",
      ["--dep", "y", "--indep", "x", "--jacobian"],
