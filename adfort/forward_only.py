@@ -373,14 +373,23 @@ def drop_reason_comment(block):
     block.preceding_comment = "\n".join(lines[:start] + lines[end:])
 
 
+# The "caller" of a link in run_twice's reasons that stands for a
+# checkpointed time loop (its steps run forward again from snapshots).
+CHECKPOINTED = "<checkpointed loop>"
+
+
 def run_twice(top, chosen, schedule, jacobian, why=None):
-    """ids of the differentiated units whose recording may run more than
-    once per call of the differentiated routine.
+    """ids of the differentiated units whose recording (or advancing run)
+    may run more than once per call of the differentiated routine: below a
+    call reversed joint, and in the step of a checkpointed time loop, which
+    runs forward again from its snapshots.
 
     :param why: a dict given {id(unit): [(caller, callee) names of the
-        joint links on a call path making it run again]}."""
+        joint links on a call path making it run again; a checkpointed
+        loop is (:data:`CHECKPOINTED`, the routine holding it)]}."""
     if jacobian:
         return {id(u) for u in chosen}   # r_jacobian reverses once per row
+    steps = getattr(schedule, "steps", set())
     twice, seen = set(), set()
     pending = [(top, False, ())]
     while pending:
@@ -396,9 +405,29 @@ def run_twice(top, chosen, schedule, jacobian, why=None):
             if callee in chosen and not getattr(callee, "opaque", False):
                 # A call reversed joint runs the callee forward twice.
                 joint = not schedule.is_split(unit.name, callee.name)
-                pending.append((callee, again or joint,
-                                links + ((unit.name, callee.name),) if joint else links))
+                step = callee.name.lower() in steps
+                link = ((CHECKPOINTED, unit.name),) if step else \
+                    ((unit.name, callee.name),) if joint else ()
+                pending.append((callee, again or joint or step, links + link))
     return twice
+
+
+def rerun_advice(links, name, jacobian):
+    """(why the routine `name` runs again, the advice that avoids it) for a
+    message, from its :func:`run_twice` reasons `links`."""
+    if jacobian:
+        return "--jacobian reverses the routine once per row", ""
+    loops = [owner for caller, owner in links if caller == CHECKPOINTED]
+    joint = [(a, b) for a, b in links if a != CHECKPOINTED]
+    if loops and not joint:
+        return (f"the checkpointed time loop of '{loops[0]}' runs its steps forward again "
+                "from the snapshots",
+                f", or do not checkpoint that loop")
+    joint = joint or [("caller", name)]
+    return ("a call reversed joint runs its routine forward twice",
+            f", or reverse the calls of '{name}' split (--schedule split or "
+            + " ".join(f"--link {a.lower()}:{b.lower()}=split" for a, b in joint) + ")"
+            + (f" and do not checkpoint the loop of '{loops[0]}'" if loops else ""))
 
 
 def check_repeated_input(top, chosen, schedule, jacobian, filename):
@@ -420,14 +449,7 @@ def check_repeated_input(top, chosen, schedule, jacobian, filename):
         for block in unit.original.walk(CodeBlock):
             if not (is_forward_only(block) and reads_external_input(block, table)):
                 continue
-            if jacobian:
-                how, fix = "--jacobian reverses the routine once per row", ""
-            else:
-                how = "a call reversed joint runs its routine forward twice"
-                links = why.get(id(unit)) or [("caller", unit.name)]
-                fix = (f", or reverse the calls of '{unit.name}' split (--schedule split "
-                       "or " + " ".join(f"--link {a.lower()}:{b.lower()}=split"
-                                        for a, b in links) + ")")
+            how, fix = rerun_advice(why.get(id(unit), []), unit.name, jacobian)
             place = where(block, source_name(unit.original) or filename)
             drawn = [kept_call_name(ast) for ast in block.parse_tree_nodes
                      if kept_call_name(ast) in _DRAWING_CALLS]

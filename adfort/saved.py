@@ -30,7 +30,7 @@ from psyclone.psyir.nodes import (
 from psyclone.psyir.symbols import StaticInterface
 
 from adfort.errors import AdfortError, source_name, where
-from adfort.forward_only import is_forward_only, written_names
+from adfort.forward_only import is_forward_only, rerun_advice, written_names
 
 
 def written_saved_locals(routine):
@@ -227,13 +227,7 @@ def check_saved_state(units, twice, filename, jacobian, why=None):
             continue
         # (An active value one call leaves for the next is rejected before,
         # by check_carried_state: splitting would lose its derivative.)
-        how = ("--jacobian reverses the routine once per row" if jacobian else
-               "a call reversed joint runs it forward twice")
-        links = (why or {}).get(id(unit)) or [("caller", unit.name)]
-        fix = "" if jacobian else (
-            ", or reverse split the joint calls that run it again (--schedule split or "
-            + " ".join(f"--link {caller.lower()}:{callee.lower()}=split"
-                       for caller, callee in links) + ")")
+        how, fix = rerun_advice((why or {}).get(id(unit), []), unit.name, jacobian)
         first = [a for a in unit.original.walk(Assignment)
                  if a.lhs.symbol.name.lower() == names[0]]
         raise AdfortError(

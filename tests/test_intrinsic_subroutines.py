@@ -19,6 +19,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 import harness
 
 FIXED_FORM = """\
@@ -158,3 +160,50 @@ def test_other_intrinsic_subroutines_are_still_refused(tmp_path):
     clean_failure(run(["diff", "co.f90", "--routine", "step", "--dep", "y", "--indep", "x"],
                       tmp_path),
                   tmp_path, "co.f90:5:", "CALL CO_SUM (an intrinsic subroutine) is not supported")
+
+
+CHECKPOINTED = """\
+module mck
+contains
+  subroutine step(n, x, r)
+    integer, intent(in) :: n
+    real(8), intent(inout) :: x(n)
+    real(8), intent(inout) :: r(n)
+    {step}
+    x = x + 0.1d0*x*r
+  end subroutine step
+  subroutine run(n, nt, x, cost)
+    integer, intent(in) :: n, nt
+    real(8), intent(inout) :: x(n)
+    real(8), intent(out) :: cost
+    real(8) :: r(n)
+    integer :: it
+    cost = 0
+    r = 0.5d0
+    !$adfort checkpoint every(4)
+    do it = 1, nt
+      call step(n, x, r)
+      cost = cost + sum(x**2)
+    end do
+  end subroutine run
+end module mck
+"""
+
+
+@pytest.mark.parametrize("step, fragments", [
+    ("call random_number(r)", ["this CALL RANDOM_NUMBER would run more than once"]),
+    ("read(*, *) r", ["this READ would run more than once"]),
+    ("integer, save :: k = 0\n    k = k + 1\n    r = r*(1d0 + 0.01d0*k)",
+     ["'k' is a SAVE'd variable of 'step'"]),
+])
+def test_a_checkpointed_step_runs_again(step, fragments, tmp_path):
+    """The steps of a checkpointed time loop run forward again from their
+    snapshots: a draw, a READ from a file and SAVE'd state that changes
+    what the step computes were accepted there, and silently gave the
+    derivative of other data."""
+    (tmp_path / "ck.f90").write_text(CHECKPOINTED.format(step=step))
+    clean_failure(run(["diff", "ck.f90", "--routine", "run", "--dep", "cost", "--indep", "x"],
+                      tmp_path),
+                  tmp_path, *fragments,
+                  "the checkpointed time loop of 'run' runs its steps forward again",
+                  "do not checkpoint that loop")
