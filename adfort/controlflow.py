@@ -639,7 +639,9 @@ class _Builder:
             loops = [f for f in loops if f["name"] == name]
         if not loops:
             self.error(f"{match.group('kind').upper()} outside a DO loop"
-                       + (f" named '{name}'" if name else ""), line)
+                       + (f" named '{name}' (adfort follows an EXIT out of DO loops and "
+                          "named IF constructs only: out of a BLOCK construct, put the rest "
+                          "of the block under an IF)" if name else ""), line)
         frame = loops[-1]
         if match.group("kind").lower() == "exit":
             self.goto(frame["done"], line)

@@ -19,6 +19,7 @@ from adfort.concurrent import lower_concurrent_masks
 from adfort.declarations import rewrite_specifications
 from adfort.defined_operations import type_bindings
 from adfort.optional import read_optional_arguments
+from adfort.blocks import lower_block_constructs
 from adfort.forward_only import keep_intrinsic_calls, keep_substring_assignments
 from adfort.where import lower_where, tolerate_where_failures
 from adfort.parentheses import keep_parenthesised_arguments
@@ -151,6 +152,7 @@ def _read_file(path, preprocessing, plan):
         # their nodes name the user's lines.
         for unit in tree.walk((Routine, Container)):
             unit.adfort_origin = origin
+    lower_block_constructs(tree, processor, path)
     tree.adfort_passive = passive
     tree.adfort_protected = protected
     tree.adfort_by_value = by_value

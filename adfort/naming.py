@@ -264,6 +264,12 @@ def inlined_local(function, local):
     return f"{function}_{local}"
 
 
+def block_local(name):
+    """Name a local of a BLOCK construct takes in its routine when the
+    routine already has `name` (:mod:`adfort.blocks`)."""
+    return f"{name}_blk"
+
+
 def call_argument(routine):
     """Name of a local holding an expression passed to `routine`."""
     return f"{routine}_argument"
