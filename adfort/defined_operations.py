@@ -38,7 +38,7 @@ from adfort.arrays import expr_rank, symbol_rank
 from adfort.derived import (
     STRUCTURE_REFERENCES, TypeRegistry, find_component, is_variable, structure_of)
 from adfort.errors import AdfortError, source_name, where
-from adfort.parentheses import keep_parenthesised_arguments
+from adfort.parentheses import keep_parenthesised_arguments, read_component_keyword_arguments
 from adfort.statements import split_statements
 
 BinOp = BinaryOperation.Operator
@@ -213,6 +213,7 @@ class DefinedOperations:
         self._declared = {}     # (id(routine), name) -> symbol of a wildcard USE
         reader = FortranReader()
         keep_parenthesised_arguments(reader)
+        read_component_keyword_arguments(reader)
         self._reader = reader._processor
 
     def lower(self, routine):

@@ -22,7 +22,7 @@ from adfort.optional import read_optional_arguments
 from adfort.blocks import lower_block_constructs
 from adfort.forward_only import keep_intrinsic_calls, keep_substring_assignments
 from adfort.where import lower_where, tolerate_where_failures
-from adfort.parentheses import keep_parenthesised_arguments
+from adfort.parentheses import keep_parenthesised_arguments, read_component_keyword_arguments
 from adfort.errors import AdfortError, where
 from adfort.exprs import INTEGER_TYPE, intrinsic_call
 from adfort.procedure_names import (
@@ -122,6 +122,7 @@ def _read_file(path, preprocessing, plan):
         reader = FortranReader(free_form=not fixed)
         tolerate_where_failures(reader)
         keep_parenthesised_arguments(reader)
+        read_component_keyword_arguments(reader)
         limit = sys.getrecursionlimit()
         try:
             # (As psyir_from_source, through --cache.)
