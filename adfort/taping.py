@@ -12,7 +12,8 @@ later iteration's write follows an earlier iteration's read.
 import re
 
 from psyclone.psyir.nodes import (
-    Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Reference, Schedule, WhileLoop)
+    ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Range, Reference,
+    Schedule, WhileLoop)
 
 from adfort.derived import STRUCTURE_REFERENCES
 from adfort.loop_snapshots import snapshot_candidates
@@ -45,10 +46,19 @@ class TapingPlan:
 
 def _kills(assign, alias=None):
     """Whether `assign` overwrites the whole of its target variable (not
-    through a pointer, which may select part of it)."""
+    through a pointer, which may select part of it): ``t = …`` or ``t(:,
+    :) = …``."""
     name = assign.lhs.symbol.name.lower()
-    return type(assign.lhs) is Reference and name not in (alias or {}) \
-        and name not in (alias or {}).values()
+    return (type(assign.lhs) is Reference or whole_section(assign.lhs)) \
+        and name not in (alias or {}) and name not in (alias or {}).values()
+
+
+def whole_section(ref):
+    """Whether `ref` is an array section of every element of its array
+    (``t(:)``, ``a(:, :)``), not of a structure's component."""
+    return type(ref) is ArrayReference and all(
+        isinstance(index, Range) and ref.is_full_range(position)
+        for position, index in enumerate(ref.indices))
 
 
 def _target(assign, alias):
@@ -265,9 +275,10 @@ def restored_on_return(routine, plan, formals, skipped=None):
                 candidates.discard(ref.symbol.name.lower())
     snapshot = {w for key, names in plan.loop_snapshots.items() for name in names
                 for w in plan.snapshot_candidates[key][name][2]}
+    first_whole = _first_whole_taped_writes(routine, plan, candidates, runs)
     for assign in routine.walk(Assignment):
         name = assign.lhs.symbol.name.lower()
-        if name not in candidates or not runs(assign):
+        if name not in candidates or not runs(assign) or name in first_whole:
             continue
         if id(assign) in plan.call_writes:
             continue  # a function call's target: checked with the calls
@@ -279,11 +290,47 @@ def restored_on_return(routine, plan, formals, skipped=None):
     # may change what it writes.)
     for key, names in plan.call_writes.items():
         restores = plan.call_restores.get(key, ()) if skipped is None else ()
-        for name in names & candidates:
+        for name in (names & candidates) - first_whole:
             if (key, name) not in plan.taped_calls and name not in restores \
                     and targets.get(key) != name:
                 candidates.discard(name)
     return candidates
+
+
+def _first_whole_taped_writes(routine, plan, candidates, runs):
+    """Names among `candidates` whose first write in the routine is a taped
+    assignment of the whole variable among its top-level statements: its
+    restore, the last of the returning motion's, puts back the value at
+    entry, whatever the writes after it leave (those need no tape of their
+    own unless an adjoint reads what they overwrite)."""
+    found, written = set(), set()
+    for stmt in routine.children:
+        if isinstance(stmt, Assignment) and not stmt.is_pointer and runs(stmt) \
+                and id(stmt) in plan.taped and id(stmt) not in plan.call_writes \
+                and _kills(stmt, plan.alias):
+            name = stmt.lhs.symbol.name.lower()
+            if name in candidates and name not in written:
+                found.add(name)
+        written |= _may_write(stmt, candidates)
+    return found
+
+
+def _may_write(stmt, candidates):
+    """Lower-case names `stmt` may write (over-approximated: every name a
+    call, an opaque statement or an allocation mentions)."""
+    names = set()
+    for node in stmt.walk((Assignment, Call, CodeBlock, Loop)):
+        if isinstance(node, Assignment):
+            names.add(node.lhs.symbol.name.lower())
+        elif isinstance(node, Loop):
+            names.add(node.variable.name.lower())
+        elif isinstance(node, CodeBlock):
+            text = " ".join(str(a).lower() for a in node.parse_tree_nodes)
+            names |= {n for n in candidates if _names_word(text, n)}
+        elif not (isinstance(node, IntrinsicCall) and not isinstance(node.parent, Schedule)):
+            # (An intrinsic function in an expression writes nothing.)
+            names |= {ref.symbol.name.lower() for ref in node.walk(Reference)}
+    return names
 
 
 def _names_word(text, name):

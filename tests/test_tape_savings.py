@@ -388,3 +388,66 @@ def test_rank_two_snapshots_go_through_the_copy_routines():
     # (adfort/joint_restores.py).
     assert given.count("value_tape_get") == 1, given
     assert given.index("value_tape_get") < given.index("call tracer_step_rev"), given
+
+
+FIXTURES = Path(__file__).resolve().parent / "fortran_fixtures"
+
+WHOLE_FIRST = """\
+! adfort: routine=run dep=cost indep=t,q
+! adfort: init n=8 nt=3 t=280:300 q=0.001:0.01
+module whole_first
+  implicit none
+contains
+  subroutine col(n, t, q)
+    integer, intent(in) :: n
+    real(8), intent(inout) :: t(n), q(n)
+    integer :: k
+    q(:) = q(:)*exp((t(:) - 273.15d0)/30d0)
+    t(:) = t(:) + 2.5d3*q(:)
+    do k = 1, n
+      t(k) = t(k) - 0.1d0*q(k)*k
+    end do
+    t(2:) = t(2:) + 0.05d0*(t(:n-1) - t(2:))
+  end subroutine col
+  subroutine run(n, nt, t, q, cost)
+    integer, intent(in) :: n, nt
+    real(8), intent(inout) :: t(n), q(n)
+    real(8), intent(out) :: cost
+    integer :: it
+    cost = 0d0
+    do it = 1, nt
+      call col(n, t, q)
+      cost = cost + sum(t**2)*1d-4
+    end do
+  end subroutine run
+end module whole_first
+"""
+
+
+def _pushed(code):
+    """The values the lines of `code` push on the value tape, as written."""
+    return [line.split(" = ", 1)[1].strip() for line in code.splitlines()
+            if line.strip().startswith("value_tape(") and " = " in line]
+
+
+def test_writes_after_a_taped_whole_array_write_are_not_taped(tmp_path):
+    """``t(:) = …`` overwrites all of t: its restore puts back t as it was
+    at entry, so the writes after it (an element per level, a section) are
+    taped only if an adjoint reads what they overwrite (none here), and the
+    routine still puts t back for its split caller, which saves no copy."""
+    text, _, _ = differentiate_file(str(FIXTURES / "column_physics.f90"), ["t", "q", "precip"],
+                                    ["t", "q"], SplitReversalSchedule(),
+                                    routine="moist_column")
+    saved = _pushed(_part(text, "moist_column_rec_body"))
+    assert saved.count("t(:)") == 1 and "t(k)" not in saved and "t(2:)" not in saved, saved
+    source = tmp_path / "whole_first.f90"
+    source.write_text(WHOLE_FIRST)
+    text, _, _ = differentiate_file(str(source), ["cost"], ["t", "q"], SplitReversalSchedule(),
+                                    routine="run", options={"inline": False})
+    col = _pushed(_part(text, "col_rec"))
+    assert [v for v in col if v.startswith("t")] == ["t(:)"], col
+    run = _pushed(_part(text, "run_rec"))
+    assert not [v for v in run if v.startswith("t")], run
+    for schedule in ("split", "joint"):
+        res = harness.check_fixture(source, schedule, tmp_path / schedule)
+        assert res.rel_err < 1e-6, res.describe()
