@@ -34,6 +34,8 @@ While :func:`reading`:
 
 from contextlib import contextmanager
 
+from adfort import walks
+
 _state = {"depth": 0, "kept": None}
 _installed = []
 
@@ -49,7 +51,8 @@ def reading(source, free_form):
     del source, free_form
     _state["depth"] += 1
     try:
-        yield
+        with walks.building():
+            yield
     finally:
         _state["depth"] -= 1
 

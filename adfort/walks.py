@@ -17,12 +17,16 @@ else a walk returns depends on (a reference's symbol, a literal's type are
 attributes, not children).  A copy does not keep its original's lists.
 """
 
+from contextlib import contextmanager
+
 from psyclone.psyir.nodes import Node
 
 KEY = "_adfort_walks"   # in a node's __dict__: {my_type or None: [nodes]}
 _base_update_node = Node._update_node
 _original_update_signal = Node.update_signal
 _matches = {}            # my_type: {node class: whether its nodes are my_type}
+# > 0 while a new tree is built from source (:func:`building`).
+_building = [0]
 
 
 def walk(node, my_type):
@@ -30,6 +34,8 @@ def walk(node, my_type):
     new list, which the caller may change)."""
     if not node._children:    # (a leaf: nothing worth remembering)
         return [node] if isinstance(node, my_type) else []
+    if _building[0]:
+        return _select(_subtree(node), my_type)
     lists = node.__dict__.get(KEY)
     if lists is None:
         lists = node.__dict__[KEY] = {}
@@ -81,6 +87,8 @@ def _select(nodes, my_type):
 def _update_signal(self):
     """``Node.update_signal``: each node from `self` up, until one that is
     being built, copied or updated, forgets its walks and updates itself."""
+    if _building[0]:
+        return      # a tree being built: no walk of it remembered yet
     node = self
     while node is not None:
         if node._disable_tree_update:
@@ -93,6 +101,20 @@ def _update_signal(self):
             node._update_node()
             node._disable_tree_update = False
         node = node._parent
+
+
+@contextmanager
+def building():
+    """While a new tree is built from source (PSyclone's front end adding
+    node after node, each change signalled up to the root: quadratic in the
+    depth of a long expression), walks are not remembered and changes are
+    not signalled.  Only the new tree may change in the block: nodes of
+    other trees keep what they remember."""
+    _building[0] += 1
+    try:
+        yield
+    finally:
+        _building[0] -= 1
 
 
 def install():

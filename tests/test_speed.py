@@ -374,3 +374,60 @@ def test_only_the_call_tree_is_parsed_whatever_the_size_of_the_file(tmp_path, ro
                               "kern_006", "level_01", "level_02", "level_03", "model_step"]
         else:
             assert parsed == [alone]
+
+
+@pytest.mark.parametrize("terms", [
+    # a chemistry mechanism's flat sum: products, subscripts, exponent
+    # literals, a unary minus first, a parenthesised group, a string-free
+    # function call; and a chain just below and at the shortcut's length
+    lambda k: f"1.5d-3*x({k % 7 + 1})*x({k % 5 + 1})",
+    lambda k: f"(x({k % 3 + 1}) - 2.0e+1)**2",
+    lambda k: f"sin(x({k % 4 + 1}))/3.0",
+])
+@pytest.mark.parametrize("count", [7, 8, 200])
+def test_long_sums_read_once_into_the_same_tree(terms, count):
+    """A chain of + and - is mapped once, not once per operator
+    (adfort/fparser_speed.py): the same parse tree as fparser's own way,
+    and the text fparser maps grows with the statement, not its square."""
+    from fparser.common import splitline
+    from fparser.common.readfortran import FortranStringReader
+    from fparser.two import Fortran2003
+    from fparser.two.parser import ParserFactory
+    from adfort import fparser_speed
+    fparser_speed.apply()
+    # (fparser's own way recurses once per operator, a few frames each)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))
+    rhs = " - ".join([f"-{terms(0)}"] + [terms(k) for k in range(1, count)])
+    source = (f"subroutine s(x, y)\n  real(8) :: x(7), y\n  y = {rhs}\n"
+              "end subroutine s\n")
+    parser = ParserFactory().create(std="f2008")
+    mapped = []
+    original_map = splitline.string_replace_map
+
+    def counting(line, lower=False):
+        mapped.append(len(line))
+        return original_map(line, lower)
+    patched = Fortran2003.Level_2_Expr.match
+    import fparser.two.utils as fputils
+    # (BinaryOpBase.match, in fparser.two.utils, maps the operands' text)
+    fputils.string_replace_map = counting
+    try:
+        ours = parser(FortranStringReader(source))
+        ours_mapped = sum(mapped)
+        Fortran2003.Level_2_Expr.match = staticmethod(
+            fparser_speed.ORIGINALS["Level_2_Expr.match"])
+        mapped.clear()
+        theirs = parser(FortranStringReader(source))
+        theirs_mapped = sum(mapped)
+        same = repr(ours) == repr(theirs) and str(ours) == str(theirs)
+    finally:
+        Fortran2003.Level_2_Expr.match = staticmethod(patched)
+        fputils.string_replace_map = original_map
+        sys.setrecursionlimit(limit)
+    assert same
+    if count == 200:
+        # (each level of the expression grammar maps the whole statement
+        # once: linear; fparser's own way maps every prefix of the sum)
+        assert ours_mapped < 30*len(source) and theirs_mapped > 4*ours_mapped, \
+            (ours_mapped, theirs_mapped)
