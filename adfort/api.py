@@ -4,6 +4,7 @@ import dataclasses
 import os
 
 from adfort import __version__, cache as parse_cache, naming, timing
+from adfort.deep import room_for_deep_trees
 from adfort.errors import AdfortError
 from adfort.frontend import read_file, routines
 from adfort.layout import wrap
@@ -72,6 +73,7 @@ def choose_routine(tree, variables, path):
         f"(routines: {listing}); check the names or choose one with --routine", path)
 
 
+@room_for_deep_trees
 def differentiate_file(path, dependents, independents, schedule, routine=None,
                        options=None, search_path=(), extra_files=(), adjoint_libraries=(),
                        passive_routines=(), defines=(), undefines=(), cpp=False,
@@ -126,6 +128,7 @@ def differentiate_file(path, dependents, independents, schedule, routine=None,
             + with_schedule_module(body, routine), routine, sizes)
 
 
+@room_for_deep_trees
 def differentiate_file_forward(path, dependents, independents, **keywords):
     """The tangent of a routine (:func:`differentiate_file` in forward mode,
     which needs no reversal schedule): (Fortran text, routine name)."""
@@ -136,6 +139,7 @@ def differentiate_file_forward(path, dependents, independents, **keywords):
     return text, routine
 
 
+@room_for_deep_trees
 def differentiate_heads(path, heads, schedule, options=None, cache=None, **reading):
     """Several routines of one file differentiated into one output file.
 

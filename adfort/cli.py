@@ -10,6 +10,7 @@ import traceback
 import click
 
 from adfort import __version__, timing
+from adfort.deep import deep
 from adfort.api import differentiate_file, differentiate_heads
 from adfort.checkpoint_loops import parse_cli
 from adfort.errors import AdfortError
@@ -556,42 +557,13 @@ def _main_code():
         return stop.code
 
 
-#: Expressions of thousands of terms (generated chemistry: a flat sum over
-#: a KPP mechanism's reactions) are trees as deep as they are long, which
-#: adfort and PSyclone walk recursively.  Python's default limit (1,000
-#: frames) stopped a sum of 250 terms; the run gets a higher limit and a
-#: thread with a stack to match (the default 8 MB would overflow first).
-RECURSION_LIMIT = 200_000
-STACK_BYTES = 1 << 30
-
-
-def _deep(work):
-    """`work()`'s result, computed in a thread with room for deep trees."""
-    import threading
-    result = []
-    previous_stack = threading.stack_size()
-    previous_limit = sys.getrecursionlimit()
-    try:
-        threading.stack_size(STACK_BYTES)
-        sys.setrecursionlimit(max(previous_limit, RECURSION_LIMIT))
-        thread = threading.Thread(target=lambda: result.append(work()))
-        thread.start()
-        thread.join()
-    except (RuntimeError, ValueError, MemoryError):
-        return work()       # (a platform refusing the stack size)
-    finally:
-        threading.stack_size(previous_stack)
-        sys.setrecursionlimit(previous_limit)
-    return result[0] if result else 2
-
-
 def run():
     """Run :func:`main` as a process (``python -m adfort``) and end it at
     once, without freeing its objects one by one: Python's own exit frees
     every node of the trees a run built, 0.8 s after a large call tree
     (everything is written and closed by then; standard output and error
     are flushed here)."""
-    code = _deep(_main_code)
+    code = deep(_main_code)
     if code is None:
         code = 0
     elif not isinstance(code, int):

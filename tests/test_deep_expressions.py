@@ -36,3 +36,24 @@ def test_a_sum_of_two_hundred_and_sixty_terms(tmp_path):
     # (About 10 s on the 2-core test machine, most of it fparser reading
     # the statement.)
     assert time.perf_counter() - started < 240
+
+
+def test_the_python_api_has_room_for_deep_trees(tmp_path):
+    """The command line ran in a thread with a big stack; the Python API
+    (adfort.api, ADReverseContainerTrans.apply) ran on the caller's, and a
+    sum of 400 terms was a RecursionError there."""
+    import sys
+    from adfort.api import differentiate_file
+    from adfort.frontend import read_file
+    from adfort.schedules import SplitReversalSchedule
+    from adfort.transformations import ADReverseContainerTrans
+    from psyclone.psyir.nodes import Routine
+    source = tmp_path / "rates.f90"
+    source.write_text(_long_sum(400))
+    limit = sys.getrecursionlimit()
+    text, _, _ = differentiate_file(str(source), ["p"], ["c", "k"], SplitReversalSchedule())
+    assert "subroutine rates_rev" in text
+    assert sys.getrecursionlimit() == limit
+    out = ADReverseContainerTrans().apply(read_file(str(source)), "rates", ["p"], ["c", "k"],
+                                          SplitReversalSchedule())
+    assert any(r.name == "rates_rev" for r in out.walk(Routine))

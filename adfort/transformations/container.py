@@ -52,6 +52,7 @@ from adfort.mpi_rules import is_mpi_name
 from adfort.transformations.reverser import enclosing_loop_indices
 from adfort.transformations.assemble import Host, assemble
 from adfort.checkpoint_loops import with_checkpoint_steps
+from adfort.deep import room_for_deep_trees
 from adfort.transformations.routine import UnitSpec, reverse_work
 from adfort.shadows import check_no_hidden_intrinsics, rename_shadowing_locals
 from adfort.where import lower_where
@@ -140,6 +141,7 @@ class ADReverseContainerTrans(ADReverseTrans):
             raise AdfortError(str(err)) from None
         find_routine(container, routine_name)
 
+    @room_for_deep_trees
     def apply(self, container, routine_name, dependent_vars, independent_vars,
               reversal_schedule, options=None):
         """Differentiate `routine_name` with respect to `independent_vars`.
