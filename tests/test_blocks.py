@@ -54,12 +54,8 @@ end module relax_mod
 def test_block_locals_renamed_not_components_or_keywords(tmp_path):
     """The block's ``s`` shadows the routine's: it is renamed, and the
     component ``p%s`` and the keyword ``s=`` keep their names."""
-    source = tmp_path / "relax.f90"
-    source.write_text(RENAMING)
     for schedule in ("split", "joint"):
-        res = harness.check_fixture(source, schedule, tmp_path / schedule)
-        assert res.rel_err < 1e-6, res.describe()
-        assert res.primal_err < 1e-12, res.describe()
+        harness.check_source(tmp_path, "relax.f90", RENAMING, schedule, primal_tol=1e-12)
     done = run(["diff", "relax.f90", "--dep", "y", "--indep", "x", "--no-inline", "-o",
                 "plain_ad.f90"], tmp_path)
     assert done.returncode == 0, done.stderr
