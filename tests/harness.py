@@ -1865,3 +1865,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def run_adfort(args: Sequence[str], cwd) -> subprocess.CompletedProcess:
+    """``python -m adfort ARGS`` in `cwd`, its output captured."""
+    return subprocess.run([sys.executable, "-m", "adfort"] + list(args), cwd=cwd,
+                          capture_output=True, text=True)
+
+
+def assert_clean_failure(result: subprocess.CompletedProcess, cwd, *fragments: str) -> None:
+    """The bad-input contract: exit 1, a message (no traceback) holding
+    every fragment, no output file and no temporary file left in `cwd`."""
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("adfort: error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr
+    assert not list(Path(cwd).glob("*_ad.f90")), "an output file was written"
+    assert not list(Path(cwd).glob(".adfort-*")), "a temporary file was left behind"

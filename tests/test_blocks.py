@@ -4,13 +4,12 @@ lifted is a clear error at the construct's line.  The FD check of a kernel
 written with blocks is the fixture ``limiter_blocks_f2008.f90``."""
 
 import re
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 import harness
+from harness import run_adfort as run
 
 RENAMING = """\
 ! adfort: routine=relax dep=y indep=x
@@ -64,11 +63,6 @@ def test_block_locals_renamed_not_components_or_keywords(tmp_path):
     assert "s_blk = p%s ** 2" in text and "call weight_rec(s_blk, weight_argument, w)" in text, \
         text
     assert not re.search(r"^\s*(end )?block\b", text, re.M), text
-
-
-def run(args, cwd):
-    return subprocess.run([sys.executable, "-m", "adfort"] + args, cwd=cwd,
-                          capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("inside, fragments", [

@@ -5,7 +5,6 @@ the front end's unit tests and every clear error (exit 1, file:line, no
 output file)."""
 
 import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -14,20 +13,7 @@ from psyclone.psyir.nodes import Routine
 from adfort.errors import AdfortError, where
 from adfort.frontend import read_file
 from adfort.preprocess import Preprocessing
-
-
-def run(args, cwd):
-    return subprocess.run([sys.executable, "-m", "adfort"] + args, cwd=cwd,
-                          capture_output=True, text=True)
-
-
-def assert_clean_failure(result, cwd, *fragments):
-    assert result.returncode == 1, result.stderr
-    assert "Traceback" not in result.stderr
-    assert result.stderr.startswith("adfort: error: "), result.stderr
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
-    assert not list(cwd.glob("*_ad.f90")), "an output file was written"
+from harness import assert_clean_failure, run_adfort as run
 
 
 def write(path, text):

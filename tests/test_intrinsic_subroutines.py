@@ -15,13 +15,12 @@ GO TOs, and the clear errors.
 """
 
 import re
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 import harness
+from harness import assert_clean_failure, run_adfort as run
 
 FIXED_FORM = """\
 C Explicit relaxation of a column, F77: the iteration is a GO TO loop,
@@ -61,19 +60,6 @@ C adfort: init n=8 niter=5 rk=0.1:0.3 t=250:300
 """
 
 
-def run(args, cwd):
-    return subprocess.run([sys.executable, "-m", "adfort"] + args, cwd=cwd,
-                          capture_output=True, text=True)
-
-
-def clean_failure(result, cwd, *fragments):
-    assert result.returncode == 1, result.stderr
-    assert "Traceback" not in result.stderr
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
-    assert not list(cwd.glob("*_ad.f90")), "an output file was written"
-
-
 def test_timers_in_a_goto_routine_match_finite_differences(tmp_path):
     for schedule in ("split", "joint"):
         harness.check_source(tmp_path, "relaxc.f", FIXED_FORM, schedule)
@@ -111,7 +97,7 @@ end module noise
 def test_random_number_in_a_callee_reversed_joint_is_an_error(tmp_path):
     (tmp_path / "noise.f90").write_text(STOCHASTIC)
     args = ["diff", "noise.f90", "--routine", "model", "--dep", "cost", "--indep", "x"]
-    clean_failure(run(args + ["--schedule", "joint"], tmp_path),
+    assert_clean_failure(run(args + ["--schedule", "joint"], tmp_path),
                   tmp_path, "noise.f90:9:", "CALL RANDOM_NUMBER would run more than once",
                   "draw other numbers", "--link model:perturb=split")
     # reversed split, the draw runs once: fine
@@ -134,7 +120,7 @@ def test_random_number_into_an_active_variable_is_an_error(tmp_path):
           y = y + sum(x)
         end subroutine
         """))
-    clean_failure(run(["diff", "fill.f90", "--routine", "fill", "--dep", "y", "--indep", "x"],
+    assert_clean_failure(run(["diff", "fill.f90", "--routine", "fill", "--dep", "y", "--indep", "x"],
                       tmp_path),
                   tmp_path, "fill.f90:5:", "CALL RANDOM_NUMBER sets the active variable 'x'",
                   "another (passive) variable")
@@ -153,7 +139,7 @@ def test_other_intrinsic_subroutines_are_still_refused(tmp_path):
           end do
         end subroutine
         """))
-    clean_failure(run(["diff", "co.f90", "--routine", "step", "--dep", "y", "--indep", "x"],
+    assert_clean_failure(run(["diff", "co.f90", "--routine", "step", "--dep", "y", "--indep", "x"],
                       tmp_path),
                   tmp_path, "co.f90:5:", "CALL CO_SUM (an intrinsic subroutine) is not supported")
 
@@ -198,7 +184,7 @@ def test_a_checkpointed_step_runs_again(step, fragments, tmp_path):
     what the step computes were accepted there, and silently gave the
     derivative of other data."""
     (tmp_path / "ck.f90").write_text(CHECKPOINTED.format(step=step))
-    clean_failure(run(["diff", "ck.f90", "--routine", "run", "--dep", "cost", "--indep", "x"],
+    assert_clean_failure(run(["diff", "ck.f90", "--routine", "run", "--dep", "cost", "--indep", "x"],
                       tmp_path),
                   tmp_path, *fragments,
                   "the checkpointed time loop of 'run' runs its steps forward again",
