@@ -114,3 +114,32 @@ def test_exit_of_a_named_block_is_refused(tmp_path):
     assert done.returncode == 1 and "k.f90:9:" in done.stderr, done.stderr
     assert "EXIT outside a DO loop named 'scan'" in done.stderr, done.stderr
     assert "out of a BLOCK construct, put the rest of the block under an IF" in done.stderr
+
+
+def test_a_block_in_a_routine_with_go_to(tmp_path):
+    """The front end restructures the GO TO loop around the block's
+    statements; the block's local is the routine's."""
+    source = """\
+        ! adfort: routine=iterb dep=y indep=x
+        ! adfort: init n=5 x=0.5:1.5
+        subroutine iterb(n, x, y)
+          implicit none
+          integer, intent(in) :: n
+          real(8), intent(in) :: x(n)
+          real(8), intent(out) :: y
+          integer :: k, i
+          k = 0
+          y = 0
+        10 k = k + 1
+          do i = 1, n
+            block
+              real(8) :: s
+              s = x(i)**2/k
+              y = y + sin(s)
+            end block
+          end do
+          if (k < 3) go to 10
+        end subroutine iterb
+        """
+    for schedule in ("split", "joint"):
+        harness.check_source(tmp_path, "iterb.f90", source, schedule)
