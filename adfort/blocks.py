@@ -21,8 +21,9 @@ new at each entry: a block local with an initial value is SAVE'd in both
 forms, and the rest are undefined on entry.  What would change is refused
 with the construct's line: an ALLOCATABLE local (deallocated at ``END
 BLOCK``), an automatic array or a length whose bounds read a variable the
-routine may change before the block, a USE or IMPORT inside the block, and
-an ``EXIT`` of the block's name (a jump to its end).
+routine may change before the block, a USE or IMPORT inside the block.  An
+``EXIT`` of the block's name (a jump to its end) is refused before, by the
+control-flow restructuring (:mod:`adfort.controlflow`).
 """
 
 from fparser.two import Fortran2003, Fortran2008
@@ -67,7 +68,6 @@ def _lower(block, processor, filename):
     body = [n for n in construct.content[1:]
             if not isinstance(n, (Fortran2003.Specification_Part, Fortran2008.End_Block_Stmt))]
     declarations = spec[0].content if spec else []
-    _check_exits(construct, body, block, filename)
     table = routine.symbol_table
     written = {a.lhs.symbol.name.lower() for a in routine.walk(Assignment)}
     renames = {}
@@ -126,20 +126,6 @@ def _drop_placeholder(name, table, routine, block):
         elif node.symbol is symbol:
             return
     table._symbols.pop(table._normalize(name))
-
-
-def _check_exits(construct, body, block, filename):
-    """An EXIT naming the block jumps to its end: refused."""
-    label = construct.content[0].items[0] if construct.content[0].items else None
-    if label is None:
-        return
-    name = str(label).lower()
-    for stmt in walk(body, Fortran2003.Exit_Stmt):
-        if stmt.items[1] is not None and str(stmt.items[1]).lower() == name:
-            raise AdfortError(
-                f"'EXIT {name}' leaves the BLOCK construct '{name}': adfort makes a block's "
-                "statements those of its routine and cannot jump to its end; use an IF "
-                "around the rest of the block", where(block, filename))
 
 
 def _check_declaration(decl, table, written, block, filename):

@@ -299,7 +299,8 @@ def restored_on_return(routine, plan, formals, skipped=None):
 
 def _first_whole_taped_writes(routine, plan, candidates, runs):
     """Names among `candidates` whose first write in the routine is a taped
-    assignment of the whole variable among its top-level statements: its
+    assignment of the whole variable among its top-level statements (calling
+    no user function, which might change the variable first): its
     restore, the last of the returning motion's, puts back the value at
     entry, whatever the writes after it leave (those need no tape of their
     own unless an adjoint reads what they overwrite)."""
@@ -307,7 +308,8 @@ def _first_whole_taped_writes(routine, plan, candidates, runs):
     for stmt in routine.children:
         if isinstance(stmt, Assignment) and not stmt.is_pointer and runs(stmt) \
                 and id(stmt) in plan.taped and id(stmt) not in plan.call_writes \
-                and _kills(stmt, plan.alias):
+                and _kills(stmt, plan.alias) and not any(
+                    not isinstance(call, IntrinsicCall) for call in stmt.walk(Call)):
             name = stmt.lhs.symbol.name.lower()
             if name in candidates and name not in written:
                 found.add(name)
