@@ -15,6 +15,8 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, Call, CodeBlock, IfBlock, IntrinsicCall, Loop, Range, Reference,
     Schedule, WhileLoop)
 
+from psyclone.psyir.symbols import ArrayType, ScalarType
+
 from adfort.derived import STRUCTURE_REFERENCES
 from adfort.loop_snapshots import snapshot_candidates
 from adfort.transformations.allocation import (
@@ -37,6 +39,9 @@ class TapingPlan:
         self.taped = set()
         self.taped_arrays = set()  # (id(DEALLOCATE), array name)
         self.taped_calls = set()   # (id(call statement), variable name)
+        # {(id(call statement), name): name of the copy a split link's
+        # returning motion puts it back from instead of a tape}
+        self.copied_back = {}
         self.loop_indices = set()
         self.finals = []
         self.exit_reads = set()
@@ -136,7 +141,9 @@ def _merge(*states):
 
 def _walk(statements, reads, used, plan):
     used = dict(used)
+    previous = None
     for stmt in statements:
+        before, previous = previous, stmt
         if id(stmt) in plan.skipped:
             for name in reads.get(id(stmt), ()):
                 used[name] = True
@@ -153,6 +160,9 @@ def _walk(statements, reads, used, plan):
             for name in plan.call_writes[id(stmt)]:
                 if used.get(name) and name not in restores:
                     plan.taped_calls.add((id(stmt), name))
+                    copy = _copy_before(before, stmt, name, reads, plan)
+                    if copy is not None:
+                        plan.copied_back[(id(stmt), name)] = copy
                     if name in whole:
                         # Saved whole here: the adjoints before the call
                         # get their values back whatever follows.
@@ -223,6 +233,49 @@ def _walk(statements, reads, used, plan):
                 for name in plan.snapshot_candidates[id(stmt)][chosen][1]:
                     used[name] = True  # the section restored where it is reversed
     return used
+
+
+def _copy_before(before, call, name, reads, plan):
+    """The copy ``c = name`` statement `before` makes just before `call`
+    overwrites `name` (``rhs = th; call tridiag(a, b, c, rhs, th)``), or
+    None: where the call is reversed, ``c`` holds that value again when the
+    call's reversal reads it and the call does not change it, so ``name``
+    is put back from ``c`` instead of the tape (both whole variables of one
+    intrinsic type, neither allocatable nor aliased by a pointer)."""
+    if not isinstance(call, Call) or isinstance(call, IntrinsicCall) or \
+            not isinstance(before, Assignment) or before.is_pointer or \
+            id(before) in plan.skipped or \
+            type(before.lhs) is not Reference or type(before.rhs) is not Reference:
+        return None
+    copy = before.lhs.symbol.name.lower()
+    if before.rhs.symbol.name.lower() != name or copy == name or \
+            copy in plan.call_writes.get(id(call), ()) or \
+            copy not in reads.get(id(call), ()):
+        return None
+    aliased = set(plan.alias) | set(plan.alias.values())
+    if name in aliased or copy in aliased:
+        return None
+    types = [_plain_type(before.lhs.symbol), _plain_type(before.rhs.symbol)]
+    if None in types or types[0] != types[1]:
+        return None
+    return copy
+
+
+def _plain_type(symbol):
+    """(intrinsic, precision, rank) of a real, integer or logical variable
+    of fixed shape, else None."""
+    datatype = getattr(symbol, "datatype", None)
+    rank = 0
+    if isinstance(datatype, ArrayType):
+        if any(extent == ArrayType.Extent.DEFERRED for extent in datatype.shape):
+            return None  # allocatable: the copy may have another shape
+        rank = len(datatype.shape)
+        datatype = ScalarType(datatype.intrinsic, datatype.precision)
+    if not isinstance(datatype, ScalarType) or datatype.intrinsic not in (
+            ScalarType.Intrinsic.REAL, ScalarType.Intrinsic.INTEGER,
+            ScalarType.Intrinsic.BOOLEAN):
+        return None
+    return (datatype.intrinsic, str(datatype.precision), rank)
 
 
 def restored_on_return(routine, plan, formals, skipped=None):

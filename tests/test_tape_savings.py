@@ -450,3 +450,77 @@ def test_writes_after_a_taped_whole_array_write_are_not_taped(tmp_path):
     assert not [v for v in run if v.startswith("t")], run
     for schedule in ("split", "joint"):
         harness.check_source(tmp_path, "whole_first.f90", WHOLE_FIRST, schedule)
+
+
+COPY_BACK = """\
+! adfort: routine=run dep=cost indep=q,p
+! adfort: init n=7 nt=3 dt=0.3 q=0.5:1.5 p=-1:1
+module copy_back
+  implicit none
+contains
+  subroutine relax(n, kk, d, x)
+    integer, intent(in) :: n
+    real(8), intent(in) :: kk(n), d(n)
+    real(8), intent(out) :: x(n)
+    integer :: i
+    do i = 1, n
+      x(i) = d(i)*(1d0 + kk(i))/(1d0 + kk(i)*d(i)**2)
+    end do
+  end subroutine relax
+  subroutine smooth(n, v, x)
+    integer, intent(in) :: n
+    real(8), intent(inout) :: v(n), x(n)
+    x(2:n) = 0.5d0*(v(2:n) + x(1:n-1)*v(1:n-1))
+    v = 0.5d0*v
+  end subroutine smooth
+  subroutine step(n, dt, q, p)
+    integer, intent(in) :: n
+    real(8), intent(in) :: dt
+    real(8), intent(inout) :: q(n), p(n)
+    real(8) :: kk(n), w(n), v(n)
+    kk = dt*q**2
+    w = q
+    call relax(n, kk, w, q)
+    w = p
+    call relax(n, kk, w, p)
+    p = p*q
+    v = q
+    call smooth(n, v, q)
+    q = q + v**2
+  end subroutine step
+  subroutine run(n, nt, dt, q, p, cost)
+    integer, intent(in) :: n, nt
+    real(8), intent(in) :: dt
+    real(8), intent(inout) :: q(n), p(n)
+    real(8), intent(out) :: cost
+    integer :: it
+    do it = 1, nt
+      call step(n, dt, q, p)
+    end do
+    cost = sum(q**2) + sum(p**3)
+  end subroutine run
+end module copy_back
+"""
+
+
+def test_a_variable_copied_before_a_call_is_put_back_from_the_copy(tmp_path):
+    """``w = q; call relax(n, kk, w, q)``: where the returning motion
+    reverses the call, w holds q's value at the call again (relax's reversal
+    reads it, the call does not change it), so q is put back from w, not
+    saved: the implicit column solvers' ``rhs = th`` (pbl_richardson).  A
+    copy the call changes (``v = q; call smooth(n, v, q)``) leaves q saved."""
+    source = tmp_path / "copy_back.f90"
+    source.write_text(COPY_BACK)
+    text, _, _ = differentiate_file(str(source), ["cost"], ["q", "p"], SplitReversalSchedule(),
+                                    routine="run", options={"inline": False})
+    rec, ret = _part(text, "step_rec_body"), _part(text, "step_ret_body")
+    # (q's one save: before ``q = q + v**2``, which smooth's copy v feeds.)
+    assert _pushed(rec).count("q") == 1, _pushed(rec)
+    assert re.search(r"^\s*q = w$", ret, re.M), ret
+    text, _, _ = differentiate_file(str(FIXTURES / "pbl_richardson_implicit.f90"), ["cost"],
+                                    ["th", "u", "v", "z0"], SplitReversalSchedule(),
+                                    routine="pbl_run")
+    saved = _pushed(_part(text, "column_mix_rec_body"))
+    assert not {"th", "u", "v"} & set(saved), saved
+    for schedule in ("split", "joint"):
+        harness.check_source(tmp_path, "copy_back.f90", COPY_BACK, schedule)

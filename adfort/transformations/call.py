@@ -343,7 +343,9 @@ def reverse_call(call, reverser, target=None):
     stmt = call if target is None else call.parent
     text = statement_text(stmt)
     location = where(stmt, reverser.ctx.filename)
-    saves = reverser.call_saves(stmt)
+    split = info is not None and not info.opaque and \
+        reverser.schedule.is_split(reverser.routine_name, info.unit.name)
+    saves = reverser.call_saves(stmt, split=split and not is_deferred(stmt))
     actuals = _actuals(call, target)
     # The returning motion must name the same elements the call was given,
     # even if the call changed the subscripts (call f(k, a(k)) with k

@@ -282,10 +282,15 @@ class Reverser:
         rec.append(block.detach())
         return rec, ret
 
-    def call_saves(self, stmt):
+    def call_saves(self, stmt, split=False):
         """(text, record, restore) triples for what the call `stmt` may
         overwrite that the adjoint still needs (`text`: the saved reference,
-        lower case)."""
+        lower case).
+
+        :param split: the call is linked split: a variable the statement
+            before copied whole (``rhs = th``) is put back from the copy
+            where the returning motion reverses the call
+            (:func:`adfort.taping._copy_before`), not saved."""
         names = {name for key, name in self.plan.taped_calls if key == id(stmt)}
         call = stmt.rhs if isinstance(stmt, Assignment) else stmt
         sequences = self.sequences.get(id(stmt), ())
@@ -305,8 +310,13 @@ class Reverser:
         # A variable saved whole holds its parts: ``st`` and ``st%t`` given
         # to one call (``call diffuse(st, st%t)``) are saved once.
         whole = {saved.symbol for _, saved in found if type(saved) is Reference}
+        copied = getattr(self.plan, "copied_back", {}) if split else {}
         for text, saved in found:
-            if type(saved) is Reference or saved.symbol not in whole:
+            copy = copied.get((id(stmt), text)) if type(saved) is Reference else None
+            if copy is not None:
+                source = stmt.scope.symbol_table.lookup(copy)
+                pairs.append((text, [], [Assignment.create(saved.copy(), Reference(source))]))
+            elif type(saved) is Reference or saved.symbol not in whole:
                 pairs.append((text, *self.tapes.save(saved)))
         for name in sorted(names - {a.symbol.name.lower() for a in call.arguments
                                     if is_variable(a)}):
