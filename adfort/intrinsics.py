@@ -46,8 +46,6 @@ PASSIVE = frozenset({
 UNSUPPORTED = {
     "TRANSFER": "TRANSFER reinterprets the bits of its argument: the result "
                 "has no derivative; do not bit-cast active values",
-    "GAMMA": "its derivative needs the digamma function, which Fortran lacks",
-    "LOG_GAMMA": "its derivative needs the digamma function, which Fortran lacks",
     "REDUCE": "REDUCE applies a user function adfort cannot see through; "
               "write the reduction as a loop",
     "CMPLX": _COMPLEX,

@@ -33,6 +33,7 @@ TAPE_ROOM_SUFFIX = "_room"
 TAPE_PUT_SUFFIX = "_put"
 TAPE_GET_SUFFIX = "_get"
 TAPE_MODULE_SUFFIX = "_ad_tape"
+HELPER_MODULE_SUFFIX = "_helpers"
 # The IF decisions of the dynamic layout, one bit each, 64 to a word.
 BRANCH_TAPE = CONTROL_TAPE + "_bits"
 BRANCH_WORD_SUFFIX = "_word"
@@ -47,6 +48,9 @@ POPPED_VALUE = "popped_value"     # a control value popped as soon as pushed
 EXIT_FLAG = "exiting"
 # Stands for the '*' of an assumed-size array while adfort works on it.
 ASSUMED_SIZE = "adfort_assumed_size"
+# The digamma function the derivatives of GAMMA and LOG_GAMMA call
+# (adfort.helpers), written into the generated file.
+DIGAMMA = "adfort_digamma"
 JACOBIAN_ELEMENT = "jacobian_element"
 JACOBIAN_SEED = "jacobian_seed"
 CYCLE_FLAG = "cycling"
@@ -223,6 +227,13 @@ def branch_tape_names(tape):
     """(word, count, push, pop) names of the bit tape `tape`."""
     return (tape + BRANCH_WORD_SUFFIX, tape + BRANCH_COUNT_SUFFIX,
             tape + BRANCH_PUSH_SUFFIX, tape + BRANCH_POP_SUFFIX)
+
+
+def tangent_helper_module(routine):
+    """Name of the module holding the helper functions (adfort.helpers) of
+    the tangents of external routines: not the adjoint's tape module, which
+    may be compiled with it."""
+    return fit(routine + FORWARD_SUFFIX + HELPER_MODULE_SUFFIX)
 
 
 def tape_module(routine):

@@ -32,6 +32,7 @@ from psyclone.psyir.symbols import ScalarType
 
 from adfort import intrinsics
 from adfort.arrays import expr_rank
+from adfort.helpers import digamma_call
 from adfort.exprs import (
     E, aint, asum, call, cos, cosh, count, cshift, eoshift, exp,
     indicator, int_literal, kind_key, log, matmul, maxval, merge, minval, product, real_literal,
@@ -353,6 +354,22 @@ def _pi(x):
     return call("ACOS", -x.one())
 
 
+def _digamma(x):
+    """ψ(x) = Γ'(x)/Γ(x), computed in double precision by the generated
+    helper (:mod:`adfort.helpers`) and given `x`'s kind back."""
+    kind = x.kind
+    double = kind == ScalarType.Precision.DOUBLE or kind == 8
+    argument = x if double else call("DBLE", x)
+    psi = E(digamma_call(argument.node.copy()), ScalarType.Precision.DOUBLE)
+    if double:
+        return psi
+    if isinstance(kind, int):
+        return E(call("REAL", psi, kind=kind).node, kind)
+    if isinstance(kind, DataNode):
+        return E(call("REAL", psi, kind=E(kind.copy())).node, kind)
+    return E(call("REAL", psi).node, kind)
+
+
 # -- tangent forms of the pullbacks (tangent mode) ----------------------------
 # Each takes d = {argument name: its tangent} (the differentiable arguments
 # that carry one) and the arguments, and returns the result's tangent.
@@ -492,6 +509,8 @@ RULES = {
     "ATANH": lambda x: 1 / (1 - x ** 2),
     "ERF": lambda x: 2 / sqrt(_pi(x)) * exp(-x ** 2),
     "ERFC": lambda x: -2 / sqrt(_pi(x)) * exp(-x ** 2),
+    "GAMMA": lambda x: call("GAMMA", x) * _digamma(x),
+    "LOG_GAMMA": _digamma,
     "ERFC_SCALED": lambda x: 2 * x * call("ERFC_SCALED", x) - 2 / sqrt(_pi(x)),
     "HYPOT": (lambda x, y: x / _nonzero(call("HYPOT", x, y)),
               lambda x, y: y / _nonzero(call("HYPOT", x, y))),

@@ -172,7 +172,7 @@ def test_syntax_error_names_the_line(tmp_path):
                                 "read it into another (passive) variable"]),
     ("y = x\n  call foo(y)", ["k.f90:6:", "'foo' has no source adfort can see"]),
     ("y = x + w(2)\n  if (x > 1) return 1\n  y = 2 * y", ["k.f90:6:", "alternate return"]),
-    ("y = gamma(x)", ["k.f90:5:", "GAMMA of an active value", "digamma"]),
+    ("y = reduce(w * x, plus)", ["k.f90:5:", "REDUCE of an active value", "loop"]),
     ("y = transfer(x, 1.0d0)", ["k.f90:5:", "TRANSFER of an active value", "bit"]),
     ("y = sum(reshape(w(1:2) * x, [2, 1], order=[2, 1]))",
      ["k.f90:5:", "RESHAPE with PAD= or ORDER="]),

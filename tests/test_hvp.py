@@ -23,6 +23,8 @@ CASES = [
     ("ocean_grid_diagnostics.f90", "cost", ("split",)),
     ("column_solver_alloc_stat.f90", "heat", ("split",)),
     ("logistic_growth.f90", "pop", ("joint",)),
+    # GAMMA and LOG_GAMMA: the digamma helper of the adjoint differentiated too.
+    ("rain_gamma_sedimentation.f", "precip", ("split",)),
 ]
 
 

@@ -46,6 +46,10 @@ ROWS = {
     "ERFC": "erfc(x1 * x2)",
     "HYPOT": "hypot(x1, x2)",
     "ERFC_SCALED": "erfc_scaled(x1 * x2 + x3)",
+    # (A negative argument takes the digamma helper's reflection; a big
+    # one its series directly.)
+    "GAMMA": "gamma(x1 + x2 + 0.5d0) * x3 + gamma(-0.3d0 - 0.5d0 * x1) + gamma(12 * x2) * 1.0d-7",
+    "LOG_GAMMA": "log_gamma(x1 * x2) + log_gamma(-1.9d0 + 0.5d0 * x3) * x1",
     # The build promotes default reals to double (-freal-4-real-8), so that
     # REAL(x) loses no digits of the finite differences.
     "DPROD": "dprod(real(x1), real(x2)) * x3",

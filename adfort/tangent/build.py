@@ -18,7 +18,7 @@ from adfort.mpi_analysis import check_mpi_call
 from adfort.frontend import read_file
 from adfort.program import user_calls
 from adfort.tangent.routine import TangentSpec, tangent_work
-from adfort.transformations.assemble import Host, assemble
+from adfort.transformations.assemble import Host, _user_globals, assemble
 from adfort.transformations.call import CalleeMotions
 from adfort.transformations.container import (
     ADReverseContainerTrans, _ProgramBuild, _call_statement)
@@ -26,6 +26,17 @@ from adfort.transformations.container import (
 
 class TangentHost(Host):
     """Where the ``_fwd`` routines of one module go."""
+
+    @property
+    def name(self):
+        if self.module is None:
+            # (Holds only helper functions: tangent mode has no tapes.)
+            if getattr(self.build, "helper_module", None) is None:
+                self.build.helper_module = naming.unique_name(
+                    naming.tangent_helper_module(self.build.root.name),
+                    set(_user_globals(self.build.program)))
+            return self.build.helper_module
+        return self.build.module_output_name(self.module)
 
     def names(self, unit):
         taken = self.build._taken(unit)

@@ -20,6 +20,7 @@ from adfort.derived import component_names, type_names
 from adfort.errors import AdfortError, source_name, where, where_module
 from adfort.exprs import INTEGER_TYPE
 from adfort.frontend import enclosing_module
+from adfort.helpers import called_helpers, check_free, helper_routines
 from adfort.interprocedural import resolve_module_variable
 from adfort.prune import _datatype_references, drop_unresolved, prune_symbols, used_names
 from adfort.symbols import constant_copy
@@ -138,11 +139,15 @@ def assemble(hosts, build):
         dynamic = any(m.dynamic for m in host.motions)
         tapes = host._tapes.tapes if host._tapes is not None else \
             [t for m in host.motions if m.dynamic for t in m.tapes]
+        helpers = [name for name in called_helpers(routines)
+                   if not _imported_helper(routines, name, build.program)]
+        check_free(routines, helpers, build.filename)
         if host.module is None:
-            if dynamic or host.name in [h.name for h in hosts.values() if h.module]:
+            if dynamic or helpers or host.name in [h.name for h in hosts.values() if h.module]:
                 tape_host = Container.create(host.name, SymbolTable(), [])
                 _host_tapes(tape_host, tapes, _routines(host, build),
                             called=_called(routines))
+                _host_helpers(tape_host, helpers, private=False)
                 for routine in routines:
                     use = ContainerSymbol(tape_host.name)
                     use.wildcard_import = True
@@ -166,6 +171,7 @@ def assemble(hosts, build):
         if dynamic and tapes:
             _host_tapes(out_module, tapes, _routines(host, build), module,
                         called=_called(routines))
+        _host_helpers(out_module, helpers)
         for symbol in adjoint_types.get(host.module, []):
             out_module.symbol_table.add(symbol)
         for symbol in module_adjoint_hosts.get(host.module, []):
@@ -540,6 +546,37 @@ def _host_tapes(host, tapes, routines, module=None, called=()):
         # of a small kernel's run.
         for routine in verbatim_routines(source):
             host.addchild(routine)
+
+
+def _imported_helper(routines, name, program):
+    """Whether the `routines` see helper `name` through a module they use
+    whole that defines it publicly (the adjoint's tape module, when
+    differentiated again for Hessian-vector products): defined again
+    beside it, the name would be ambiguous."""
+    modules = program.modules()
+    for routine in routines:
+        for symbol in routine.symbol_table.containersymbols:
+            module = modules.get(symbol.name.lower()) if symbol.wildcard_import else None
+            if module is None:
+                continue
+            defined = module.symbol_table.lookup(name, scope_limit=module, otherwise=None)
+            if defined is not None and defined.visibility == Symbol.Visibility.PUBLIC and \
+                    any(r.name.lower() == name for r in module.children
+                        if isinstance(r, Routine)):
+                return True
+    return False
+
+
+def _host_helpers(host, names, private=True):
+    """Define the helper functions `names` (:mod:`adfort.helpers`) in
+    module `host`: private to a generated module (several may each hold
+    one, and a module using another must not see two); public in the tape
+    module of routines outside any module, which use it."""
+    for routine in helper_routines(names):
+        host.addchild(routine)
+        symbol = host.symbol_table.lookup(routine.name, scope_limit=host, otherwise=None)
+        if symbol is not None and private:
+            symbol.visibility = Symbol.Visibility.PRIVATE
 
 
 def _provide(table, symbol, routines, module=None):
