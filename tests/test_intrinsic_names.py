@@ -84,7 +84,7 @@ ACCEPTED = {
         end module gm
         """,
     # Module functions of another module of the file, used without ONLY
-    # (HYPOT and GAMMA: the second an error as the intrinsic); its private
+    # (HYPOT and GAMMA: the user's, not the intrinsics, whose derivatives differ); its private
     # erfc is not seen, ERFC is the intrinsic there.
     "use without only": """\
         ! adfort: routine=f dep=y indep=x
@@ -217,7 +217,7 @@ def test_without_inlining(tmp_path):
 
 def test_fixed_form_external_of_an_intrinsic_name(tmp_path):
     """FORTRAN 77: an EXTERNAL function GAMMA of the file, implicitly
-    typed (the intrinsic would be an error: no derivative), and a
+    typed (not the intrinsic, whose derivative differs), and a
     statement function ERF."""
     harness.check_source(tmp_path, "k.f", """\
 C adfort: routine=f dep=y indep=x
