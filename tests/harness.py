@@ -877,13 +877,15 @@ def _prepare(fixture, schedule, workdir, extra_cli, adjoint_source,
 
 def _build_and_run(fixture, generated, driver_text, workdir, meta, name,
                    run_fflags: Optional[Sequence[str]] = None,
-                   timeout: int = 120):
+                   timeout: int = 120, objects: Optional[Sequence[Path]] = None):
+    """Build the driver with the original and the generated file (or their
+    `objects`, compiled with the run's flags already) and run it."""
     driver = workdir / f"{name}.f90"
     driver.write_text(driver_text)
     exe = workdir / name
     fc = gfortran()
     flags = RUN_FFLAGS if run_fflags is None else list(run_fflags)
-    _run([fc, *flags, *meta.fflags, fixture, generated, driver,
+    _run([fc, *flags, *meta.fflags, *(objects or [fixture, generated]), driver,
           "-o", exe], workdir, "compiling original + generated + driver",
          show=[generated, driver])
     proc = _run([exe], workdir, "running the FD driver",
@@ -929,19 +931,29 @@ def format_warnings(counts: Dict[str, int]) -> str:
 
 
 def compile_strict(fixture, generated, workdir,
-                   fflags: Sequence[str] = ()) -> str:
+                   fflags: Sequence[str] = (), run_fflags: Sequence[str] = ()) -> str:
     """Compile the generated file alone with -Wall -Werror=unused-variable
     -std=f2008 (the original is compiled first, with its own flags, so its
     module file exists).  Returns the compiler output (warnings); raises
-    HarnessError on failure."""
+    HarnessError on failure.
+
+    :param run_fflags: flags of the run's build added to both compiles, so
+        that their objects (:func:`strict_objects`) are linked as they are
+        instead of compiled again."""
     fixture, generated = Path(fixture).resolve(), Path(generated).resolve()
     workdir = Path(workdir)
     fc = gfortran()
-    _run([fc, "-c", *fflags, fixture], workdir,
+    _run([fc, "-c", *run_fflags, *fflags, fixture], workdir,
          "compiling the original fixture")
-    proc = _run([fc, "-c", *generated_fflags(fflags), generated], workdir,
+    proc = _run([fc, "-c", *run_fflags, *generated_fflags(fflags), generated], workdir,
                 "strict compile of the generated file", show=[generated])
     return proc.stdout + proc.stderr
+
+
+def strict_objects(fixture, generated, workdir) -> List[Path]:
+    """The objects :func:`compile_strict` left in `workdir`."""
+    return [Path(workdir) / (Path(fixture).stem + ".o"),
+            Path(workdir) / (Path(generated).stem + ".o")]
 
 
 _DECL_INTENT = re.compile(
@@ -1516,9 +1528,12 @@ def check_fixture(fixture, schedule: Optional[str], workdir,
         fixture, schedule, workdir, extra_cli, adjoint_source, False,
         metadata)
     warnings = {}
+    objects = None
+    flags = RUN_FFLAGS if run_fflags is None else list(run_fflags)
     if adjoint_source is None:  # hand-written adjoints need not be strict
         warnings = count_warnings(compile_strict(fixture, generated, workdir,
-                                                 meta.fflags))
+                                                 meta.fflags, flags))
+        objects = strict_objects(fixture, generated, workdir)
         problems = rev_writes_intent_in(sig, generated)
         if problems:
             raise HarnessError("\n".join(problems) + f"\n--- {generated} ---\n"
@@ -1526,7 +1541,7 @@ def check_fixture(fixture, schedule: Optional[str], workdir,
     text = write_rev_driver(sig, meta, fixture)
     driver, out, values, _ = _build_and_run(fixture, generated, text,
                                             workdir, meta, "fd_driver",
-                                            run_fflags, timeout)
+                                            run_fflags, timeout, objects)
     try:
         lhs, lhs0, rhs = values["lhs"], values["lhs0"], values["rhs"]
         primal = values["primal_err"]
@@ -1610,12 +1625,15 @@ def check_jacobian(fixture, schedule: Optional[str], workdir,
     fixture, workdir, meta, sig, generated = _prepare(
         fixture, schedule, workdir, extra_cli, adjoint_source, True,
         metadata)
+    objects = None
     if adjoint_source is None:
-        compile_strict(fixture, generated, workdir, meta.fflags)
+        compile_strict(fixture, generated, workdir, meta.fflags,
+                       RUN_FFLAGS if run_fflags is None else list(run_fflags))
+        objects = strict_objects(fixture, generated, workdir)
     text = write_jacobian_driver(sig, meta, fixture, jac_type)
     driver, out, values, rows = _build_and_run(fixture, generated, text,
                                                workdir, meta, "jac_driver",
-                                               run_fflags, timeout)
+                                               run_fflags, timeout, objects)
     expected = sum(sig.arg(n).size for n in meta.dep) * \
         sum(sig.arg(n).size for n in meta.indep)
     if len(rows) != expected:
