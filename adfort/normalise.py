@@ -12,13 +12,13 @@ from psyclone.psyir.nodes import (
     ArrayReference, Assignment, BinaryOperation, Call, CodeBlock, IfBlock, IntrinsicCall,
     Literal, Loop, Range, Reference, Schedule, StructureReference, UnaryOperation, WhileLoop)
 from psyclone.psyir.nodes.array_mixin import ArrayMixin
-from psyclone.psyir.symbols import ArgumentInterface, ArrayType, ScalarType
+from psyclone.psyir.symbols import ArgumentInterface, ArrayType, DataSymbol, ScalarType
 
 from adfort import naming
 from adfort.exprs import INTEGER_TYPE
 from adfort.arrays import expr_rank, is_shape_inquiry
 from adfort.derived import is_variable
-from adfort.elemental import expand_elemental
+from adfort.elemental import element, expand_elemental
 from adfort.optional import callee_formals, matched_formals, optional_names
 from adfort.result_extents import result_bounds, result_length
 from adfort.symbols import new_local
@@ -392,6 +392,7 @@ def hoist_calls(routine, function_type, calls, taken=(), filename=None, aliased=
             direct = expr_rank(statement.lhs) == _type_rank(function_type(call))
         if direct and _may_alias_result(statement.lhs, call, table):
             direct = False
+        _store_unindexable_arguments(call, statement, table, taken, calls)
         element_call = expand_elemental(call, statement, function_type(call),
                                         calls.get(id(call)), table, taken, calls, function_type)
         if element_call is not None:
@@ -494,6 +495,11 @@ def _hoist_expression_arguments(call, table, taken, calls):
             datatype = _constant_type(arg)
         else:
             datatype = _expression_type(arg)
+            original = getattr(callee, "original", None)
+            if datatype is None and formal is not None and expr_rank(arg) > 0 and \
+                    original is not None and not original.symbol.is_elemental:
+                _array_argument_first(call, statement, arg, table, taken, calls)
+                continue
         if datatype is None:
             continue
         temp = new_local(table, naming.call_argument(call.routine.name), datatype, taken)
@@ -537,18 +543,71 @@ def _store_overlapping_arguments(call, table, taken, calls, aliased=(), filename
                 f"'{call.routine.name}', reads what another argument of the call changes, "
                 "and adfort cannot tell its type to evaluate it first: store it in a "
                 "local array before the call and pass that", where(call, filename))
-        shape = _shape_source(call, arg, rank)
-        temp = new_local(table, naming.call_argument(call.routine.name),
-                         ArrayType(datatype, [ArrayType.Extent.DEFERRED] * rank), taken)
-        allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
-            ArrayReference.create(temp, [IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [
-                shape.copy(), ("dim", Literal(str(d + 1), INTEGER_TYPE))])
-                for d in range(rank)])])
-        arg.replace_with(Reference(temp))
-        _place_before(call, allocate, calls)
-        _place_before(call, Assignment.create(Reference(temp), arg), calls)
-        call.parent.addchild(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE,
-                                                  [Reference(temp)]), call.position + 1)
+        _evaluate_first(call, call, arg, datatype, _shape_source(call, arg, rank),
+                        table, taken, calls)
+
+
+def _evaluate_first(call, statement, arg, datatype, shape, table, taken, calls):
+    """Replace the array expression `arg`, an argument of `call`, by an
+    array local set to it before `statement` (allocated with the extents of
+    `shape`, deallocated after `statement`)."""
+    rank = expr_rank(arg)
+    temp = new_local(table, naming.call_argument(call.routine.name),
+                     ArrayType(datatype, [ArrayType.Extent.DEFERRED] * rank), taken)
+    allocate = IntrinsicCall.create(IntrinsicCall.Intrinsic.ALLOCATE, [
+        ArrayReference.create(temp, [IntrinsicCall.create(IntrinsicCall.Intrinsic.SIZE, [
+            shape.copy(), ("dim", Literal(str(d + 1), INTEGER_TYPE))])
+            for d in range(rank)])])
+    arg.replace_with(Reference(temp))
+    _place_before(statement, allocate, calls)
+    _place_before(statement, Assignment.create(Reference(temp), arg), calls)
+    statement.parent.addchild(IntrinsicCall.create(IntrinsicCall.Intrinsic.DEALLOCATE,
+                                                   [Reference(temp)]), statement.position + 1)
+
+
+def _array_argument_first(call, statement, arg, table, taken, calls):
+    """Evaluate the array expression `arg` given to an array dummy into an
+    allocated array before `statement`, when no whole array of explicit
+    shape gives its shape (``0.55d0 + 0.5d0*v`` with ``v(:)`` assumed-shape):
+    its extents are those of an array or section it combines elementwise
+    (``t(2:) - t(:n-1)``: those of ``t(2:)``).  (The
+    adjoint of the call needs a variable to hold the dummy's adjoint.)"""
+    rank = expr_rank(arg)
+    datatype = _element_type(arg)
+    shape = next((ref for ref in arg.walk(Reference)
+                  if type(ref) in (Reference, ArrayReference) and expr_rank(ref) == rank
+                  and _gives_shape(ref, arg)), None)
+    if datatype is None or shape is None or \
+            not isinstance(statement, (Assignment, Call, IfBlock)):
+        return  # (the reversal says the expression needs a variable)
+    _evaluate_first(call, statement, arg, datatype, shape, table, taken, calls)
+
+
+def _store_unindexable_arguments(call, statement, table, taken, calls):
+    """Evaluate into an array, before `statement`, each array expression
+    given to an elemental procedure that is no elementwise expression of
+    variables (``ramp(1.1d0 + eoshift(v, -1), w)``: EOSHIFT's element i is
+    not EOSHIFT of element i), so that the loop over elements standing for
+    the reference (:func:`adfort.elemental.expand_elemental`) can index it.
+    Fortran evaluates actual arguments before the reference: the same
+    values."""
+    callee = calls.get(id(call))
+    original = getattr(callee, "original", None)
+    if original is None or not original.symbol.is_elemental or \
+            not isinstance(statement, (Assignment, Call)):
+        return
+    probe = DataSymbol("element_probe", INTEGER_TYPE)
+    for arg in list(call.arguments):
+        rank = expr_rank(arg)
+        if rank == 0 or is_variable(arg) or element(arg, [probe] * rank) is not None:
+            continue
+        datatype = _element_type(arg)
+        if datatype is None:
+            continue  # (left to the message about elemental references)
+        shape = next((other for other in call.arguments
+                      if other is not arg and is_variable(other) and expr_rank(other) == rank),
+                     arg)
+        _evaluate_first(call, statement, arg, datatype, shape, table, taken, calls)
 
 
 def _may_share(read, written, aliased):

@@ -7,6 +7,9 @@ element inside its loop, after the calls on earlier elements had changed
 the array: the primal and the gradient were both wrong, without a message
 (a Jacobi sweep became a Gauss-Seidel one).
 
+Also elemental references given shifted arrays (CSHIFT, EOSHIFT),
+evaluated into arrays before the loop over elements.
+
 The kernels are FD-checked under split, joint and joint with calls kept
 (no inlining), r_rev's primal results compared with r's."""
 
@@ -77,6 +80,41 @@ CASES = {
             call mix(t, 2d0*t, w(1)*0.1d0, q)
           end subroutine sweep
         end module jacobi_neighbours
+        """,
+    # Array-syntax advection on a periodic ring: an elemental limiter
+    # function given CSHIFTs of the field, an elemental subroutine given an
+    # EOSHIFT.  Element i of CSHIFT(q, 1) is not CSHIFT of element i: the
+    # arguments are evaluated into arrays first (adfort refused them).
+    "periodic_limiter_shifts.f90": """\
+        ! adfort: routine=advect dep=q indep=q,c
+        ! adfort: init n=9 nt=3 q=0.5:2 c=0.1:0.4
+        module periodic_limiter_shifts
+          implicit none
+        contains
+          elemental real(8) function minmod_ratio(dl, dr)
+            real(8), intent(in) :: dl, dr
+            minmod_ratio = dl*dr*(dl + dr)/(dl*dl + dr*dr + 1d-3)
+          end function minmod_ratio
+          elemental subroutine damp(x, upstream, rate)
+            real(8), intent(inout) :: x
+            real(8), intent(in) :: upstream, rate
+            x = x - rate*(x - upstream)**2/(1d0 + x*x)
+          end subroutine damp
+          subroutine advect(n, nt, c, q)
+            integer, intent(in) :: n, nt
+            real(8), intent(in) :: c(n)
+            real(8), intent(inout) :: q(n)
+            real(8) :: f(n)
+            integer :: it
+            do it = 1, nt
+              f(:n-1) = c(:n-1)*(q(:n-1) + 0.5d0*(1d0 - c(:n-1))*minmod_ratio( &
+                  eoshift(q(:n-1), 1, boundary=q(n)) - q(:n-1), q(:n-1) - cshift(q(:n-1), -1)))
+              f(n) = c(n)*q(n)
+              q = q - (f - cshift(f, -1))
+              call damp(q(2:), eoshift(q(:n-1), -1, boundary=q(1)), 0.05d0*c(2:))
+            end do
+          end subroutine advect
+        end module periodic_limiter_shifts
         """,
 }
 
