@@ -434,3 +434,47 @@ def test_whole_assumed_size_matrix_given_to_a_writing_callee(intent, extent, sch
             "explicit bounds" in done.stderr, done.stderr
         return
     harness.check_source(tmp_path, "k.f90", text, schedule)
+
+
+# An element starting an array a callee fills with values that carry no
+# derivative (a BLAS-style DSET, a column's top levels reset): the adjoints
+# of the elements the dummy spans are cleared at the call's reversal, no
+# more (adfort refused the call: it could not count them).
+RESET_TOP = """\
+C adfort: routine=COLUMN dep=COST indep=T
+C adfort: init NZ=9 T=250:300
+      SUBROUTINE DSET(N, ALPHA, X)
+      INTEGER, INTENT(IN) :: N
+      DOUBLE PRECISION, INTENT(IN) :: ALPHA
+      DOUBLE PRECISION, INTENT(OUT) :: X(N)
+      INTEGER I
+      DO 10 I = 1, N
+         X(I) = ALPHA
+   10 CONTINUE
+      END
+      SUBROUTINE RESET(M, X)
+      INTEGER, INTENT(IN) :: M
+      DOUBLE PRECISION, INTENT(OUT) :: X(M+1)
+      X(1) = 200.0D0
+      X(M+1) = 210.0D0
+      END
+      SUBROUTINE COLUMN(NZ, T, COST)
+      INTEGER NZ, K, KTOP
+      DOUBLE PRECISION T(NZ), COST
+      DO 20 K = 2, NZ
+         T(K) = T(K) + 0.1D0*T(K-1)**2/300.0D0
+   20 CONTINUE
+      KTOP = NZ - 2
+      CALL DSET(NZ - KTOP + 1, 220.0D0, T(KTOP))
+      CALL RESET(1, T(2))
+      COST = 0.0D0
+      DO 30 K = 1, NZ
+         COST = COST + T(K)**2*K
+   30 CONTINUE
+      END
+"""
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_element_starting_an_array_filled_with_passive_values(schedule, tmp_path):
+    harness.check_source(tmp_path, "reset_top.f", RESET_TOP, schedule)

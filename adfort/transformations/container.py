@@ -14,6 +14,7 @@ from adfort.arrays import expr_rank, is_shape_inquiry, symbol_rank
 from adfort.commons import common_statements, parse_common
 from adfort.context import checked_options
 from adfort.copy_forwarding import forward_copies
+from adfort.sequence_clears import cleared_reach
 from adfort.deferral import deferrable_calls
 from adfort.passive_components import PassiveComponents
 from adfort.derived import TypeRegistry, is_derived, is_variable
@@ -1033,8 +1034,8 @@ class _ProgramBuild:
                     and formal.interface.access == ArgumentInterface.Access.WRITE
                     and formal.name.lower() not in active
                     and self.activity.is_active(unit, actual.symbol)):
-                self._check_sequence_cleared(unit, call, actual, formal, callee.name)
-                found.append(actual)
+                found.append(self._check_sequence_cleared(
+                    unit, call, actual, formal, callee.name, formals, callee.writes_formal))
         statement = _call_statement(call)
         if (statement is not call and callee.result is not None
                 and callee.result.name.lower() not in active
@@ -1051,16 +1052,21 @@ class _ProgramBuild:
             return self._sourceless_passive_outputs(unit, call)
         assigned = {a.lhs.symbol.name.lower() for a in routine.walk(Assignment)}
         found = []
-        for actual, formal in zip(call.arguments, matched_formals(
-                call, routine.symbol_table.argument_list)):
+        formals = matched_formals(call, routine.symbol_table.argument_list)
+
+        def may_write(formal):
+            return formal.interface.access != ArgumentInterface.Access.READ and (
+                formal.interface.access != ArgumentInterface.Access.UNKNOWN
+                or formal.name.lower() in assigned or bool(routine.walk(Call)))
+        for actual, formal in zip(call.arguments, formals):
             if formal is None:
                 continue
             written = (formal.interface.access == ArgumentInterface.Access.WRITE
                        or formal.name.lower() in assigned)
             if (is_variable(actual) and written
                     and self.activity.is_active(unit, actual.symbol)):
-                self._check_sequence_cleared(unit, call, actual, formal, routine.name)
-                found.append(actual)
+                found.append(self._check_sequence_cleared(
+                    unit, call, actual, formal, routine.name, formals, may_write))
         return found
 
     def _sourceless_passive_outputs(self, unit, call):
@@ -1098,16 +1104,20 @@ class _ProgramBuild:
                 if isinstance(actual, ArrayReference) and expr_rank(actual) == 0
                 and formal is not None and symbol_rank(formal) > 0}
 
-    def _check_sequence_cleared(self, unit, call, actual, formal, callee):
-        """An array element given as the start of an array dummy the callee
-        overwrites with passive values (sequence association, ``call
-        fill(n, a(k))``): the adjoints of all the elements it reaches must
-        be cleared, and adfort cannot count them here.
+    def _check_sequence_cleared(self, unit, call, actual, formal, callee, formals,
+                                may_write):
+        """What loses its derivative when the call overwrites `formal` with
+        passive values: `actual`, or for an array element starting the array
+        dummy (sequence association, ``call fill(n, a(k))``) the section the
+        dummy spans (:func:`adfort.sequence_clears.cleared_reach`).
 
-        :raises AdfortError: in that case, at the call.
+        :raises AdfortError: at the call, when that section is not known.
         """
         if isinstance(actual, ArrayReference) and symbol_rank(formal) > 0 \
                 and expr_rank(actual) == 0:
+            reach = cleared_reach(call, actual, formal, formals, may_write)
+            if reach is not None:
+                return reach
             raise AdfortError(
                 f"'{actual.debug_string()}' starts the array '{formal.name}' that "
                 f"'{callee}' overwrites with values that carry no derivative: adfort "
@@ -1115,6 +1125,7 @@ class _ProgramBuild:
                 "derivative; pass the section the callee writes (e.g. "
                 f"'{actual.symbol.name}(k:k+n-1)') or the whole array",
                 where(call, source_name(unit.original) or self.filename))
+        return actual
 
     def _call_io(self, unit, call, callee, clears=(), motions=None):
         """(names the call's adjoint reads, names it may overwrite).
