@@ -204,6 +204,11 @@ def _reshape_check(source, shape, pad=None, order=None):
 
 
 def _pack(g, array, mask, vector=None):
+    if expr_rank(mask.node) == 0:
+        # PACK(a, .true.) flattens a: the scalar mask spread over a's shape.
+        mask = spread(mask, 1, size(array))
+        if expr_rank(array.node) > 1:
+            mask = call("RESHAPE", mask, call("SHAPE", array))
     packed = count(mask)
     g = _full(g, [size(vector) if vector is not None else packed])
     adjoints = {"array": call("UNPACK", g, mask, array.zero())}
@@ -211,12 +216,6 @@ def _pack(g, array, mask, vector=None):
         # The elements past COUNT(mask) come from vector.
         adjoints["vector"] = eoshift(eoshift(g, packed), -packed)
     return adjoints
-
-
-def _pack_check(array, mask, vector=None):
-    if expr_rank(mask.node) == 0:
-        return "PACK with a scalar MASK of an active array is not supported: use RESHAPE"
-    return None
 
 
 def _unpack(g, vector, mask, field):
@@ -559,8 +558,7 @@ RULES = {
     "SPREAD": Pullback(_spread, ("source",), tangent=_spread_tangent),
     "RESHAPE": Pullback(_reshape, ("source",), _reshape_check, tangent=_reshape_tangent,
                         tangent_check=_reshape_tangent_check),
-    "PACK": Pullback(_pack, ("array", "vector"), _pack_check, tangent=_pack_tangent,
-                     tangent_check=lambda array, mask, vector=None: None),
+    "PACK": Pullback(_pack, ("array", "vector"), tangent=_pack_tangent),
     "UNPACK": Pullback(_unpack, ("vector", "field"), tangent=_unpack_tangent),
     "SIZE": None,
     "LBOUND": None,

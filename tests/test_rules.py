@@ -113,7 +113,10 @@ ROWS = {
                " + sum(reshape(a * x1, [2, 2]) ** 2) + sum(reshape(c, [3, 5]) ** 2)"
                " + sum(reshape(c, [3, 5])) * x2",
     "PACK": "sum(pack(a, a > 0.5d0) * x1) + sum(pack(c, c > b(1)) ** 2)"
-            " + sum(pack(a, b > 0.5d0, b * x2) ** 2) + sum(pack(c, c > 0.5d0)) * x3",
+            " + sum(pack(a, b > 0.5d0, b * x2) ** 2) + sum(pack(c, c > 0.5d0)) * x3"
+            # a scalar mask (PACK(c, .true.) flattens c), true and false
+            " + sum(pack(c * x1, .true.) * reshape(c, [16])) + sum(pack(a, x2 > 2d0) ** 2)"
+            " + sum(pack(a * x3, x2 < 2d0, b) ** 3)",
     "UNPACK": "sum(unpack(a * x1, b > 0.5d0, b) ** 2) + sum(unpack(b, a > 0.5d0, x3) * a)"
               " + sum(unpack(reshape(c, [16]), c > 0.6d0, c * x2) * c)"
               " + sum(unpack(a, b > 0.5d0, b)) * x1",
