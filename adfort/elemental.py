@@ -16,7 +16,7 @@ from psyclone.psyir.symbols import ArrayType, ScalarType
 
 from adfort import naming
 from adfort.arrays import expr_rank, symbol_rank
-from adfort.exprs import INTEGER_TYPE
+from adfort.exprs import INTEGER_TYPE, intrinsic_call
 from adfort.optional import callee_formals, matched_formals
 from adfort.symbols import new_local
 
@@ -211,7 +211,9 @@ def element(array, indices):
         if any(p is None for p in parts):
             return None
         try:
-            return IntrinsicCall.create(array.intrinsic, [
+            # (Built without PSyclone's argument-type check where it is
+            # stricter than Fortran: REAL(NINT(u), 8).)
+            return intrinsic_call(array.intrinsic.name, [
                 (name, part) if name else part
                 for name, part in zip(array.argument_names, parts)])
         except (TypeError, ValueError):  # an argument form PSyclone refuses

@@ -120,6 +120,28 @@ CASES = {
           end subroutine smooth
         end module mask_reads_other_element
         """, False),
+    # A mask of a shifted array (the upwind neighbour on a periodic ring)
+    # and a kind conversion of an integer in the clause: REAL(NINT(x), wp)
+    # taken element by element (the WHERE was refused).
+    "upwind_layers.f90": ("""\
+        ! adfort: routine=accrete dep=h indep=h,snow
+        ! adfort: init n=11 h=0.1:1.9 snow=0.01:0.05
+        module upwind_layers
+          implicit none
+          integer, parameter :: wp = kind(1.0d0)
+        contains
+          subroutine accrete(n, snow, h)
+            integer, intent(in) :: n
+            real(wp), intent(in) :: snow(n)
+            real(wp), intent(inout) :: h(n)
+            where (cshift(h, -1) > 1.0_wp)
+              h = h + snow*(1.0_wp + 0.1_wp*real(nint(3.0_wp*h), wp))*h
+            elsewhere
+              h = h + snow*sqrt(h)
+            end where
+          end subroutine accrete
+        end module upwind_layers
+        """, False),
 }
 
 
