@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO   := build/demo
 
-.PHONY: setup gfortran mpi demo mpi-demo test bench bench-checkpointing fuzz clean
+.PHONY: setup gfortran mpi demo mpi-demo test test-harness bench bench-checkpointing fuzz clean
 
 setup: $(VENV)/.installed gfortran mpi
 
@@ -58,7 +58,12 @@ mpi-demo: setup
 # generate and compile (harness caches, module-scoped fixtures).
 test: setup
 	$(BIN)/python -m compileall -q adfort
-	$(BIN)/python -m pytest -q -n auto --dist loadfile
+	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "not harness_selftest"
+
+# The test harness itself on every fixture (drivers fed finite-difference
+# adjoints and Jacobians): run after adding a fixture or changing the harness.
+test-harness: setup
+	$(BIN)/python -m pytest -q -n auto --dist loadfile -m harness_selftest
 
 # Adjoint cost and peak tape of the benchmarks/ kernels, side by side with
 # Tapenade when it is there (scripts/benchmark.py --fixture-mode: test fixtures).

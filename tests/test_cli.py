@@ -13,6 +13,7 @@ import textwrap
 import pytest
 
 import adfort
+import harness
 
 KERNEL = textwrap.dedent("""\
     module flux_mod
@@ -414,32 +415,48 @@ def test_f77_any_size_dummy_is_not_taken_as_one_element(tmp_path):
     assert "a(1:lda,1:a_extent) = a_out" in out
 
 
-def test_element_starting_an_array_overwritten_passively_is_refused(tmp_path):
+FILL_FROM_ELEMENT = """\
+    ! adfort: routine=column dep=cost indep=t
+    ! adfort: init n=6 t=0.5:1.5
+    subroutine fill(n, q)
+      integer, intent(in) :: n
+      real(8), intent(out) :: q(DIMENSION)
+      q(1:n) = -1.25d0
+    end subroutine fill
+    subroutine column(n, t, cost)
+      integer, intent(in) :: n
+      real(8), intent(inout) :: t(n)
+      real(8), intent(out) :: cost
+      t = t**2
+      call fill(n - 2, t(2))
+      cost = sum(t*t)
+    end subroutine column
+    """
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_element_starting_an_array_overwritten_passively(schedule, tmp_path):
     """An element given as the start of an array dummy the callee fills with
-    constants (sequence association): the adjoints of every element it
-    reaches must be cleared and adfort cannot count them, so it is an error
-    at the call (fuzz L3 seed 100144 was a wrong gradient: only the first
-    element's adjoint was cleared)."""
+    constants (sequence association): the adjoints of every element the
+    dummy spans are cleared, t(2:2+n-2-1), counted from its declared extent
+    (fuzz L3 seed 100144 was a wrong gradient: only the first element's
+    adjoint was cleared; adfort then refused the call)."""
+    harness.check_source(tmp_path, "fill.f90", FILL_FROM_ELEMENT.replace("DIMENSION", "n"),
+                         schedule)
+
+
+def test_element_of_a_matrix_starting_an_array_overwritten_passively_is_refused(tmp_path):
+    """The same from an element of a matrix: the elements the dummy spans
+    run on into the next columns, no section of the matrix, so it is an
+    error at the call."""
     source = tmp_path / "fill.f90"
-    source.write_text(textwrap.dedent("""\
-        subroutine fill(n, q)
-          integer, intent(in) :: n
-          real(8), intent(out) :: q(n)
-          q = -1.25d0
-        end subroutine fill
-        subroutine column(n, t, cost)
-          integer, intent(in) :: n
-          real(8), intent(inout) :: t(n)
-          real(8), intent(out) :: cost
-          t = t**2
-          call fill(n - 1, t(2))
-          cost = sum(t)
-        end subroutine column
-        """))
+    source.write_text(textwrap.dedent(FILL_FROM_ELEMENT.replace("DIMENSION", "n")).replace(
+        "real(8), intent(inout) :: t(n)", "real(8), intent(inout) :: t(n, 2)").replace(
+        "call fill(n - 2, t(2))", "call fill(n - 2, t(2, 1))"))
     for schedule in ("split", "joint"):
         result = run(["diff", str(source), "--dep", "cost", "--indep", "t", "--routine",
                       "column", "--schedule", schedule], tmp_path)
-        assert_clean_failure(result, tmp_path, "fill.f90:11:", "'t(2)' starts the array 'q'",
+        assert_clean_failure(result, tmp_path, "fill.f90:13:", "'t(2,1)' starts the array 'q'",
                              "'fill'")
 
 

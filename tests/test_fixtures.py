@@ -311,6 +311,7 @@ def test_harness_inout_active_fixed_form_external(workdir):
     assert res.rel_err > 100 * TOL, res.describe()
 
 
+@pytest.mark.harness_selftest
 @pytest.mark.parametrize("fixture", FIXTURES, ids=_ids(FIXTURES))
 def test_harness_plumbing_with_fd_adjoint(fixture, workdir):
     """Every fixture through the harness with an FD-based reference adjoint:
