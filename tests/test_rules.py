@@ -9,7 +9,9 @@ a rule without a row fails.
 import subprocess
 import textwrap
 
+import pytest
 
+import harness
 from psyclone.psyir.nodes import IntrinsicCall
 
 from adfort import intrinsics
@@ -332,3 +334,29 @@ def test_norm2_at_zero_takes_the_subgradient_without_overflow(tmp_path):
     run = subprocess.run(["./drive"], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert float(run.stdout) < 1e-9
+
+
+# PACK(field, .true.) flattens a field (then weighted by a vector of the
+# flattened length); PACK with a scalar flag keeps all elements or none.
+PACK_FLATTEN = """\
+! adfort: routine=misfit dep=cost indep=field
+! adfort: init nx=4 ny=3 field=0.5:1.5 w=0.1:1.0
+module pack_flatten
+  implicit none
+contains
+  subroutine misfit(nx, ny, field, w, cost)
+    integer, intent(in) :: nx, ny
+    real(8), intent(in) :: field(nx, ny), w(nx*ny)
+    real(8), intent(out) :: cost
+    real(8) :: flat(nx*ny)
+    flat = pack(field**2, .true.)
+    cost = sum(w*flat*field(1, 1)) + sum(pack(field(:, 1), nx > 2)**3)
+    cost = cost + sum(pack(field(:, 2), nx > 9, field(:, 3))**2)
+  end subroutine misfit
+end module pack_flatten
+"""
+
+
+@pytest.mark.parametrize("schedule", ["split", "joint"])
+def test_pack_with_a_scalar_mask(schedule, tmp_path):
+    harness.check_source(tmp_path, "pack_flatten.f90", PACK_FLATTEN, schedule)
